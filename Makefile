@@ -1,0 +1,56 @@
+# CAIRN toolchain. `make` builds bin/cairn; `make test` runs the whole suite.
+# Objects go under build/$(CC)/ so gcc, clang and sanitizer builds never mix.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c17 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-unused-parameter
+ALLCFLAGS = $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
+BUILD   ?= build/obj-$(notdir $(CC))$(SUFFIX)
+BIN     ?= bin/cairn$(SUFFIX)
+
+SRCS    = $(wildcard src/*.c) $(wildcard src/cli/*.c)
+LIBSRCS = $(filter-out src/main.c src/cli/%,$(SRCS))
+OBJS    = $(SRCS:%.c=$(BUILD)/%.o)
+LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o)
+HDRS    = $(wildcard src/*.h) $(wildcard src/cli/*.h)
+
+.PHONY: all test test-asan asan clang fuzz bench-check clean
+
+all: $(BIN) $(BUILD)/libcairn.a
+
+$(BIN): $(OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -o $@ $(OBJS) -lm
+
+$(BUILD)/libcairn.a: $(LIBOBJS)
+	@rm -f $@
+	ar rcs $@ $(LIBOBJS)
+
+$(BUILD)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+# The compiler under ASan and UBSan: the suite runs with it in CI.
+asan:
+	$(MAKE) SUFFIX=-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+# The same sources under clang, -Werror.
+clang:
+	$(MAKE) CC=clang
+
+test: all
+	bash tests/run.sh
+
+test-asan: asan
+	CAIRN=bin/cairn-asan bash tests/run.sh
+
+# libFuzzer over lexer, parser and checker, seeded from the corpus.
+fuzz:
+	$(MAKE) CC=clang SUFFIX=-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build/obj-clang-fuzz/libcairn.a
+	clang -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc -o bin/cairn-fuzz tests/fuzz/fuzz_front.c build/obj-clang-fuzz/libcairn.a -lm
+
+bench-check: all
+	bash bench/check_speed.sh
+
+clean:
+	rm -rf build bin

@@ -1,0 +1,366 @@
+/*
+ * build.c: `cairn build` and `cairn run`.
+ *
+ * A build emits one C file, compiles it with the host C compiler under strict
+ * floating point (-ffp-contract=off -fno-fast-math: each + - * / rounds once,
+ * as the program says), and writes a JSON receipt beside it: the sources,
+ * the flags, the compiler's version, and every rounding the program performs.
+ * Every output is written to a temporary name and renamed into place, so an
+ * error never leaves a partial file behind.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const cc_flags[] = {"-std=c17", "-O2", "-ffp-contract=off", "-fno-fast-math",
+                                       "-fno-strict-aliasing", "-w"};
+enum { NCC_FLAGS = sizeof cc_flags / sizeof cc_flags[0] };
+
+static bool mkdir_p(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) && errno != EEXIST)
+            return false;
+        *p = '/';
+    }
+    return !mkdir(buf, 0755) || errno == EEXIST;
+}
+
+/* "dir/sub/name.cairn" -> "name" */
+static const char *path_stem(Arena *a, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    return arena_strndup(a, base, n);
+}
+
+void build_plan_for(Arena *a, BuildPlan *b, const char *path, const char *name, const Options *o)
+{
+    memset(b, 0, sizeof *b);
+    b->name = name ? name : path_stem(a, path);
+    b->kind = "exe";
+    b->dir = o && o->out_dir ? o->out_dir : arena_printf(a, "build/%s", b->name);
+    b->c_path = arena_printf(a, "%s/%s.c", b->dir, b->name);
+    b->exe_path = arena_printf(a, "%s/%s", b->dir, b->name);
+    b->receipt = arena_printf(a, "%s/%s.receipt.json", b->dir, b->name);
+}
+
+static bool has_main(const Node *prog)
+{
+    for (int i = 0; i < prog->block.stmts.n; i++) {
+        const Node *d = prog->block.stmts.v[i];
+        if (d->kind == N_FN && d->fn.id && !strcmp(d->fn.id, "main"))
+            return true;
+    }
+    return false;
+}
+
+static bool write_c(Unit *u, const BuildPlan *b, const char *runtime)
+{
+    const char *tmp = arena_printf(u->arena, "%s.tmp", b->c_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "cairn: cannot write %s: %s\n", tmp, strerror(errno));
+        return false;
+    }
+    Emit e = {.arena = u->arena, .out = f, .check = &u->check, .runtime_dir = runtime,
+              .with_main = !b->test_main, .test_main = b->test_main};
+    emit_program(&e);
+    bool ok = !ferror(f);
+    ok = !fclose(f) && ok;
+    if (!ok || rename(tmp, b->c_path)) {
+        unlink(tmp);
+        fprintf(stderr, "cairn: cannot write %s\n", b->c_path);
+        return false;
+    }
+    return true;
+}
+
+static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime)
+{
+    const char *tmp = arena_printf(u->arena, "%s.tmp", b->exe_path);
+    char *argv[NCC_FLAGS + 10];
+    int n = 0;
+    argv[n++] = (char *)host_cc();
+    for (int i = 0; i < NCC_FLAGS; i++)
+        argv[n++] = (char *)cc_flags[i];
+    argv[n++] = arena_printf(u->arena, "-I%s", runtime);
+    argv[n++] = "-o";
+    argv[n++] = (char *)tmp;
+    argv[n++] = (char *)b->c_path;
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    int rc = proc_run(argv, NULL);
+    if (rc != 0 || rename(tmp, b->exe_path)) {
+        unlink(tmp);
+        fprintf(stderr,
+                "cairn: internal error: the C compiler (%s) refused the emitted %s (status %d); "
+                "this is a bug in cairn, please report it with the program\n",
+                host_cc(), b->c_path, rc);
+        return false;
+    }
+    return true;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
+{
+    const char *tmp = arena_printf(u->arena, "%s.tmp", b->receipt);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return false;
+    fprintf(f, "{\n  \"cairn\": \"0.1.0\",\n  \"name\": ");
+    json_str(f, b->name);
+    fprintf(f, ",\n  \"kind\": ");
+    json_str(f, b->kind);
+    fprintf(f, ",\n  \"sources\": [{\"path\": ");
+    json_str(f, u->src.name);
+    fprintf(f, ", \"bytes\": %zu}],\n  \"output\": ", u->src.len);
+    json_str(f, b->exe_path);
+    fprintf(f, ",\n  \"emitted_c\": ");
+    json_str(f, b->c_path);
+    fprintf(f, ",\n  \"compilers\": {\"cc\": {\"command\": ");
+    json_str(f, host_cc());
+    fprintf(f, ", \"version\": ");
+    json_str(f, proc_version(u->arena, host_cc()));
+    fprintf(f, ", \"flags\": [");
+    for (int i = 0; i < NCC_FLAGS; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", cc_flags[i]);
+    fprintf(f, "]}},\n  \"device_target\": null,\n  \"emulation\": null,\n  \"numerics\": [");
+    for (int i = 0; i < u->check.numerics.n; i++)
+        fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.numerics.v[i]);
+    fprintf(f, "%s]\n}\n", u->check.numerics.n ? "\n  " : "");
+    (void)o;
+    bool ok = !ferror(f);
+    ok = !fclose(f) && ok;
+    if (!ok || rename(tmp, b->receipt)) {
+        unlink(tmp);
+        return false;
+    }
+    return true;
+}
+
+int build_unit(Unit *u, BuildPlan *b, const Options *o)
+{
+    if (!unit_check(u))
+        return EXIT_REFUSED;
+    if (!b->test_main && !has_main(u->program)) {
+        Span at = {.src = &u->src, .line = 1, .col = 1, .len = 1};
+        diag_error(&u->sink, at, E_MAIN, "add `fn main() -> i32 { ... return 0; }`",
+                   "%s has no fn main() -> i32, so there is nothing to run", u->src.name);
+        return EXIT_REFUSED;
+    }
+    if (!mkdir_p(b->dir)) {
+        fprintf(stderr, "cairn: cannot create %s: %s\n", b->dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    const char *runtime = cairn_runtime_dir(u->arena);
+    if (!write_c(u, b, runtime))
+        return EXIT_USAGE;
+    if (o && o->emit_c) {
+        FILE *f = fopen(b->c_path, "r");
+        char buf[8192];
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, stdout);
+        if (f)
+            fclose(f);
+    }
+    if (!compile_c(u, b, runtime))
+        return EXIT_USAGE;
+    if (!write_receipt(u, b, o)) {
+        fprintf(stderr, "cairn: cannot write %s\n", b->receipt);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static const char build_help[] =
+    "usage: cairn build [FILE.cairn | MANIFEST.toml | DIR] [--out DIR] [--emit-c]\n"
+    "                   [--emulate] [--device-target T] [--header]\n"
+    "\n"
+    "Builds a program. With a .cairn file, the program is that file and its name\n"
+    "is the file's stem; with a manifest (cairn.toml, or a DIR holding one), the\n"
+    "[build] table says name, kind (\"exe\"), source and device_target.\n"
+    "Writes under build/NAME/ (or --out DIR): NAME.c (the emitted C), NAME (the\n"
+    "executable) and NAME.receipt.json (sources, flags, compiler versions, and\n"
+    "`numerics`: every rounding the program performs).\n"
+    "\n"
+    "  --emit-c          also print the emitted C on standard output\n"
+    "  --out DIR         write the outputs into DIR\n"
+    "  --emulate, --device-target T, --header\n"
+    "                    device builds and C headers (not yet available: issue 5)\n";
+
+/* A manifest build: reads [build] and builds its source. */
+static bool manifest_plan(Arena *a, const char *path, const char **src, const char **name,
+                          const char **target)
+{
+    Toml t;
+    char err[512];
+    if (!toml_read(a, path, &t, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    const char *kind = toml_get(&t, "build", "kind");
+    *name = toml_get(&t, "build", "name");
+    *src = toml_get(&t, "build", "source");
+    *target = toml_get(&t, "build", "device_target");
+    if (kind && strcmp(kind, "exe")) {
+        fprintf(stderr, "%s: [build] kind = \"%s\": only \"exe\" is available yet (library builds "
+                        "arrive with C headers, issue 5)\n", path, kind);
+        return false;
+    }
+    if (!*src) {
+        fprintf(stderr, "%s: [build] needs source = \"FILE.cairn\"\n", path);
+        return false;
+    }
+    /* The source is relative to the manifest. */
+    const char *slash = strrchr(path, '/');
+    if (slash && (*src)[0] != '/')
+        *src = arena_printf(a, "%.*s/%s", (int)(slash - path), path, *src);
+    if (!*name) {
+        const char *base = strrchr(*src, '/');
+        base = base ? base + 1 : *src;
+        const char *dot = strrchr(base, '.');
+        *name = arena_strndup(a, base, dot ? (size_t)(dot - base) : strlen(base));
+    }
+    return true;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Resolves the path of build/run to a source and a plan. */
+static bool resolve_program(Arena *a, const Options *o, const char **src, BuildPlan *b)
+{
+    const char *path = o->path ? o->path : ".";
+    const char *name = NULL, *target = NULL;
+    if (is_dir(path))
+        path = arena_printf(a, "%s/cairn.toml", path);
+    if (ends_with(path, ".toml")) {
+        if (!manifest_plan(a, path, src, &name, &target))
+            return false;
+        if (target && !o->device_target) {
+            fprintf(stderr, "%s: device_target = \"%s\": device targets arrive with device "
+                            "execution (issue 5); not available yet\n", path, target);
+            return false;
+        }
+    } else
+        *src = path;
+    build_plan_for(a, b, *src, name, o);
+    return true;
+}
+
+int cmd_build(int argc, char **argv)
+{
+    Options o;
+    if (!opts_parse(&o, "build", argc, argv, "json emulate device-target out emit-c header"))
+        return EXIT_USAGE;
+    if (o.help) {
+        fputs(build_help, stdout);
+        return EXIT_OK;
+    }
+    if (opts_refuse_device(&o, "build"))
+        return EXIT_USAGE;
+    Arena *a = arena_new();
+    const char *src;
+    BuildPlan b;
+    int rc = EXIT_USAGE;
+    if (resolve_program(a, &o, &src, &b)) {
+        Unit u;
+        if (unit_load(&u, src, &o)) {
+            rc = build_unit(&u, &b, &o);
+            if (rc == EXIT_OK && !o.emit_c)
+                fprintf(stderr, "cairn: built %s (receipt %s)\n", b.exe_path, b.receipt);
+        }
+        unit_free(&u);
+    }
+    arena_free(a);
+    return rc;
+}
+
+static const char run_help[] =
+    "usage: cairn run [FILE.cairn | MANIFEST.toml | DIR] [--out DIR] [-- ARGS...]\n"
+    "\n"
+    "Builds the program as `cairn build` does, then runs its fn main() -> i32\n"
+    "with ARGS. Exits with main's result; a program killed by a signal makes\n"
+    "cairn run exit 128 + the signal (a failed guard aborts: 134).\n"
+    "Exits 1 when the program is refused, 2 on a usage or build error.\n"
+    "\n"
+    "  --emulate, --device-target T\n"
+    "                    device programs (not yet available: issue 5)\n";
+
+int cmd_run(int argc, char **argv)
+{
+    Options o;
+    if (!opts_parse(&o, "run", argc, argv, "json emulate device-target out"))
+        return EXIT_USAGE;
+    if (o.help) {
+        fputs(run_help, stdout);
+        return EXIT_OK;
+    }
+    if (opts_refuse_device(&o, "run"))
+        return EXIT_USAGE;
+    Arena *a = arena_new();
+    const char *src;
+    BuildPlan b;
+    int rc = EXIT_USAGE;
+    if (resolve_program(a, &o, &src, &b)) {
+        Unit u;
+        if (unit_load(&u, src, &o))
+            rc = build_unit(&u, &b, &o);
+        unit_free(&u);
+    }
+    if (rc == EXIT_OK) {
+        char **argv2 = arena_alloc(a, (size_t)(o.nprog_args + 2) * sizeof *argv2);
+        argv2[0] = (char *)b.exe_path;
+        if (!strchr(b.exe_path, '/'))
+            argv2[0] = arena_printf(a, "./%s", b.exe_path);
+        for (int i = 0; i < o.nprog_args; i++)
+            argv2[i + 1] = o.prog_args[i];
+        fflush(stdout);
+        rc = proc_run(argv2, NULL);
+        if (rc < 0) {
+            fprintf(stderr, "cairn run: cannot start %s\n", b.exe_path);
+            rc = EXIT_USAGE;
+        }
+    }
+    arena_free(a);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * cli.h: what the subcommands of `cairn` share: options, loading and
+ * checking one compilation unit, running processes, and the manifest.
+ */
+#ifndef CAIRN_CLI_H
+#define CAIRN_CLI_H
+
+#include "../cairn.h"
+
+/* Exit statuses of every subcommand. */
+enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
+
+/* Options common to the subcommands; each takes the ones it knows. */
+typedef struct {
+    bool json;
+    bool emulate;
+    bool emit_c;
+    bool header;
+    bool help;
+    const char *device_target;
+    const char *out_dir;          /* --out DIR */
+    const char *path;             /* the FILE, DIR or manifest */
+    int nprog_args;               /* after `--` */
+    char **prog_args;
+} Options;
+
+/* Parses argv for `cmd`. `allowed` is the set of option names the command
+ * takes ("json emulate device-target out emit-c header"). Prints a usage
+ * error and returns false on anything else. */
+bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *allowed);
+
+/* Refuses --emulate and --device-target until device execution lands. */
+bool opts_refuse_device(const Options *o, const char *cmd);
+
+/* One compilation: the source, the arena, the sink, the AST, the checker. */
+typedef struct {
+    Arena *arena;
+    Sink sink;
+    Source src;
+    Node *program;
+    Check check;
+} Unit;
+
+/* Reads the file (false and a message on stderr when it cannot). */
+bool unit_load(Unit *u, const char *path, const Options *o);
+bool unit_parse(Unit *u);           /* lex + parse; false on E-PARSE */
+bool unit_check(Unit *u);           /* parse + check */
+void unit_free(Unit *u);
+
+/* Processes. argv is NULL-terminated. Returns the exit status, or 128 + the
+ * signal that killed it, or -1 when it could not start. */
+int proc_run(char *const argv[], const char *stdout_path);
+/* The first line of `argv[0] --version`, or "unknown" (arena string). */
+const char *proc_version(Arena *a, const char *prog);
+
+/* Where the runtime headers are: $CAIRN_HOME/runtime, else the runtime/
+ * beside the bin/ that holds this executable. */
+const char *cairn_runtime_dir(Arena *a);
+
+/* The C compiler for host code: $CC, else cc. */
+const char *host_cc(void);
+
+/* A build: what was compiled and where. */
+typedef struct {
+    const char *name;        /* the program's name: the file's stem or the manifest's */
+    const char *kind;        /* "exe" */
+    const char *dir;         /* build/NAME */
+    const char *c_path;      /* dir/NAME.c */
+    const char *exe_path;    /* dir/NAME */
+    const char *receipt;     /* dir/NAME.receipt.json */
+    bool test_main;          /* an executable that runs one test fn by name */
+} BuildPlan;
+
+/* Emits, compiles and writes the receipt. Returns EXIT_* . */
+int build_unit(Unit *u, BuildPlan *b, const Options *o);
+/* Fills a plan for a file, under o->out_dir or build/STEM. */
+void build_plan_for(Arena *a, BuildPlan *b, const char *path, const char *name, const Options *o);
+
+/* A tiny TOML reader for the manifest: [table] headers and key = "string"
+ * / number / true / false / ["array", "of", "strings"]. Errors name the line. */
+typedef struct {
+    const char *table, *key, *value;   /* value: unquoted text */
+    int line;
+} TomlEntry;
+typedef struct {
+    Vec entries;                        /* TomlEntry* */
+} Toml;
+bool toml_read(Arena *a, const char *path, Toml *t, char *err, size_t errlen);
+const char *toml_get(const Toml *t, const char *table, const char *key);
+
+int cmd_check(int argc, char **argv);
+int cmd_expand(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * commands.c: `cairn check` and `cairn expand`, the commands that stop
+ * before any C is written.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+static const char check_help[] =
+    "usage: cairn check FILE [--json] [--emulate] [--device-target T]\n"
+    "\n"
+    "Checks FILE: parses it, resolves every name, types every expression and\n"
+    "applies the language's rules. Prints `FILE: accepted` and exits 0 when\n"
+    "the program is accepted; prints each refusal (code, file:line:col, the\n"
+    "source line with a caret, a help line) on stderr and exits 1 otherwise.\n"
+    "Exits 2 for a usage or I/O error.\n"
+    "\n"
+    "  --json            diagnostics as one JSON object per line on stderr,\n"
+    "                    and a final {\"status\": ...} object on stdout\n"
+    "  --emulate, --device-target T\n"
+    "                    judge device code against a target (not yet available:\n"
+    "                    device execution, issue 5)\n";
+
+int cmd_check(int argc, char **argv)
+{
+    Options o;
+    if (!opts_parse(&o, "check", argc, argv, "json emulate device-target"))
+        return EXIT_USAGE;
+    if (o.help) {
+        fputs(check_help, stdout);
+        return EXIT_OK;
+    }
+    if (!o.path) {
+        fputs(check_help, stderr);
+        return EXIT_USAGE;
+    }
+    if (opts_refuse_device(&o, "check"))
+        return EXIT_USAGE;
+    Unit u;
+    if (!unit_load(&u, o.path, &o)) {
+        unit_free(&u);
+        return EXIT_USAGE;
+    }
+    bool ok = unit_check(&u);
+    if (o.json)
+        printf("{\"status\": \"%s\", \"errors\": %d}\n", ok ? "accepted" : "refused", u.sink.errors);
+    else if (ok)
+        printf("%s: accepted\n", o.path);
+    else
+        fprintf(stderr, "%s: refused (%d error%s)\n", o.path, u.sink.errors,
+                u.sink.errors == 1 ? "" : "s");
+    unit_free(&u);
+    return ok ? EXIT_OK : EXIT_REFUSED;
+}
+
+static const char expand_help[] =
+    "usage: cairn expand FILE\n"
+    "\n"
+    "Prints FILE back as CAIRN source, as the compiler sees it: one statement\n"
+    "a line, every parenthesis the precedence needs. Parsing the output gives\n"
+    "the same program. Exits 1 when FILE does not parse.\n";
+
+int cmd_expand(int argc, char **argv)
+{
+    Options o;
+    if (!opts_parse(&o, "expand", argc, argv, "json"))
+        return EXIT_USAGE;
+    if (o.help) {
+        fputs(expand_help, stdout);
+        return EXIT_OK;
+    }
+    if (!o.path) {
+        fputs(expand_help, stderr);
+        return EXIT_USAGE;
+    }
+    Unit u;
+    if (!unit_load(&u, o.path, &o)) {
+        unit_free(&u);
+        return EXIT_USAGE;
+    }
+    bool ok = unit_parse(&u);
+    if (ok)
+        expand_program(stdout, u.program);
+    unit_free(&u);
+    return ok ? EXIT_OK : EXIT_REFUSED;
+}

@@ -1,0 +1,141 @@
+/*
+ * util.c: the arena, growable vectors, and die().
+ *
+ * The arena hands out memory in large chunks and frees them all at once, so
+ * a compilation never frees anything one by one. Every allocation of the
+ * compiler comes through arena_alloc, which is also the one place where a
+ * test can make allocation fail (CAIRN_FAIL_ALLOC_AFTER=N: the N+1th
+ * allocation dies like an out-of-memory would), so we can show that running
+ * out of memory is a clean error and never a crash.
+ */
+#include "cairn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Chunk Chunk;
+struct Chunk {
+    Chunk *next;
+    size_t used, cap;
+    max_align_t data[];   /* keeps every allocation aligned for any type */
+};
+
+struct Arena {
+    Chunk *head;
+    size_t bytes;
+    long fail_after;      /* -1: never fail */
+    long count;
+};
+
+/* Big enough that a 100k-line program needs few chunks; small enough that a
+ * one-line program does not touch much memory. */
+enum { CHUNK_MIN = 1 << 20 };
+
+Arena *arena_new(void)
+{
+    Arena *a = calloc(1, sizeof *a);
+    if (!a) {
+        fprintf(stderr, "cairn: out of memory\n");
+        exit(2);
+    }
+    const char *f = getenv("CAIRN_FAIL_ALLOC_AFTER");
+    a->fail_after = f ? atol(f) : -1;
+    return a;
+}
+
+void arena_free(Arena *a)
+{
+    if (!a)
+        return;
+    for (Chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+static _Noreturn void out_of_memory(void)
+{
+    fprintf(stderr, "cairn: out of memory\n");
+    exit(2);
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+    if (a->fail_after >= 0 && a->count++ >= a->fail_after)
+        out_of_memory();
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    Chunk *c = a->head;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
+        c = malloc(sizeof *c + cap);
+        if (!c)
+            out_of_memory();
+        c->next = a->head;
+        c->used = 0;
+        c->cap = cap;
+        a->head = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += size;
+    a->bytes += size;
+    memset(p, 0, size);
+    return p;
+}
+
+size_t arena_bytes(const Arena *a) { return a->bytes; }
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = arena_alloc(a, (size_t)n + 1);
+    vsnprintf(p, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return p;
+}
+
+void vec_push(Arena *a, Vec *v, void *item)
+{
+    if (v->n == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 4;
+        void **nv = arena_alloc(a, (size_t)cap * sizeof *nv);
+        if (v->n)
+            memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
+        v->v = nv;
+        v->cap = cap;
+    }
+    v->v[v->n++] = item;
+}
+
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cairn: internal error at %s:%d: ", file, line);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort();
+}
+
+Node *node_new(Arena *a, NodeKind k, Span at)
+{
+    Node *n = arena_alloc(a, sizeof *n);
+    n->kind = k;
+    n->span = at;
+    return n;
+}

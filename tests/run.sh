@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The test runner: every test of the suite, one line each for failures and skips, and a last line
+#   N passed, N failed, N skipped
+# Exits 1 when anything failed.
+#
+# What it runs:
+#   1. C unit tests, tests/unit/test_*.c, linked with the compiler's library; each prints its own
+#      `N passed, N failed, N skipped` line, which is added in.
+#   2. The corpus: every .cairn file under tests/ with its expectation in header comments
+#        // expect: accept                      cairn check exits 0
+#        // expect: refuse E-CODE [at L:C]      cairn check exits 1 and reports E-CODE (at L:C);
+#                                               several such lines: each must be reported
+#        // expect: run exit N                  cairn run exits N
+#        // stdout: TEXT                        ... and prints these lines, exactly, in order
+#        // stderr: TEXT                        ... and its standard error contains TEXT
+#        // skip: REASON                        counted as skipped, with the reason
+#      tests/spec/ holds the specification's examples as they are; tests/spec/SKIP names those whose
+#      rules belong to a later issue (skipped, with the reason).
+#   3. Round trip: `cairn expand` of every corpus file parses back to the same program.
+#
+# CAIRN=bin/cairn-asan runs the whole suite with the sanitized compiler.
+set -u
+cd "$(dirname "$0")/.."
+CAIRN=${CAIRN:-bin/cairn}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+OUT=tests/out
+rm -rf "$OUT"
+mkdir -p "$OUT/results"
+
+if [ ! -x "$CAIRN" ]; then
+    echo "run.sh: $CAIRN is not built (run make first)" >&2
+    exit 2
+fi
+
+# ---- 1. unit tests -----------------------------------------------------------------------------
+unit_tests() {
+    local lib
+    lib=$(ls build/obj-cc/libcairn.a 2>/dev/null || ls build/obj-*/libcairn.a 2>/dev/null | head -1)
+    for t in tests/unit/test_*.c; do
+        [ -e "$t" ] || continue
+        local name exe log
+        name=$(basename "$t" .c)
+        exe="$OUT/$name"
+        log="$OUT/results/unit-$name"
+        if ! cc -std=c17 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc -Iruntime \
+                -o "$exe" "$t" "$lib" -lm -lpthread 2>"$exe.build.log"; then
+            echo "FAIL unit $name: does not build (see $exe.build.log)" >"$log"
+            continue
+        fi
+        local args=()
+        [ "$name" = test_roundtrip ] && mapfile -t args < <(find tests -name '*.cairn' -not -path "$OUT/*" | sort)
+        "$exe" "${args[@]}" >"$exe.log" 2>&1
+        local rc=$? last
+        last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$exe.log" | tail -1)
+        if [ -z "$last" ]; then
+            echo "FAIL unit $name: exit $rc and no summary line (see $exe.log)" >"$log"
+        else
+            echo "UNIT $name $last rc=$rc" >"$log"
+            grep -E '^(FAIL|not ok)' "$exe.log" | head -20 | sed "s/^/    /" >>"$log"
+        fi
+    done
+}
+
+# ---- 2. corpus ---------------------------------------------------------------------------------
+one_corpus_test() {
+    local f=$1 id out log
+    id=$(echo "$f" | tr '/.' '__')
+    out="$OUT/$id"
+    log="$OUT/results/$id"
+    local head skip
+    head=$(sed -n '1,40{/^\/\//p}' "$f")
+    skip=$(echo "$head" | sed -n 's|^// skip: *||p' | head -1)
+    if [ -z "$skip" ] && [ "$(dirname "$f")" = tests/spec ]; then
+        local prefix
+        prefix=$(basename "$f" | cut -c1-3)
+        skip=$(sed -n "s/^$prefix //p" tests/spec/SKIP | head -1)
+    fi
+    if [ -n "$skip" ]; then
+        echo "SKIP $f: $skip" >"$log"
+        return
+    fi
+    local expect
+    expect=$(echo "$head" | sed -n 's|^// expect: *||p')
+    case "$expect" in
+    accept*)
+        if "$CAIRN" check "$f" >"$out.stdout" 2>"$out.stderr"; then
+            echo "PASS $f" >"$log"
+        else
+            echo "FAIL $f: expected accept, got exit $? -- $(head -3 "$out.stderr" | tr '\n' ' ')" >"$log"
+        fi ;;
+    refuse*)
+        "$CAIRN" check --json "$f" >"$out.stdout" 2>"$out.stderr"
+        local rc=$? missing=""
+        while read -r _ code _ at; do
+            [ -n "$code" ] || continue
+            local pat="\"code\": \"$code\""
+            if [ -n "$at" ]; then
+                pat="$pat, \"file\": \"[^\"]*\", \"line\": ${at%%:*}, \"column\": ${at##*:},"
+            fi
+            grep -qE "$pat" "$out.stderr" || missing="$missing $code${at:+ at $at}"
+        done < <(echo "$expect" | grep '^refuse')
+        if [ $rc -ne 1 ]; then
+            echo "FAIL $f: expected refusal (exit 1), got exit $rc -- $(head -c 300 "$out.stderr" | tr '\n' ' ')" >"$log"
+        elif [ -n "$missing" ]; then
+            echo "FAIL $f: not reported:$missing -- got: $(grep -o '"code": "[^"]*", "file": "[^"]*", "line": [0-9]*, "column": [0-9]*' "$out.stderr" | sed 's/"file": "[^"]*", //' | head -5 | tr '\n' ' ')" >"$log"
+        else
+            echo "PASS $f" >"$log"
+        fi ;;
+    run*)
+        local want rc
+        want=$(echo "$expect" | sed -n 's/^run exit \([0-9]*\).*/\1/p')
+        "$CAIRN" run --out "$out.build" "$f" >"$out.stdout" 2>"$out.stderr"
+        rc=$?
+        local why=""
+        [ "$rc" = "$want" ] || why="exit $rc, expected $want -- $(grep -v '^cairn: built' "$out.stderr" | head -3 | tr '\n' ' ')"
+        if [ -z "$why" ] && echo "$head" | grep -q '^// stdout:'; then
+            echo "$head" | sed -n 's|^// stdout: \{0,1\}||p' >"$out.want"
+            cmp -s "$out.want" "$out.stdout" || why="stdout differs: $(diff "$out.want" "$out.stdout" | head -4 | tr '\n' ' ')"
+        fi
+        if [ -z "$why" ]; then
+            while IFS= read -r s; do
+                grep -qF -- "$s" "$out.stderr" || why="stderr lacks: $s"
+            done < <(echo "$head" | sed -n 's|^// stderr: *||p')
+        fi
+        if [ -z "$why" ]; then echo "PASS $f" >"$log"; else echo "FAIL $f: $why" >"$log"; fi ;;
+    *)
+        echo "FAIL $f: no // expect: line in its header" >"$log" ;;
+    esac
+}
+export -f one_corpus_test
+export CAIRN OUT
+
+unit_tests
+find tests -name '*.cairn' -not -path "$OUT/*" | sort |
+    xargs -P "$JOBS" -I{} bash -c 'one_corpus_test "$1"' _ {}
+
+# ---- summary -----------------------------------------------------------------------------------
+passed=0; failed=0; skipped=0
+for r in "$OUT"/results/*; do
+    [ -e "$r" ] || continue
+    line=$(head -1 "$r")
+    case "$line" in
+    PASS*) passed=$((passed + 1)) ;;
+    SKIP*) skipped=$((skipped + 1)); echo "$line" ;;
+    UNIT*)
+        p=$(echo "$line" | sed -n 's/.* \([0-9]*\) passed.*/\1/p')
+        fl=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+        s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+        rc=$(echo "$line" | sed -n 's/.* rc=\([0-9]*\).*/\1/p')
+        passed=$((passed + p)); failed=$((failed + fl)); skipped=$((skipped + ${s:-0}))
+        if [ "$fl" != 0 ] || [ "$rc" != 0 ]; then
+            cat "$r"
+            [ "$fl" = 0 ] && failed=$((failed + 1))
+        fi ;;
+    *) failed=$((failed + 1)); cat "$r" ;;
+    esac
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
