@@ -14,9 +14,14 @@ OBJS    = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o)
 HDRS    = $(wildcard src/*.h) $(wildcard src/cli/*.h)
 
-.PHONY: all test test-asan asan clang fuzz bench-check clean
+.PHONY: all test test-quick asan clang fuzz bench-check clean
 
-all: $(BIN) $(BUILD)/libcairn.a
+all: build/.setup-ok $(BIN) $(BUILD)/libcairn.a
+
+# Installs (or names) what the build needs, once per checkout.
+build/.setup-ok: tools/setup.sh
+	bash tools/setup.sh
+	@mkdir -p build && touch $@
 
 $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
@@ -36,13 +41,16 @@ asan:
 
 # The same sources under clang, -Werror.
 clang:
-	$(MAKE) CC=clang
+	$(MAKE) CC=clang SUFFIX=-clang
 
-test: all
+# The whole suite: gcc and clang builds under -Werror, the unit tests, and the corpus run with the
+# compiler as built and again with it under ASan and UBSan.
+test: all clang asan
+	CAIRNS="bin/cairn bin/cairn-asan" bash tests/run.sh
+
+# The suite with the plain compiler only (quicker, while working).
+test-quick: all
 	bash tests/run.sh
-
-test-asan: asan
-	CAIRN=bin/cairn-asan bash tests/run.sh
 
 # libFuzzer over lexer, parser and checker, seeded from the corpus.
 fuzz:

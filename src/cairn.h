@@ -154,12 +154,15 @@ const char *tok_name(TokKind k);   /* "(" or "fn" or "name" */
 
 typedef struct {
     TokKind kind;
+    bool ival_overflow;   /* T_INT: literal does not fit in 64 bits */
+    bool after_error;     /* a lexer error lies just before: the parser stays quiet here */
     Span span;
     const char *text;     /* the token's characters (arena copy) */
-    uint64_t ival;        /* T_INT: value (saturated; see ival_overflow) */
-    bool ival_overflow;   /* T_INT: literal does not fit in 64 bits */
-    double fval;          /* T_FLOAT: value */
-    const char *sval;     /* T_STRING: decoded contents */
+    union {               /* 48 bytes a token: a 100k-line file has millions */
+        uint64_t ival;    /* T_INT: value (saturated; see ival_overflow) */
+        double fval;      /* T_FLOAT: value */
+        const char *sval; /* T_STRING: decoded contents */
+    };
 } Token;
 
 typedef struct {
@@ -290,6 +293,9 @@ struct Node {
             Node *target;             /* CALL_FN: the N_FN called (a generic's instance) */
             int builtin;              /* CALL_BUILTIN: a Builtin; CALL_MATH: unused */
             const char *math;         /* CALL_MATH: "exp", "log", ... (std.math) */
+            bool *extent_proved;      /* per arg, set by the checker: the view argument's extent
+                                         is proved equal to the parameter's (no run-time guard);
+                                         NULL or false: the emitter guards */
         } call;
         struct {                      /* N_INDEX */
             Node *base, *index;
@@ -310,6 +316,7 @@ struct Node {
             Node *extent;             /* n in `for i in n`; NULL for warp */
             Node *keep;               /* compact: the `if` condition */
             Node *value;              /* yield e */
+            Sym *sym;                 /* set by the checker: the index binder (NULL for warp) */
         } collect;
         struct {                      /* N_SPAWN */
             Node *work;               /* N_CALL of transfer, or N_PARALLEL */

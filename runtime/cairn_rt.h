@@ -1,0 +1,694 @@
+/*
+ * cairn_rt.h: the runtime every emitted CAIRN program includes.
+ *
+ * Header-only, in the common subset of C17 and C++17 (the same emitted file
+ * is compiled by cc for the host and, later, by nvcc and by cc under
+ * CAIRN_EMULATE). Everything is `static inline`; there is no mutable global
+ * state.
+ *
+ * What is here:
+ *   - guards: a failing check prints `FILE:LINE:COL: guard failed: MESSAGE`
+ *     on stderr (stdout flushed first, so the order on a terminal is right)
+ *     and aborts with SIGABRT. The failing path is a cold, out-of-line
+ *     function, so the inlined fast path is one compare and a branch;
+ *   - views (a pointer and a length) for every element type, with bounds
+ *     checked element access, slices and zeroed allocation;
+ *   - checked integer arithmetic for every integer type (overflow, division
+ *     by zero, shift counts, narrowing and float-to-integer conversions) and
+ *     the wrapping operations, done in unsigned arithmetic so nothing is
+ *     undefined behaviour;
+ *   - min/max (IEEE 754-2019 minimum/maximum for floats), abs, rounding,
+ *     sqrt, std.math;
+ *   - printing: integers in decimal, bools as true/false, floats as the
+ *     shortest decimal that reads back to the same bits.
+ *
+ * Names: cn_OP_T, with T the CAIRN type name (i8 .. u64, usize, f32, f64).
+ */
+#ifndef CAIRN_RT_H
+#define CAIRN_RT_H
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+/* The failing path of a guard: never inlined, never returns, and marked cold
+ * so the compiler lays it out of the hot path. */
+#define CN_COLD __attribute__((cold, noinline, noreturn))
+#define CN_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
+/* ------------------------------------------------------------------ guards */
+
+CN_COLD __attribute__((format(printf, 4, 5))) static void
+cn_guard_fail(const char *file, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "%s:%d:%d: guard failed: ", file, line, col);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    abort();
+}
+
+static inline void cn_assert(bool ok, const char *text, const char *file, int line, int col)
+{
+    if (CN_UNLIKELY(!ok))
+        cn_guard_fail(file, line, col, "assertion failed: %s", text);
+}
+
+/* ------------------------------------------------------- float formatting */
+
+/* The shortest of %.6g .. %.9g that strtof reads back to the same bits (9
+ * digits always do). NaN prints as nan whatever its sign or payload, so the
+ * output does not depend on how the C library spells it. */
+static inline const char *cn_fmt_f32(char *buf, size_t size, float x)
+{
+    if (x != x) {
+        snprintf(buf, size, "nan");
+        return buf;
+    }
+    for (int p = 6; p <= 9; p++) {
+        snprintf(buf, size, "%.*g", p, (double)x);
+        float back = strtof(buf, NULL);
+        if (memcmp(&back, &x, sizeof x) == 0)
+            break;
+    }
+    return buf;
+}
+
+/* The same for f64: %.15g .. %.17g. */
+static inline const char *cn_fmt_f64(char *buf, size_t size, double x)
+{
+    if (x != x) {
+        snprintf(buf, size, "nan");
+        return buf;
+    }
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, size, "%.*g", p, x);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &x, sizeof x) == 0)
+            break;
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------- printing */
+
+static inline void cn_print_i64(long long v) { printf("%lld", v); }
+static inline void cn_print_u64(unsigned long long v) { printf("%llu", v); }
+static inline void cn_print_bool(bool v) { fputs(v ? "true" : "false", stdout); }
+static inline void cn_print_str(const char *s) { fputs(s, stdout); }
+static inline void cn_print_sep(void) { fputc(' ', stdout); }
+static inline void cn_print_nl(void) { fputc('\n', stdout); }
+
+static inline void cn_print_f32(float v)
+{
+    char buf[48];
+    fputs(cn_fmt_f32(buf, sizeof buf, v), stdout);
+}
+
+static inline void cn_print_f64(double v)
+{
+    char buf[48];
+    fputs(cn_fmt_f64(buf, sizeof buf, v), stdout);
+}
+
+/* ------------------------------------------------------- the type tables */
+
+/* Signed integers: CAIRN name, C type, its unsigned twin, bits, min, max. */
+#define CN_SIGNED_TYPES(X)                                                    \
+    X(i8, int8_t, uint8_t, 8, INT8_MIN, INT8_MAX)                             \
+    X(i16, int16_t, uint16_t, 16, INT16_MIN, INT16_MAX)                       \
+    X(i32, int32_t, uint32_t, 32, INT32_MIN, INT32_MAX)                       \
+    X(i64, int64_t, uint64_t, 64, INT64_MIN, INT64_MAX)
+
+/* Unsigned integers: CAIRN name, C type, bits, max. */
+#define CN_UNSIGNED_TYPES(X)                                                  \
+    X(u8, uint8_t, 8, UINT8_MAX)                                              \
+    X(u16, uint16_t, 16, UINT16_MAX)                                          \
+    X(u32, uint32_t, 32, UINT32_MAX)                                          \
+    X(u64, uint64_t, 64, UINT64_MAX)                                          \
+    X(usize, size_t, 64, SIZE_MAX)
+
+/* Element types of views: CAIRN name, C storage type. Storage floats are
+ * their bits (f16 and bf16 in 16, the f8 formats in 8). */
+#define CN_ELEM_TYPES(X)                                                      \
+    X(bool, bool) X(i8, int8_t) X(i16, int16_t) X(i32, int32_t)               \
+    X(i64, int64_t) X(u8, uint8_t) X(u16, uint16_t) X(u32, uint32_t)          \
+    X(u64, uint64_t) X(usize, size_t) X(f32, float) X(f64, double)            \
+    X(f16, uint16_t) X(bf16, uint16_t) X(f8e4m3, uint8_t) X(f8e5m2, uint8_t)
+
+/* ------------------------------------------------- failures, out of line */
+
+CN_COLD static void cn_fail_binop_s(const char *file, int line, int col, long long a,
+                                    const char *op, long long b, const char *ty)
+{
+    cn_guard_fail(file, line, col, "integer overflow: %lld %s %lld does not fit in %s", a, op, b, ty);
+}
+
+CN_COLD static void cn_fail_binop_u(const char *file, int line, int col, unsigned long long a,
+                                    const char *op, unsigned long long b, const char *ty)
+{
+    cn_guard_fail(file, line, col, "integer overflow: %llu %s %llu does not fit in %s", a, op, b, ty);
+}
+
+CN_COLD static void cn_fail_div_zero(const char *file, int line, int col, const char *op)
+{
+    cn_guard_fail(file, line, col, "division by zero (%s)", op);
+}
+
+CN_COLD static void cn_fail_unop_s(const char *file, int line, int col, const char *op,
+                                   long long a, const char *ty)
+{
+    cn_guard_fail(file, line, col, "integer overflow: %s(%lld) does not fit in %s", op, a, ty);
+}
+
+CN_COLD static void cn_fail_unop_u(const char *file, int line, int col, const char *op,
+                                   unsigned long long a, const char *ty)
+{
+    cn_guard_fail(file, line, col, "integer overflow: %s(%llu) does not fit in %s", op, a, ty);
+}
+
+CN_COLD static void cn_fail_shift(const char *file, int line, int col, long long k, const char *ty)
+{
+    cn_guard_fail(file, line, col, "shift count %lld out of range for %s", k, ty);
+}
+
+CN_COLD static void cn_fail_narrow_s(const char *file, int line, int col, long long v, const char *ty)
+{
+    cn_guard_fail(file, line, col, "narrowing conversion: %lld does not fit in %s", v, ty);
+}
+
+CN_COLD static void cn_fail_narrow_u(const char *file, int line, int col, unsigned long long v,
+                                     const char *ty)
+{
+    cn_guard_fail(file, line, col, "narrowing conversion: %llu does not fit in %s", v, ty);
+}
+
+CN_COLD static void cn_fail_f2i(const char *file, int line, int col, double v, const char *ty)
+{
+    char buf[48];
+    cn_guard_fail(file, line, col, "float-to-integer conversion: %s does not fit in %s",
+                  cn_fmt_f64(buf, sizeof buf, v), ty);
+}
+
+CN_COLD static void cn_fail_index_s(const char *file, int line, int col, long long i,
+                                    const char *name, size_t n)
+{
+    cn_guard_fail(file, line, col, "index %lld out of bounds for %s of length %zu", i, name, n);
+}
+
+CN_COLD static void cn_fail_index_u(const char *file, int line, int col, unsigned long long i,
+                                    const char *name, size_t n)
+{
+    cn_guard_fail(file, line, col, "index %llu out of bounds for %s of length %zu", i, name, n);
+}
+
+CN_COLD static void cn_fail_slice(const char *file, int line, int col, long long lo_s,
+                                  unsigned long long lo_u, bool lo_neg, long long hi_s,
+                                  unsigned long long hi_u, bool hi_neg, const char *name, size_t n)
+{
+    char lo[32], hi[32];
+    if (lo_neg) snprintf(lo, sizeof lo, "%lld", lo_s); else snprintf(lo, sizeof lo, "%llu", lo_u);
+    if (hi_neg) snprintf(hi, sizeof hi, "%lld", hi_s); else snprintf(hi, sizeof hi, "%llu", hi_u);
+    cn_guard_fail(file, line, col, "slice %s..%s out of bounds for %s of length %zu", lo, hi, name, n);
+}
+
+/* ------------------------------------------------ checked signed integers */
+
+/* __builtin_*_overflow computes in infinite precision and says whether the
+ * result fits the destination's type, for every width. Division checks the
+ * two cases C leaves undefined: a zero divisor, and MIN / -1 (MIN % -1 is
+ * refused too, as its quotient does not fit). */
+#define CN_DEF_SIGNED(T, C, U, BITS, MIN, MAX)                                \
+    static inline C cn_add_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        C r;                                                                  \
+        if (CN_UNLIKELY(__builtin_add_overflow(a, b, &r)))                    \
+            cn_fail_binop_s(f, l, c, a, "+", b, #T);                          \
+        return r;                                                             \
+    }                                                                         \
+    static inline C cn_sub_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        C r;                                                                  \
+        if (CN_UNLIKELY(__builtin_sub_overflow(a, b, &r)))                    \
+            cn_fail_binop_s(f, l, c, a, "-", b, #T);                          \
+        return r;                                                             \
+    }                                                                         \
+    static inline C cn_mul_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        C r;                                                                  \
+        if (CN_UNLIKELY(__builtin_mul_overflow(a, b, &r)))                    \
+            cn_fail_binop_s(f, l, c, a, "*", b, #T);                          \
+        return r;                                                             \
+    }                                                                         \
+    static inline C cn_div_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "/");              \
+        if (CN_UNLIKELY(a == MIN && b == -1))                                 \
+            cn_fail_binop_s(f, l, c, a, "/", b, #T);                          \
+        return (C)(a / b);                                                    \
+    }                                                                         \
+    static inline C cn_rem_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "%");              \
+        if (CN_UNLIKELY(a == MIN && b == -1))                                 \
+            cn_fail_binop_s(f, l, c, a, "%", b, #T);                          \
+        return (C)(a % b);                                                    \
+    }                                                                         \
+    static inline C cn_neg_##T(C a, const char *f, int l, int c)              \
+    {                                                                         \
+        if (CN_UNLIKELY(a == MIN)) cn_fail_unop_s(f, l, c, "-", a, #T);       \
+        return (C)-a;                                                         \
+    }                                                                         \
+    static inline C cn_abs_##T(C a, const char *f, int l, int c)              \
+    {                                                                         \
+        if (CN_UNLIKELY(a == MIN)) cn_fail_unop_s(f, l, c, "abs", a, #T);     \
+        return (C)(a < 0 ? -a : a);                                           \
+    }                                                                         \
+    /* Shifts go through the unsigned twin: bits shifted out are lost, and */ \
+    /* shr of a negative value is arithmetic (sign-filling). */               \
+    static inline C cn_shl_##T(C a, long long k, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
+        return (C)(U)((uint64_t)(U)a << k);                                   \
+    }                                                                         \
+    static inline C cn_shr_##T(C a, long long k, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
+        return a < 0 ? (C) ~(C)((U)~(U)a >> k) : (C)((U)a >> k);              \
+    }                                                                         \
+    static inline C cn_add_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a + (uint64_t)b); } \
+    static inline C cn_sub_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a - (uint64_t)b); } \
+    static inline C cn_mul_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a * (uint64_t)b); } \
+    static inline C cn_neg_wrap_##T(C a) { return (C)(U)(0u - (uint64_t)a); }  \
+    static inline C cn_min_##T(C a, C b) { return a < b ? a : b; }            \
+    static inline C cn_max_##T(C a, C b) { return a > b ? a : b; }            \
+    /* Narrowing into T from a signed or an unsigned source. */               \
+    static inline C cn_to_##T##_s(long long v, const char *f, int l, int c)   \
+    {                                                                         \
+        if (CN_UNLIKELY(v < (long long)MIN || v > (long long)MAX))            \
+            cn_fail_narrow_s(f, l, c, v, #T);                                 \
+        return (C)v;                                                          \
+    }                                                                         \
+    static inline C cn_to_##T##_u(unsigned long long v, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(v > (unsigned long long)MAX))                         \
+            cn_fail_narrow_u(f, l, c, v, #T);                                 \
+        return (C)v;                                                          \
+    }                                                                         \
+    /* Truncation toward zero; in range when -2^(B-1) - 1 < v < 2^(B-1). */   \
+    static inline C cn_f2i_##T(double v, const char *f, int l, int c)         \
+    {                                                                         \
+        const double hi = ldexp(1.0, BITS - 1);                               \
+        const double lo = BITS < 53 ? -hi - 1.0 : -hi;                        \
+        bool ok = BITS < 53 ? (v > lo && v < hi) : (v >= lo && v < hi);       \
+        if (CN_UNLIKELY(!ok)) cn_fail_f2i(f, l, c, v, #T);                    \
+        return (C)v;                                                          \
+    }
+CN_SIGNED_TYPES(CN_DEF_SIGNED)
+#undef CN_DEF_SIGNED
+
+/* ---------------------------------------------- checked unsigned integers */
+
+#define CN_DEF_UNSIGNED(T, C, BITS, MAX)                                      \
+    static inline C cn_add_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        C r;                                                                  \
+        if (CN_UNLIKELY(__builtin_add_overflow(a, b, &r)))                    \
+            cn_fail_binop_u(f, l, c, a, "+", b, #T);                          \
+        return r;                                                             \
+    }                                                                         \
+    static inline C cn_sub_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        C r;                                                                  \
+        if (CN_UNLIKELY(__builtin_sub_overflow(a, b, &r)))                    \
+            cn_fail_binop_u(f, l, c, a, "-", b, #T);                          \
+        return r;                                                             \
+    }                                                                         \
+    static inline C cn_mul_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        C r;                                                                  \
+        if (CN_UNLIKELY(__builtin_mul_overflow(a, b, &r)))                    \
+            cn_fail_binop_u(f, l, c, a, "*", b, #T);                          \
+        return r;                                                             \
+    }                                                                         \
+    static inline C cn_div_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "/");              \
+        return (C)(a / b);                                                    \
+    }                                                                         \
+    static inline C cn_rem_##T(C a, C b, const char *f, int l, int c)         \
+    {                                                                         \
+        if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "%");              \
+        return (C)(a % b);                                                    \
+    }                                                                         \
+    /* -x fits an unsigned type only for x = 0. */                            \
+    static inline C cn_neg_##T(C a, const char *f, int l, int c)              \
+    {                                                                         \
+        if (CN_UNLIKELY(a != 0)) cn_fail_unop_u(f, l, c, "-", a, #T);         \
+        return a;                                                             \
+    }                                                                         \
+    static inline C cn_abs_##T(C a, const char *f, int l, int c)              \
+    {                                                                         \
+        (void)f, (void)l, (void)c;                                            \
+        return a;                                                             \
+    }                                                                         \
+    static inline C cn_shl_##T(C a, long long k, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
+        return (C)((uint64_t)a << k);                                         \
+    }                                                                         \
+    static inline C cn_shr_##T(C a, long long k, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
+        return (C)((uint64_t)a >> k);                                         \
+    }                                                                         \
+    static inline C cn_add_wrap_##T(C a, C b) { return (C)((uint64_t)a + (uint64_t)b); } \
+    static inline C cn_sub_wrap_##T(C a, C b) { return (C)((uint64_t)a - (uint64_t)b); } \
+    static inline C cn_mul_wrap_##T(C a, C b) { return (C)((uint64_t)a * (uint64_t)b); } \
+    static inline C cn_neg_wrap_##T(C a) { return (C)(0u - (uint64_t)a); }     \
+    static inline C cn_min_##T(C a, C b) { return a < b ? a : b; }            \
+    static inline C cn_max_##T(C a, C b) { return a > b ? a : b; }            \
+    static inline C cn_to_##T##_s(long long v, const char *f, int l, int c)   \
+    {                                                                         \
+        if (CN_UNLIKELY(v < 0 || (unsigned long long)v > (unsigned long long)MAX)) \
+            cn_fail_narrow_s(f, l, c, v, #T);                                 \
+        return (C)v;                                                          \
+    }                                                                         \
+    static inline C cn_to_##T##_u(unsigned long long v, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(v > (unsigned long long)MAX))                         \
+            cn_fail_narrow_u(f, l, c, v, #T);                                 \
+        return (C)v;                                                          \
+    }                                                                         \
+    /* In range when -1 < v < 2^B (truncation toward zero). */                \
+    static inline C cn_f2i_##T(double v, const char *f, int l, int c)         \
+    {                                                                         \
+        if (CN_UNLIKELY(!(v > -1.0 && v < ldexp(1.0, BITS))))                 \
+            cn_fail_f2i(f, l, c, v, #T);                                      \
+        return (C)v;                                                          \
+    }
+CN_UNSIGNED_TYPES(CN_DEF_UNSIGNED)
+#undef CN_DEF_UNSIGNED
+
+/* A shift count of an unsigned 64-bit type, as the long long the shifts
+ * take: anything past LLONG_MAX is out of range anyway. */
+static inline long long cn_count_u64(unsigned long long k)
+{
+    return k > (unsigned long long)LLONG_MAX ? LLONG_MAX : (long long)k;
+}
+
+/* ------------------------------------------------------------- floats */
+
+/* IEEE 754-2019 minimum and maximum: NaN when either operand is NaN, and
+ * -0.0 below +0.0 (C's fmin/fmax return the other operand for a NaN). */
+static inline float cn_min_f32(float a, float b)
+{
+    if (a != a || b != b) return a + b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+static inline float cn_max_f32(float a, float b)
+{
+    if (a != a || b != b) return a + b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+static inline double cn_min_f64(double a, double b)
+{
+    if (a != a || b != b) return a + b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+static inline double cn_max_f64(double a, double b)
+{
+    if (a != a || b != b) return a + b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static inline float cn_abs_f32(float a) { return fabsf(a); }
+static inline double cn_abs_f64(double a) { return fabs(a); }
+static inline float cn_floor_f32(float a) { return floorf(a); }
+static inline double cn_floor_f64(double a) { return floor(a); }
+static inline float cn_ceil_f32(float a) { return ceilf(a); }
+static inline double cn_ceil_f64(double a) { return ceil(a); }
+static inline float cn_trunc_f32(float a) { return truncf(a); }
+static inline double cn_trunc_f64(double a) { return trunc(a); }
+/* Correctly rounded by IEEE 754 (and by every libm we build with). */
+static inline float cn_sqrt_f32(float a) { return sqrtf(a); }
+static inline double cn_sqrt_f64(double a) { return sqrt(a); }
+/* Float %: the remainder of truncated division, exact (fmod never rounds). */
+static inline float cn_rem_f32(float a, float b) { return fmodf(a, b); }
+static inline double cn_rem_f64(double a, double b) { return fmod(a, b); }
+
+/* std.math: one-argument functions, then two-argument ones. */
+#define CN_MATH1(X)                                                           \
+    X(exp) X(log) X(exp2) X(log2) X(log10) X(sin) X(cos) X(tan) X(asin)       \
+    X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(cbrt) X(expm1) X(log1p) X(erf)
+#define CN_MATH2(X) X(atan2) X(pow) X(hypot)
+#define CN_DEF_MATH1(F)                                                       \
+    static inline float cn_math_##F##_f32(float x) { return F##f(x); }        \
+    static inline double cn_math_##F##_f64(double x) { return F(x); }
+#define CN_DEF_MATH2(F)                                                       \
+    static inline float cn_math_##F##_f32(float x, float y) { return F##f(x, y); } \
+    static inline double cn_math_##F##_f64(double x, double y) { return F(x, y); }
+CN_MATH1(CN_DEF_MATH1)
+CN_MATH2(CN_DEF_MATH2)
+#undef CN_DEF_MATH1
+#undef CN_DEF_MATH2
+
+/* --------------------------------------------------------- storage floats */
+
+/* Storage floats are bits: f16 (IEEE binary16: 5 exponent, 10 fraction
+ * bits), bf16 (8, 7), f8e5m2 (5, 2; IEEE-like) and f8e4m3 (OCP E4M3: 4, 3,
+ * no infinity, only S.1111.111 is NaN, largest 448). Widening is exact
+ * (every value is a float); narrowing rounds once, to nearest even, straight
+ * from the double it is given (an f32 widens to double exactly). */
+static inline float cn_mini_decode(unsigned bits, int ebits, int mbits, bool ieee)
+{
+    unsigned sign = (bits >> (ebits + mbits)) & 1u;
+    unsigned emask = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
+    unsigned e = (bits >> mbits) & emask, m = bits & mmask;
+    int bias = (1 << (ebits - 1)) - 1;
+    double v;
+    if (e == emask && (ieee || m == mmask))
+        v = ieee && m == 0 ? HUGE_VAL : NAN;
+    else if (e == 0)
+        v = ldexp((double)m, 1 - bias - mbits);
+    else
+        v = ldexp((double)(m | (1u << mbits)), (int)e - bias - mbits);
+    return (float)(sign ? -v : v);
+}
+
+/* Rounds |x| at the format's quantum for its binade (the subnormal one
+ * below the smallest normal), then writes the fields. *overflow is set when
+ * a format without infinity is asked for something past its range. */
+static inline unsigned cn_mini_encode(double x, int ebits, int mbits, bool ieee, bool *overflow)
+{
+    unsigned sign = signbit(x) ? 1u << (ebits + mbits) : 0u;
+    unsigned emask = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
+    int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, e;
+    int emax = ieee ? (int)emask - 1 - bias : (int)emask - bias;
+    double maxf = ldexp(2.0 - ldexp(1.0, ieee ? -mbits : 1 - mbits), emax);
+    unsigned nan = (emask << mbits) | (ieee ? 1u << (mbits - 1) : mmask);
+    if (x != x)
+        return sign | nan;
+    double a = fabs(x);
+    if (a == 0.0)
+        return sign;
+    if (!isinf(a)) {
+        (void)frexp(a, &e);
+        e = e - 1 < emin ? emin : e - 1;
+        a = rint(a / ldexp(1.0, e - mbits)) * ldexp(1.0, e - mbits);   /* ties to even */
+    }
+    if (a > maxf) {
+        if (ieee)
+            return sign | (emask << mbits);
+        *overflow = true;
+        return sign | nan;
+    }
+    if (a < ldexp(1.0, emin))
+        return sign | (unsigned)(a / ldexp(1.0, emin - mbits));
+    (void)frexp(a, &e);
+    e -= 1;
+    return sign | ((unsigned)(e + bias) << mbits) | ((unsigned)(a / ldexp(1.0, e - mbits)) & mmask);
+}
+
+CN_COLD static void cn_fail_storage(const char *file, int line, int col, double v, const char *ty)
+{
+    char buf[48];
+    cn_guard_fail(file, line, col, "%s is past the range of %s", cn_fmt_f64(buf, sizeof buf, v), ty);
+}
+
+/* CAIRN name, C bits type, exponent bits, fraction bits, has infinity. */
+#define CN_STORAGE_TYPES(X)                                                   \
+    X(f16, uint16_t, 5, 10, true)                                             \
+    X(bf16, uint16_t, 8, 7, true)                                             \
+    X(f8e5m2, uint8_t, 5, 2, true)                                            \
+    X(f8e4m3, uint8_t, 4, 3, false)
+#define CN_DEF_STORAGE(T, C, E, M, IEEE)                                      \
+    static inline float cn_##T##_to_f32(C bits) { return cn_mini_decode(bits, E, M, IEEE); } \
+    static inline C cn_##T##_from_f64(double v, const char *f, int l, int c)  \
+    {                                                                         \
+        bool overflow = false;                                                \
+        C bits = (C)cn_mini_encode(v, E, M, IEEE, &overflow);                 \
+        if (CN_UNLIKELY(overflow)) cn_fail_storage(f, l, c, v, #T);           \
+        return bits;                                                          \
+    }
+CN_STORAGE_TYPES(CN_DEF_STORAGE)
+#undef CN_DEF_STORAGE
+
+/* to_bits / from_bits of the computing floats. */
+static inline uint32_t cn_bits_f32(float v) { uint32_t u; memcpy(&u, &v, sizeof u); return u; }
+static inline uint64_t cn_bits_f64(double v) { uint64_t u; memcpy(&u, &v, sizeof u); return u; }
+static inline float cn_from_bits_f32(uint32_t u) { float v; memcpy(&v, &u, sizeof v); return v; }
+static inline double cn_from_bits_f64(uint64_t u) { double v; memcpy(&v, &u, sizeof v); return v; }
+
+/* --------------------------------------------------------- bounds checks */
+
+/* An index of a signed type (negative is out of bounds) or an unsigned one,
+ * checked against a length; returns it as size_t. */
+static inline size_t cn_idx_s(long long i, size_t n, const char *name, const char *f, int l, int c)
+{
+    if (CN_UNLIKELY(i < 0 || (unsigned long long)i >= n)) cn_fail_index_s(f, l, c, i, name, n);
+    return (size_t)i;
+}
+
+static inline size_t cn_idx_u(unsigned long long i, size_t n, const char *name, const char *f,
+                              int l, int c)
+{
+    if (CN_UNLIKELY(i >= n)) cn_fail_index_u(f, l, c, i, name, n);
+    return (size_t)i;
+}
+
+/* The bounds of a slice lo..hi of a view of length n: 0 <= lo <= hi <= n.
+ * Each bound comes as its bits in a long long and whether its CAIRN type is
+ * signed (so a u64 past LLONG_MAX is not taken for a negative number). */
+static inline void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,
+                                  size_t n, const char *name, const char *f, int l, int c)
+{
+    bool lo_neg = lo_signed && lo_s < 0, hi_neg = hi_signed && hi_s < 0;
+    unsigned long long lo = (unsigned long long)lo_s, hi = (unsigned long long)hi_s;
+    if (CN_UNLIKELY(lo_neg || hi_neg || lo > hi || hi > n))
+        cn_fail_slice(f, l, c, lo_s, lo, lo_neg, hi_s, hi, hi_neg, name, n);
+}
+
+/* At a call: a view argument's length against the extent the callee's
+ * parameter type asks for (computed from the call's own arguments). */
+static inline void cn_extent_check(size_t got, long long want, bool want_signed, const char *fn,
+                                   const char *param, const char *extent, const char *f, int l,
+                                   int c)
+{
+    bool want_neg = want_signed && want < 0;
+    if (CN_UNLIKELY(want_neg || (unsigned long long)want != got)) {
+        if (want_neg)
+            cn_guard_fail(f, l, c, "extent of %s is %zu but %s expects %s = %lld", param, got, fn,
+                          extent, want);
+        cn_guard_fail(f, l, c, "extent of %s is %zu but %s expects %s = %llu", param, got, fn,
+                      extent, (unsigned long long)want);
+    }
+}
+
+/* ------------------------------------------------------ views and buffers */
+
+/* One view struct per element type: a pointer and a length, passed by
+ * value. A buffer is a view whose memory its block owns. */
+#define CN_DEF_VIEW(T, C)                                                     \
+    typedef struct {                                                          \
+        C *p;                                                                 \
+        size_t n;                                                             \
+    } cn_view_##T;                                                            \
+    static inline cn_view_##T cn_view_##T##_make(C *p, size_t n)              \
+    {                                                                         \
+        cn_view_##T v;                                                        \
+        v.p = p;                                                              \
+        v.n = n;                                                              \
+        return v;                                                             \
+    }                                                                         \
+    /* Element i, bounds checked: a pointer, so it serves as an lvalue. */    \
+    static inline C *cn_at_##T##_s(cn_view_##T v, long long i, const char *name, \
+                                   const char *f, int l, int c)               \
+    {                                                                         \
+        return v.p + cn_idx_s(i, v.n, name, f, l, c);                         \
+    }                                                                         \
+    static inline C *cn_at_##T##_u(cn_view_##T v, unsigned long long i, const char *name, \
+                                   const char *f, int l, int c)               \
+    {                                                                         \
+        return v.p + cn_idx_u(i, v.n, name, f, l, c);                         \
+    }                                                                         \
+    static inline cn_view_##T cn_slice_##T(cn_view_##T v, long long lo, bool lo_signed, \
+                                           long long hi, bool hi_signed, const char *name, \
+                                           const char *f, int l, int c)       \
+    {                                                                         \
+        cn_slice_check(lo, lo_signed, hi, hi_signed, v.n, name, f, l, c);     \
+        return cn_view_##T##_make(v.p + (size_t)lo, (size_t)(hi - lo));       \
+    }                                                                         \
+    static inline cn_view_##T cn_alloc_##T(size_t n, const char *name, const char *f, int l, \
+                                           int c)                             \
+    {                                                                         \
+        return cn_view_##T##_make((C *)cn_alloc_zeroed(n, sizeof(C), name, f, l, c), n); \
+    }                                                                         \
+    static inline void cn_release_##T(cn_view_##T v) { free(v.p); }
+
+/* Zeroed host memory for n elements; a failed allocation is reported like a
+ * guard. calloc checks n * size for overflow; one byte is asked for at
+ * least, so an empty buffer still has a unique pointer. */
+static inline void *cn_alloc_zeroed(size_t n, size_t size, const char *name, const char *f,
+                                    int l, int c)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (CN_UNLIKELY(!p))
+        cn_guard_fail(f, l, c, "out of memory: buffer %s of %zu elements of %zu bytes", name, n,
+                      size);
+    return p;
+}
+
+CN_ELEM_TYPES(CN_DEF_VIEW)
+#undef CN_DEF_VIEW
+
+/* --------------------------------------------------- closure environments */
+
+/* A closure's environment is allocated when the closure expression runs and
+ * linked into its function's list, which the function frees at every exit
+ * (when no function value can leave it). The header is padded to the
+ * strictest alignment so the environment behind it is aligned too. */
+typedef union cn_env_head {
+    union cn_env_head *next;
+    max_align_t align;
+} cn_env_head;
+
+static inline void *cn_env_alloc(cn_env_head **list, size_t size, const char *f, int l, int c)
+{
+    cn_env_head *h = (cn_env_head *)calloc(1, sizeof(cn_env_head) + size);
+    if (CN_UNLIKELY(!h))
+        cn_guard_fail(f, l, c, "out of memory: closure environment of %zu bytes", size);
+    if (list) {
+        h->next = *list;
+        *list = h;
+    }
+    return h + 1;
+}
+
+static inline void cn_env_free_all(cn_env_head **list)
+{
+    while (*list) {
+        cn_env_head *next = (*list)->next;
+        free(*list);
+        *list = next;
+    }
+}
+
+#endif

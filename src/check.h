@@ -1,0 +1,123 @@
+/*
+ * check.h: what the checker's files (check.c, check_stmt.c, check_expr.c,
+ * check_call.c) share and nobody else needs. The public entry point is
+ * check_program in cairn.h.
+ *
+ * The context (Ctx) is passed down every call: no globals, so any part of
+ * the checker can be run on a hand-made AST from a unit test.
+ */
+#ifndef CAIRN_CHECK_H
+#define CAIRN_CHECK_H
+
+#include "cairn.h"
+
+/* A scope is one block's names: an open-addressing hash table, made on the
+ * first declaration (most blocks declare nothing). A lookup walks the chain
+ * of enclosing scopes, so it costs one hash per name and one probe per level
+ * (the speed target is the whole check over 1M lines/s). */
+typedef struct Scope Scope;
+struct Scope {
+    Scope *parent;
+    Sym **slots;
+    int cap, n;
+    int fn_level;         /* 0: globals; the function nesting it belongs to */
+};
+
+/* One function being checked (a named fn, an instance or a closure). */
+typedef struct {
+    Node *fn;             /* N_FN or N_CLOSURE */
+    Type *ret;            /* TY_VOID when it gives no value */
+    int loop_depth;       /* for break / continue (E-LOOP) */
+    int loop_breaks;      /* breaks seen at the innermost loop (divergence of while true) */
+    int parallel;         /* inside a parallel body: indexing @device is not refused here */
+} FnState;
+
+/* An E-UNSUPPORTED refusal, held back until the end: it is reported only
+ * when nothing else was, so a program that breaks a rule we do check
+ * (n02's E-OPERATOR, d20's E-WIDE, ...) is refused with that rule's code
+ * and not buried under "not yet" messages. */
+typedef struct {
+    Span at;
+    const char *what;
+    const char *help;
+} Deferred;
+
+/* A string-keyed hash map (instances of generics by "f|2,3"). */
+typedef struct {
+    const char **keys;
+    void **vals;
+    int cap, n;
+} StrMap;
+
+typedef struct {
+    Check *c;
+    Arena *a;
+    Sink *sink;
+    Scope *universe;      /* built-ins, type names, std, Cache */
+    Scope *globals;       /* fns, consts, layouts */
+    Scope *scope;         /* innermost */
+    FnState *fs;          /* NULL outside a function body */
+    int fn_level;         /* closure nesting of the function being checked */
+    Node *closures[64];   /* closures[l]: the closure at level l (l >= 1) */
+    int next_id;          /* makes C names unique */
+    Vec deferred;         /* Deferred* */
+    StrMap instances;     /* "f|2,3" -> N_FN instance */
+    Vec work;             /* N_FN instances still to check */
+    Vec work_generic;     /* the generic N_FN of each work item */
+    Vec broken;           /* generics whose own check reported errors */
+    int instance_count;
+    int device_indexes;   /* @device elements reached where device work is refused later */
+    bool generic_unknown; /* checking a generic with its parameters unknown */
+    Type *resolving;      /* marker in Sym.ty: a const being evaluated (cycles) */
+    Sym *builtin_syms[B_NBUILTINS];
+} Ctx;
+
+/* ---- check.c: scopes, names, declarations, generics */
+Scope *scope_push(Ctx *x);
+void scope_pop(Ctx *x);
+Sym *scope_find(Ctx *x, const char *id, Scope **where);
+Sym *sym_new(Ctx *x, SymKind k, const char *id, Node *decl, Type *ty);
+bool declare_local(Ctx *x, Sym *s, Span at);
+Sym *resolve_name(Ctx *x, Node *name);      /* E-NAME when unknown; NULL then */
+void const_resolve(Ctx *x, Sym *s);
+Type *resolve_type(Ctx *x, Node *t);        /* N_TYPE to Type; TY_ERROR after a report */
+Node *instantiate(Ctx *x, Sym *generic, Node *call);   /* NULL when not possible now */
+void unsupported(Ctx *x, Span at, const char *what, const char *help);
+void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding);
+const char *fresh_cname(Ctx *x, const char *prefix, const char *id);
+Span closing_brace(Span open);
+
+/* ---- check_stmt.c: statements and function bodies */
+void check_fn_body(Ctx *x, Node *fn);
+void check_block(Ctx *x, Node *b, bool new_scope);
+bool stmt_returns(const Node *s);
+Type *check_closure(Ctx *x, Node *e, Type *expected);
+
+/* ---- check_expr.c: expressions */
+Type *check_expr(Ctx *x, Node *e, Type *expected);
+Type *check_expect(Ctx *x, Node *e, Type *want, const char *what);
+bool is_untyped(const Node *e);
+bool untyped_is_float(const Node *e);
+Type *check_same(Ctx *x, Node **es, int n, Type *expected, Type **types);
+Type *type_error(void);
+Type *view_type(Ctx *x, Access acc, Type *elem, Node *extent, Placement p);
+Type *array_type(Ctx *x, Type *elem, int64_t count);
+bool is_error(const Type *t);
+const char *tstr(Ctx *x, const Type *t);
+const char *estr(Ctx *x, const Node *e);
+bool const_eval(Ctx *x, Node *e, int64_t *out);
+bool place_assignable(Ctx *x, Node *e, bool report, const char *why);
+Type *check_collect(Ctx *x, Node *e, Type *expected);
+Type *binop_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type *tb);
+bool value_fits(int64_t v, const Type *t);
+Type *check_name(Ctx *x, Node *e, bool callee);
+
+/* ---- check_call.c: calls */
+Type *check_call(Ctx *x, Node *e, Type *expected);
+Sym *view_root(Node *e);
+void check_args_loose(Ctx *x, Node *e);
+
+/* ---- check_builtin.c: built-in functions */
+Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * check_builtin.c: the built-in functions' rules.
+ *
+ * Requires: the call's callee resolved to a built-in (check_call.c).
+ * Guarantees: call.ck = CALL_BUILTIN and call.builtin set; the arguments
+ * typed by each built-in's rule. Built-ins whose rules belong to a later
+ * issue are refused (E-UNSUPPORTED, deferred) after the few rules the spec's
+ * examples need now: E-WIDE (load_wide) and E-MMA (mma_unordered).
+ */
+#include "check.h"
+
+#include <string.h>
+
+static Node *arg(Node *e, int i)
+{
+    return e->call.args.v[i];
+}
+
+static bool want_args(Ctx *x, Node *e, int n, const char *shape)
+{
+    if (e->call.args.n == n)
+        return true;
+    diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s", shape), "%s takes %d argument(s), %d given",
+               builtin_name((Builtin)e->call.builtin), n, e->call.args.n);
+    check_args_loose(x, e);
+    return false;
+}
+
+static Type *later(Ctx *x, Node *e, const char *what)
+{
+    unsupported(x, e->span, what, NULL);
+    check_args_loose(x, e);
+    return type_error();
+}
+
+static bool is_number(const Type *t)
+{
+    return type_is_int(t) || type_is_float(t);
+}
+
+static Type *refuse_storage(Ctx *x, Node *e, Node *a, Type *t)
+{
+    const char *b = builtin_name((Builtin)e->call.builtin);
+    diag_error(x->sink, a->span, E_OPERATOR, arena_printf(x->a, "widen first: %s(f32(%s))", b, estr(x, a)),
+               "%s of %s, a storage float: storage floats never compute", b, tstr(x, t));
+    return type_error();
+}
+
+/* min, max, add_wrap, sub_wrap, mul_wrap: two arguments of one type. */
+static Type *same_pair(Ctx *x, Node *e, Type *expected, bool ints_only)
+{
+    const char *b = builtin_name((Builtin)e->call.builtin);
+    if (!want_args(x, e, 2, arena_printf(x->a, "%s(a, b)", b)))
+        return type_error();
+    Type *ts[2];
+    check_same(x, (Node **)e->call.args.v, 2, is_number(expected) ? expected : NULL, ts);
+    for (int i = 0; i < 2; i++) {
+        if (is_error(ts[i]))
+            return type_error();
+        if (type_is_storage_float(ts[i]))
+            return refuse_storage(x, e, arg(e, i), ts[i]);
+        if (ints_only ? !type_is_int(ts[i]) : !is_number(ts[i])) {
+            diag_error(x->sink, arg(e, i)->span, E_TYPE_MISMATCH, NULL, "%s takes %s, and %s is %s", b,
+                       ints_only ? "integers" : "numbers", estr(x, arg(e, i)), tstr(x, ts[i]));
+            return type_error();
+        }
+    }
+    if (!type_equal(ts[0], ts[1])) {
+        diag_error(x->sink, e->span, E_TYPE_MISMATCH,
+                   arena_printf(x->a, "convert one: %s(%s(%s), %s)", b, tstr(x, ts[1]), estr(x, arg(e, 0)),
+                                estr(x, arg(e, 1))),
+                   "%s takes two values of one type, here %s and %s", b, tstr(x, ts[0]), tstr(x, ts[1]));
+        return type_error();
+    }
+    return ts[0];
+}
+
+/* abs, neg_wrap, sqrt, floor, ceil, trunc: one argument. */
+static Type *one_arg(Ctx *x, Node *e, Type *expected, bool floats, bool ints, bool signed_only)
+{
+    const char *b = builtin_name((Builtin)e->call.builtin);
+    if (!want_args(x, e, 1, arena_printf(x->a, "%s(x)", b)))
+        return type_error();
+    Node *a = arg(e, 0);
+    Type *want = is_number(expected) ? expected : (floats && !ints && is_untyped(a) ? type_prim(TY_F64) : NULL);
+    Type *t = check_expr(x, a, want);
+    if (is_error(t))
+        return t;
+    if (type_is_storage_float(t))
+        return refuse_storage(x, e, a, t);
+    if (type_is_float(t) && floats)
+        return t;
+    if (type_is_int(t) && ints && (type_is_signed(t) || !signed_only))
+        return t;
+    DiagCode code = type_is_int(t) && ints ? E_OPERATOR : E_TYPE_MISMATCH;
+    const char *help = type_is_int(t) && floats ? arena_printf(x->a, "convert: %s(f64(%s))", b, estr(x, a))
+                       : code == E_OPERATOR     ? arena_printf(x->a, "convert to a signed type: %s(i64(%s))", b,
+                                                               estr(x, a))
+                                                : NULL;
+    diag_error(x->sink, a->span, code, help, "%s takes %s, and %s is %s", b,
+               floats && ints ? "signed integers and floats" : floats ? "f32 or f64" : "signed integers",
+               estr(x, a), tstr(x, t));
+    return type_error();
+}
+
+/* shl(a, k), shr(a, k): a an integer; k of a's type or usize. A count
+ * past a's width is a guard at run time. */
+static Type *check_shift(Ctx *x, Node *e, Type *expected)
+{
+    const char *b = builtin_name((Builtin)e->call.builtin);
+    if (!want_args(x, e, 2, arena_printf(x->a, "%s(a, k)", b)))
+        return type_error();
+    Node *a = arg(e, 0), *k = arg(e, 1);
+    Type *tk = NULL;
+    if (is_untyped(a) && !type_is_int(expected) && !is_untyped(k))
+        tk = check_expr(x, k, NULL);
+    Type *ta = check_expr(x, a, type_is_int(expected) ? expected : (type_is_int(tk) ? tk : NULL));
+    if (!tk)
+        tk = check_expr(x, k, type_is_int(ta) ? ta : type_prim(TY_USIZE));
+    if (is_error(ta) || is_error(tk))
+        return type_error();
+    if (!type_is_int(ta)) {
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, NULL, "%s shifts integers, and %s is %s", b, estr(x, a),
+                   tstr(x, ta));
+        return type_error();
+    }
+    if (!type_is_int(tk) || (tk != ta && tk->kind != TY_USIZE)) {
+        diag_error(x->sink, k->span, E_TYPE_MISMATCH, arena_printf(x->a, "convert: usize(%s)", estr(x, k)),
+                   "%s's count must be %s or usize, and %s is %s", b, tstr(x, ta), estr(x, k), tstr(x, tk));
+        return type_error();
+    }
+    return ta;
+}
+
+static Type *check_print(Ctx *x, Node *e)
+{
+    for (int i = 0; i < e->call.args.n; i++) {
+        Node *a = arg(e, i);
+        if (a && a->kind == N_STRING) {
+            a->ty = type_prim(TY_STRING);
+            continue;
+        }
+        Type *t = check_expr(x, a, NULL);
+        if (is_error(t) || (type_is_scalar(t) && !type_is_storage_float(t)))
+            continue;
+        const char *help = type_is_storage_float(t) ? arena_printf(x->a, "widen it: f32(%s)", estr(x, a))
+                                                    : "print its elements: for i in 0..len(x) { print(x[i]); }";
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, help, "%s prints scalars and strings, and %s is %s",
+                   builtin_name((Builtin)e->call.builtin), estr(x, a), tstr(x, t));
+    }
+    return type_prim(TY_VOID);
+}
+
+static Type *check_assert(Ctx *x, Node *e)
+{
+    if (want_args(x, e, 1, "assert(condition)"))
+        check_expect(x, arg(e, 0), type_prim(TY_BOOL), "assert's condition");
+    return type_prim(TY_VOID);
+}
+
+static Type *check_len(Ctx *x, Node *e)
+{
+    if (!want_args(x, e, 1, "len(x)"))
+        return type_error();
+    Type *t = check_expr(x, arg(e, 0), NULL);
+    if (is_error(t))
+        return t;
+    if (t->kind != TY_VIEW && t->kind != TY_ARRAY) {
+        diag_error(x->sink, arg(e, 0)->span, E_TYPE_MISMATCH, NULL, "len takes a view or an Array, and %s is %s",
+                   estr(x, arg(e, 0)), tstr(x, t));
+        return type_error();
+    }
+    return type_prim(TY_USIZE);
+}
+
+/* ------------------------------------------- E-WIDE, E-MMA, then later */
+
+static bool power_of_two(int64_t k)
+{
+    return k > 0 && (k & (k - 1)) == 0;
+}
+
+/* load_wide[K](x, i[, hint]): K elements in one access of at most 16
+ * bytes, K a power of two (E-WIDE). The access itself is a later issue. */
+static Type *check_load_wide(Ctx *x, Node *e)
+{
+    int64_t k = 0;
+    Node *kn = e->call.targs.n == 1 ? e->call.targs.v[0] : NULL;
+    if (!kn || kn->kind == N_TYPE || is_error(check_expect(x, kn, type_prim(TY_USIZE), "load_wide's K")) ||
+        !const_eval(x, kn, &k)) {
+        diag_error(x->sink, kn ? kn->span : e->span, E_CONST, "write load_wide[4](x, i)",
+                   "load_wide takes one constant count K");
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (e->call.args.n < 2 || e->call.args.n > 3) {
+        want_args(x, e, 2, "load_wide[K](x, i) or load_wide[K](x, i, Cache.streaming)");
+        return type_error();
+    }
+    Type *vt = check_expr(x, arg(e, 0), NULL);
+    check_expect(x, arg(e, 1), type_prim(TY_USIZE), "load_wide's index");
+    if (e->call.args.n == 3)
+        check_expr(x, arg(e, 2), NULL);
+    if (is_error(vt) || vt->kind != TY_VIEW) {
+        if (!is_error(vt))
+            diag_error(x->sink, arg(e, 0)->span, E_TYPE_MISMATCH, NULL, "load_wide reads a view, not %s",
+                       tstr(x, vt));
+        return type_error();
+    }
+    int bytes = type_bits(vt->elem) / 8;
+    if (!power_of_two(k) || k * bytes > 16) {
+        int64_t most = bytes ? 16 / bytes : 1;
+        diag_error(x->sink, e->span, E_WIDE, arena_printf(x->a, "use load_wide[%lld] (or a smaller power of two)",
+                                                          (long long)most),
+                   "load_wide[%lld] of %s moves %lld bytes%s; one access moves a power of two of elements in at "
+                   "most 16 bytes: %s takes 1 to %lld", (long long)k, tstr(x, vt->elem), (long long)(k * bytes),
+                   power_of_two(k) ? "" : " and is not a power of two", tstr(x, vt->elem), (long long)most);
+        return type_error();
+    }
+    unsupported(x, e->span, "wide loads and stores (device execution, a later issue)", NULL);
+    return array_type(x, vt->elem, k);
+}
+
+static bool mma_operands_ok(Ctx *x, Node *e, Type *c, Type *a, Type *b)
+{
+    if (is_error(c) || is_error(a) || is_error(b))
+        return false;
+    if (c->kind != TY_VIEW || c->access != ACC_RW || c->elem->kind != TY_F32) {
+        diag_error(x->sink, arg(e, 3)->span, E_MMA, "c accumulates in f32: pass an rw<f32>[..] view",
+                   "mma_unordered's c must be an rw view of f32, and %s is %s", estr(x, arg(e, 3)), tstr(x, c));
+        return false;
+    }
+    bool av = a->kind == TY_VIEW && type_is_storage_float(a->elem);
+    bool bv = b->kind == TY_VIEW && type_is_storage_float(b->elem);
+    if (!av || !bv || a->elem != b->elem) {
+        Node *bad = !av ? arg(e, 4) : arg(e, 5);
+        diag_error(x->sink, bad->span, E_MMA, "store the operands in one storage float (f16 or bf16), e.g. with quantize",
+                   "mma_unordered's a and b must be views of one storage float, and here a is %s and b is %s",
+                   tstr(x, a), tstr(x, b));
+        return false;
+    }
+    return true;
+}
+
+/* mma_unordered(m, n, k, c, a, b): the operand rules (E-MMA) now; the
+ * tensor-core multiply itself is a later issue. */
+static Type *check_mma(Ctx *x, Node *e)
+{
+    if (e->call.args.n != 6)
+        return later(x, e, "tensor-core fragments (a later issue)");
+    for (int i = 0; i < 3; i++)
+        check_expect(x, arg(e, i), type_prim(TY_USIZE), "mma_unordered's m, n and k");
+    Type *c = check_expr(x, arg(e, 3), NULL), *a = check_expr(x, arg(e, 4), NULL), *b = check_expr(x, arg(e, 5), NULL);
+    if (mma_operands_ok(x, e, c, a, b))
+        unsupported(x, e->span, "mma_unordered (the tensor-core multiply, a later issue)", NULL);
+    return type_prim(TY_VOID);
+}
+
+static Type *check_later(Ctx *x, Node *e, Builtin b)
+{
+    switch (b) {
+    case B_TRANSFER: case B_WAIT:
+        return later(x, e, arena_printf(x->a, "%s (device execution, issue 5)", builtin_name(b)));
+    case B_QUANTIZE: case B_QUANTIZE_STOCHASTIC: case B_TO_BITS: case B_FROM_BITS:
+        return later(x, e, arena_printf(x->a, "%s (storage-float conversions, issue 3)", builtin_name(b)));
+    case B_STORE_WIDE:
+        return later(x, e, "wide loads and stores (device execution, a later issue)");
+    case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
+        return later(x, e, "tensor-core fragments (a later issue)");
+    case B_FIRST:
+        return later(x, e, "pipelines (a later issue)");
+    case B_ROWS: case B_SWIZZLE: case B_SPREAD:
+        return later(x, e, "layouts (a later issue)");
+    case B_LOCK_NEW:
+        return later(x, e, "locks (a later issue)");
+    default:
+        break;
+    }
+    if (b >= B_SHUFFLE && b <= B_WARP_MATCH)
+        return later(x, e, arena_printf(x->a, "%s (warp operations, a later issue)", builtin_name(b)));
+    return later(x, e, arena_printf(x->a, "%s (atomics, a later issue)", builtin_name(b)));
+}
+
+static bool takes_targs(Builtin b)
+{
+    return b == B_LOAD_WIDE || b == B_QUANTIZE || b == B_QUANTIZE_STOCHASTIC || b == B_FROM_BITS ||
+           b == B_MMA_LOAD;
+}
+
+Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
+{
+    e->call.ck = CALL_BUILTIN;
+    e->call.builtin = b;
+    if (e->call.has_targs && !takes_targs(b)) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "call it as %s(..)", builtin_name(b)),
+                   "%s takes no compile-time arguments", builtin_name(b));
+        check_args_loose(x, e);
+        return type_error();
+    }
+    switch (b) {
+    case B_MIN: case B_MAX: return same_pair(x, e, expected, false);
+    case B_ADD_WRAP: case B_SUB_WRAP: case B_MUL_WRAP: return same_pair(x, e, expected, true);
+    case B_ABS: return one_arg(x, e, expected, true, true, true);
+    case B_NEG_WRAP: return one_arg(x, e, expected, false, true, true);
+    case B_SQRT: {
+        Type *t = one_arg(x, e, expected, true, false, false);
+        if (type_is_float(t))
+            numerics_add(x, "sqrt", t, t, "nearest-even");
+        return t;
+    }
+    case B_FLOOR: case B_CEIL: case B_TRUNC: return one_arg(x, e, expected, true, false, false);
+    case B_SHL: case B_SHR: return check_shift(x, e, expected);
+    case B_PRINT: case B_PRINTLN: return check_print(x, e);
+    case B_ASSERT: return check_assert(x, e);
+    case B_LEN: return check_len(x, e);
+    case B_LOAD_WIDE: return check_load_wide(x, e);
+    case B_MMA_UNORDERED: return check_mma(x, e);
+    default: return check_later(x, e, b);
+    }
+}

@@ -1,0 +1,622 @@
+/*
+ * check_call.c: calls: user functions (arity, argument types, extents,
+ * aliasing, placement), generic instances, function values, conversions,
+ * built-ins and std.math.
+ *
+ * Requires: the callee's signature resolved (check.c), expressions checked
+ * by check_expr.c.
+ * Guarantees: every N_CALL gets call.ck, and call.target (CALL_FN),
+ * call.builtin (CALL_BUILTIN) or call.math (CALL_MATH). For each view
+ * argument, call.extent_proved[i] says the checker proved its extent equal
+ * to the parameter's (the emitter guards every other one at run time);
+ * provably different extents are E-EXTENT.
+ */
+#include "check.h"
+
+#include <string.h>
+
+/* The callee's parameters replaced by the call's arguments in an extent. */
+typedef struct {
+    Sym **from;
+    Node **to;
+    int n;
+} Subst;
+
+static Node *subst_lookup(const Subst *s, const Sym *y)
+{
+    for (int i = 0; s && y && i < s->n; i++)
+        if (s->from[i] == y)
+            return s->to[i];
+    return NULL;
+}
+
+void check_args_loose(Ctx *x, Node *e)
+{
+    for (int i = 0; i < e->call.args.n; i++) {
+        Node *a = e->call.args.v[i];
+        if (a && a->kind == N_STRING)
+            a->ty = type_prim(TY_STRING);
+        else
+            check_expr(x, a, NULL);
+    }
+}
+
+static Type *refuse_call(Ctx *x, Node *e, const char *what)
+{
+    unsupported(x, e->span, what, NULL);
+    check_args_loose(x, e);
+    return type_error();
+}
+
+/* ------------------------------------------------------------ extents */
+
+/* An immutable local's integer value comes from its `let`. */
+static Node *let_init(const Sym *y)
+{
+    if (!y || y->kind != SYM_LOCAL || y->mut || !y->decl || y->decl->kind != N_LET)
+        return NULL;
+    return y->decl->let.init;
+}
+
+static bool ext_value(Ctx *x, Node *e, const Subst *s, int64_t *out, int depth);
+
+static bool ext_binary(Ctx *x, Node *e, const Subst *s, int64_t *out, int depth)
+{
+    int64_t a, b;
+    if (!ext_value(x, e->binary.a, s, &a, depth + 1) || !ext_value(x, e->binary.b, s, &b, depth + 1))
+        return false;
+    switch (e->binary.op) {
+    case T_PLUS: return !__builtin_add_overflow(a, b, out);
+    case T_MINUS: return !__builtin_sub_overflow(a, b, out) && *out >= 0;
+    case T_STAR: return !__builtin_mul_overflow(a, b, out);
+    case T_SLASH: if (b <= 0) return false; *out = a / b; return true;
+    case T_PERCENT: if (b <= 0) return false; *out = a % b; return true;
+    default: return false;
+    }
+}
+
+/* The value of an extent when the checker can know it: constants, generic
+ * values, immutable locals with constant values, arguments substituted. */
+static bool ext_value(Ctx *x, Node *e, const Subst *s, int64_t *out, int depth)
+{
+    if (!e || depth > 64)
+        return false;
+    switch (e->kind) {
+    case N_INT:
+        if (e->lit.overflow || e->lit.ival > (uint64_t)INT64_MAX)
+            return false;
+        *out = (int64_t)e->lit.ival;
+        return true;
+    case N_NAME: {
+        Node *to = subst_lookup(s, e->name.sym);
+        if (to)
+            return ext_value(x, to, NULL, out, depth + 1);
+        Sym *y = e->name.sym;
+        if (y && y->has_value && (y->kind == SYM_CONST || y->kind == SYM_GENERIC) && type_is_int(y->ty)) {
+            *out = y->value;
+            return true;
+        }
+        return ext_value(x, let_init(y), NULL, out, depth + 1);
+    }
+    case N_BINARY:
+        return ext_binary(x, e, s, out, depth);
+    case N_CALL:
+        return s == NULL && const_eval(x, e, out);
+    default:
+        return false;
+    }
+}
+
+static bool sym_immutable(const Sym *y)
+{
+    if (!y || y->mut)
+        return false;
+    return y->kind != SYM_PARAM || !y->ty || y->ty->kind != TY_REF;
+}
+
+static bool ext_same(Ctx *x, Node *a, const Subst *sa, Node *b, const Subst *sb, int depth);
+
+static bool ext_same_kids(Ctx *x, Node *a, const Subst *sa, Node *b, const Subst *sb, int depth)
+{
+    switch (a->kind) {
+    case N_INT:
+        return a->lit.ival == b->lit.ival && !a->lit.overflow && !b->lit.overflow;
+    case N_NAME:
+        return a->name.sym && a->name.sym == b->name.sym && sym_immutable(a->name.sym);
+    case N_BINARY:
+        if (a->binary.op != b->binary.op)
+            return false;
+        if (ext_same(x, a->binary.a, sa, b->binary.a, sb, depth + 1) &&
+            ext_same(x, a->binary.b, sa, b->binary.b, sb, depth + 1))
+            return true;
+        return (a->binary.op == T_PLUS || a->binary.op == T_STAR) &&
+               ext_same(x, a->binary.a, sa, b->binary.b, sb, depth + 1) &&
+               ext_same(x, a->binary.b, sa, b->binary.a, sb, depth + 1);
+    default:
+        return false;
+    }
+}
+
+/* Whether two extents are provably equal: the same expression once the
+ * callee's parameters are replaced by the arguments, naming only values
+ * that cannot change (a `let mut` might have changed since a buffer was
+ * made from it, so it proves nothing). */
+static bool ext_same(Ctx *x, Node *a, const Subst *sa, Node *b, const Subst *sb, int depth)
+{
+    if (!a || !b || depth > 64)
+        return false;
+    Node *t;
+    if (a->kind == N_NAME && (t = subst_lookup(sa, a->name.sym)))
+        return ext_same(x, t, NULL, b, sb, depth + 1);
+    if (b->kind == N_NAME && (t = subst_lookup(sb, b->name.sym)))
+        return ext_same(x, a, sa, t, NULL, depth + 1);
+    int64_t va, vb;
+    if (ext_value(x, a, sa, &va, depth) && ext_value(x, b, sb, &vb, depth))
+        return va == vb;
+    if (a->kind == b->kind && ext_same_kids(x, a, sa, b, sb, depth))
+        return true;
+    if (a->kind == N_NAME && let_init(a->name.sym))
+        return ext_same(x, let_init(a->name.sym), NULL, b, sb, depth + 1);
+    if (b->kind == N_NAME && let_init(b->name.sym))
+        return ext_same(x, a, sa, let_init(b->name.sym), NULL, depth + 1);
+    return false;
+}
+
+/* ---------------------------------------------------- user functions */
+
+static const char *param_name(Node *fn, int i)
+{
+    if (!fn || i >= fn->fn.params.n)
+        return "?";
+    Node *p = fn->fn.params.v[i];
+    return p && p->param.id ? p->param.id : "?";
+}
+
+static Type *check_view_arg(Ctx *x, Node *a, Type *pt, const char *fname, const char *pname)
+{
+    Type *at = check_expr(x, a, NULL);
+    if (is_error(at))
+        return at;
+    if (at->kind != TY_VIEW) {
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, NULL, "%s's parameter %s is %s, but %s is %s", fname, pname,
+                   tstr(x, pt), estr(x, a), tstr(x, at));
+        return type_error();
+    }
+    if (!type_equal(at->elem, pt->elem)) {
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, "pass a view of the element type the parameter names",
+                   "%s's parameter %s takes elements of %s, but %s holds %s", fname, pname, tstr(x, pt->elem),
+                   estr(x, a), tstr(x, at->elem));
+        return type_error();
+    }
+    if (pt->access == ACC_RW && at->access == ACC_RO) {
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, "take it as rw where it comes from, or make the parameter ro",
+                   "cannot lend an ro view as rw: %s is %s, and %s's parameter %s is %s", estr(x, a),
+                   tstr(x, at), fname, pname, tstr(x, pt));
+        return type_error();
+    }
+    bool place_ok = at->place == pt->place ||
+                    (pt->place == PLACE_HOST && (at->place == PLACE_PINNED || at->place == PLACE_UNIFIED));
+    if (!place_ok) {
+        diag_error(x->sink, a->span, E_PLACEMENT, "transfer the elements to memory of the placement asked for",
+                   "%s's parameter %s wants @%s memory, but %s is @%s", fname, pname, place_name(pt->place),
+                   estr(x, a), place_name(at->place));
+        return type_error();
+    }
+    return at;
+}
+
+/* rw<T>: a scalar lent by reference: a `let mut`, an rw<T> parameter, an
+ * element of an rw view or of a `let mut` Array. */
+static Type *check_ref_arg(Ctx *x, Node *a, Type *pt, const char *fname, const char *pname)
+{
+    if (a->kind != N_NAME && a->kind != N_INDEX) {
+        check_expr(x, a, pt->elem);
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, "store it in a `let mut` first and pass that",
+                   "%s's parameter %s is %s: it takes a variable, not the value %s", fname, pname, tstr(x, pt),
+                   estr(x, a));
+        return type_error();
+    }
+    Type *at = check_expect(x, a, pt->elem, arena_printf(x->a, "%s's parameter %s", fname, pname));
+    if (is_error(at) || !type_equal(a->ty, pt->elem))
+        return type_error();
+    return place_assignable(x, a, true, "lend as rw") ? at : type_error();
+}
+
+static Type *check_arg(Ctx *x, Node *a, Type *pt, Node *fn, int i, const char *fname)
+{
+    const char *pname = param_name(fn, i);
+    if (!a)
+        return type_error();
+    if (pt->kind == TY_VIEW)
+        return check_view_arg(x, a, pt, fname, pname);
+    if (pt->kind == TY_REF)
+        return check_ref_arg(x, a, pt, fname, pname);
+    return check_expect(x, a, pt, arena_printf(x->a, "%s's parameter %s", fname, pname));
+}
+
+static void check_extent(Ctx *x, Node *call, int i, Type *pt, Type *at, const Subst *s, const char *fname,
+                         const char *pname)
+{
+    Node *a = call->call.args.v[i];
+    int64_t pv, av;
+    bool pk = ext_value(x, pt->extent, s, &pv, 0), ak = ext_value(x, at->extent, NULL, &av, 0);
+    if (pk && ak && pv != av) {
+        diag_error(x->sink, a->span, E_EXTENT,
+                   arena_printf(x->a, "pass a view of %lld elements (a slice: %s[0..%lld]), or change the arguments "
+                                      "its extent depends on", (long long)pv, estr(x, a), (long long)pv),
+                   "%s has %lld elements, but %s's parameter %s:%s asks for %s = %lld", estr(x, a), (long long)av,
+                   fname, pname, tstr(x, pt), estr(x, pt->extent), (long long)pv);
+        return;
+    }
+    if ((pk && ak) || ext_same(x, pt->extent, s, at->extent, NULL, 0))
+        call->call.extent_proved[i] = true;
+}
+
+/* The variable a view or a lent scalar comes from (through slices and
+ * `let` bindings of views): two arguments with one root alias. */
+Sym *view_root(Node *e)
+{
+    while (e) {
+        if (e->kind == N_SLICE) {
+            e = e->slice.base;
+        } else if (e->kind == N_INDEX) {
+            e = e->index.base;
+        } else if (e->kind == N_NAME) {
+            Sym *y = e->name.sym;
+            if (y && y->kind == SYM_LOCAL && !y->mut && y->ty && y->ty->kind == TY_VIEW && y->decl &&
+                y->decl->kind == N_LET && y->decl->let.init)
+                e = y->decl->let.init;
+            else
+                return y;
+        } else {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* E-ALIAS: a view (or lent scalar) written through one argument may not
+ * be reachable through another of the same call. Conservative: two
+ * disjoint slices of one buffer count as one view. */
+static void check_alias(Ctx *x, Node *call, Type *ft, const char *fname)
+{
+    int n = call->call.args.n;
+    for (int j = 0; j < n; j++) {
+        Type *pj = ft->params.v[j];
+        if (pj->kind != TY_VIEW && pj->kind != TY_REF)
+            continue;
+        Sym *rj = view_root(call->call.args.v[j]);
+        bool wj = pj->kind == TY_REF || pj->access == ACC_RW;
+        for (int i = 0; i < j && rj; i++) {
+            Type *pi = ft->params.v[i];
+            if (pi->kind != TY_VIEW && pi->kind != TY_REF)
+                continue;
+            bool wi = pi->kind == TY_REF || pi->access == ACC_RW;
+            if ((wi || wj) && view_root(call->call.args.v[i]) == rj) {
+                Node *a = call->call.args.v[j];
+                diag_error(x->sink, a->span, E_ALIAS, "pass distinct views, or copy one into a buffer first",
+                           "`%s` is passed to %s twice (arguments %d and %d) and one of them is written (rw)",
+                           rj->id, fname, i + 1, j + 1);
+                return;
+            }
+        }
+    }
+}
+
+static bool check_arity(Ctx *x, Node *e, Type *ft, const char *fname)
+{
+    if (e->call.args.n == ft->params.n)
+        return true;
+    diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "%s is %s", fname, tstr(x, ft)),
+               "%s takes %d argument(s), but %d are given", fname, ft->params.n, e->call.args.n);
+    check_args_loose(x, e);
+    return false;
+}
+
+static void check_fn_args(Ctx *x, Node *e, Node *fn, Type *ft, const char *fname)
+{
+    if (!check_arity(x, e, ft, fname))
+        return;
+    int n = e->call.args.n;
+    Type **ats = arena_alloc(x->a, sizeof *ats * (size_t)(n + 1));
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        ats[i] = check_arg(x, e->call.args.v[i], ft->params.v[i], fn, i, fname);
+        ok &= !is_error(ats[i]);
+    }
+    e->call.extent_proved = arena_alloc(x->a, sizeof(bool) * (size_t)(n + 1));
+    if (!ok || !fn)
+        return;
+    Subst s = {.n = fn->fn.params.n};
+    s.from = arena_alloc(x->a, sizeof *s.from * (size_t)(s.n + 1));
+    s.to = (Node **)e->call.args.v;
+    for (int i = 0; i < s.n; i++)
+        s.from[i] = ((Node *)fn->fn.params.v[i])->param.sym;
+    for (int i = 0; i < n; i++) {
+        Type *pt = ft->params.v[i];
+        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
+            check_extent(x, e, i, pt, ats[i], &s, fname, param_name(fn, i));
+    }
+    check_alias(x, e, ft, fname);
+}
+
+static Type *call_generic(Ctx *x, Node *e, Sym *s, Node **target)
+{
+    if (!e->call.has_targs) {
+        diag_error(x->sink, e->span, E_CALL,
+                   arena_printf(x->a, "give its compile-time arguments: %s[..](..)", s->id),
+                   "%s is generic: its compile-time parameters need values", s->id);
+        return type_error();
+    }
+    Node *inst = instantiate(x, s, e);
+    if (inst) {
+        *target = inst;
+        return inst->fn.sym->ty;
+    }
+    /* Inside a generic checked with unknown parameters: check the
+     * arguments against the generic signature itself. */
+    return x->generic_unknown && !is_error(s->ty) ? s->ty : type_error();
+}
+
+static Type *call_fn(Ctx *x, Node *e, Sym *s)
+{
+    Node *target = s->decl;
+    Type *ft = s->ty;
+    e->call.ck = CALL_FN;
+    if (!target || !ft || is_error(ft)) {   /* f_grad, kernels: refused elsewhere */
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (target->fn.generics.n && !target->fn.is_instance) {
+        ft = call_generic(x, e, s, &target);
+        if (is_error(ft)) {
+            check_args_loose(x, e);
+            return ft;
+        }
+    } else if (e->call.has_targs) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "call it as %s(..)", s->id),
+                   "%s takes no compile-time arguments", s->id);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    e->call.target = target;
+    check_fn_args(x, e, target, ft, s->id);
+    return ft->ret;
+}
+
+/* f(x) where f is a function value: a local, a parameter, a closure. */
+static Type *call_value(Ctx *x, Node *e, Type *ft)
+{
+    const char *fname = estr(x, e->call.callee);
+    e->call.ck = CALL_VALUE;
+    if (is_error(ft)) {
+        check_args_loose(x, e);
+        return ft;
+    }
+    if (ft->kind != TY_FN) {
+        diag_error(x->sink, e->call.callee->span, E_CALL, NULL, "%s is %s, not a function", fname, tstr(x, ft));
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (!check_arity(x, e, ft, fname))
+        return ft->ret;
+    for (int i = 0; i < e->call.args.n; i++)
+        check_expect(x, e->call.args.v[i], ft->params.v[i], arena_printf(x->a, "argument %d of %s", i + 1, fname));
+    return ft->ret;
+}
+
+/* -------------------------------------------------------- conversions */
+
+static void convert_numerics(Ctx *x, Type *from, Type *to)
+{
+    if (type_is_int(from) && type_is_float(to)) {
+        int mant = to->kind == TY_F32 ? 24 : 53;
+        if (type_bits(from) - (type_is_signed(from) ? 1 : 0) > mant)
+            numerics_add(x, "convert", from, to, "nearest-even");
+    } else if (type_is_float(from) && type_is_int(to)) {
+        numerics_add(x, "convert", from, to, "toward-zero");
+    } else if (from->kind == TY_F64 && to->kind == TY_F32) {
+        numerics_add(x, "convert", from, to, "nearest-even");
+    }
+}
+
+/* T(x) for a scalar type T: between integers (guarded at run time when it
+ * does not fit), int <-> float, f32 <-> f64, bool -> int. */
+static Type *check_convert(Ctx *x, Node *e, Type *to)
+{
+    e->call.ck = CALL_CONVERT;
+    if (e->call.args.n != 1 || e->call.has_targs) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s(x)", tstr(x, to)),
+                   "a conversion to %s takes one value, %d given", tstr(x, to), e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Node *a = e->call.args.v[0];
+    Type *want = NULL;
+    if (is_untyped(a) && ((type_is_int(to) && !untyped_is_float(a)) || (type_is_float(to) && untyped_is_float(a))))
+        want = to;
+    Type *from = check_expr(x, a, want);
+    if (is_error(from))
+        return to;
+    if (type_is_storage_float(to) || type_is_storage_float(from)) {
+        unsupported(x, e->span, "storage-float conversions (issue 3)", NULL);
+        return to;
+    }
+    bool ok = type_is_scalar(from) &&
+              ((type_is_int(to) && from->kind != TY_BOOL) || (type_is_int(to) && from->kind == TY_BOOL) ||
+               (type_is_float(to) && from->kind != TY_BOOL) || (to->kind == TY_BOOL && from->kind == TY_BOOL));
+    if (!ok) {
+        const char *help = to->kind == TY_BOOL && type_is_scalar(from)
+                               ? arena_printf(x->a, "compare instead: `%s != 0`", estr(x, a))
+                           : from->kind == TY_BOOL ? arena_printf(x->a, "go through an integer: %s(u8(%s))",
+                                                                  tstr(x, to), estr(x, a))
+                                                   : NULL;
+        diag_error(x->sink, e->span, E_CAST, help, "cannot convert %s (%s) to %s", estr(x, a), tstr(x, from),
+                   tstr(x, to));
+        return type_error();
+    }
+    convert_numerics(x, from, to);
+    return to;
+}
+
+/* Array[T, K](): a zeroed array of K elements. */
+static Type *check_construct(Ctx *x, Node *e)
+{
+    e->call.ck = CALL_CONSTRUCT;
+    Node t = {.kind = N_TYPE, .span = e->span};
+    t.type.id = "Array";
+    t.type.args = e->call.targs;
+    Type *at = e->call.has_targs ? resolve_type(x, &t) : type_error();
+    if (!e->call.has_targs)
+        diag_error(x->sink, e->span, E_CALL, "write Array[T, K]()", "Array needs its element type and count");
+    if (e->call.args.n) {
+        diag_error(x->sink, e->span, E_CALL, "write Array[T, K]() and assign the elements",
+                   "Array[T, K]() takes no arguments (it starts zeroed), %d given", e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    return at;
+}
+
+/* ------------------------------------------------------------ std.math */
+
+static int math_arity(const char *id)
+{
+    static const char *const one[] = {"exp", "log", "exp2", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
+                                      "atan", "sinh", "cosh", "tanh", "cbrt", "expm1", "log1p", "erf"};
+    static const char *const two[] = {"atan2", "pow", "hypot"};
+    for (size_t i = 0; i < sizeof one / sizeof *one; i++)
+        if (strcmp(id, one[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof two / sizeof *two; i++)
+        if (strcmp(id, two[i]) == 0)
+            return 2;
+    return 0;
+}
+
+static bool is_std_math(Ctx *x, Node *callee)
+{
+    Node *b = callee->field.base;
+    if (!b || b->kind != N_FIELD || !b->field.id || strcmp(b->field.id, "math") != 0)
+        return false;
+    Node *s = b->field.base;
+    if (!s || s->kind != N_NAME || !s->name.id || strcmp(s->name.id, "std") != 0)
+        return false;
+    Sym *y = scope_find(x, "std", NULL);
+    if (!y || y->kind != SYM_BUILTIN)
+        return false;
+    s->name.sym = y;
+    s->ty = b->ty = callee->ty = type_prim(TY_VOID);
+    return true;
+}
+
+static Type *check_math(Ctx *x, Node *e, Type *expected)
+{
+    Node *callee = e->call.callee;
+    const char *id = callee->field.id ? callee->field.id : "?";
+    int n = math_arity(id);
+    e->call.ck = CALL_MATH;
+    e->call.math = id;
+    if (!n) {
+        diag_error(x->sink, callee->span, E_NAME, "std.math has exp log exp2 log2 log10 sin cos tan asin acos atan "
+                   "atan2 sinh cosh tanh pow hypot cbrt expm1 log1p erf", "std.math has no function `%s`", id);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (e->call.args.n != n) {
+        diag_error(x->sink, e->span, E_CALL, NULL, "std.math.%s takes %d argument(s), %d given", id, n,
+                   e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Type *ts[2];
+    Type *t = check_same(x, (Node **)e->call.args.v, n, type_is_float(expected) ? expected : type_prim(TY_F64), ts);
+    for (int i = 0; i < n; i++) {
+        if (is_error(ts[i]))
+            return type_error();
+        if (!type_is_float(ts[i]) || !type_equal(ts[i], t)) {
+            Node *a = e->call.args.v[i];
+            diag_error(x->sink, a->span, E_TYPE_MISMATCH, arena_printf(x->a, "convert: f64(%s)", estr(x, a)),
+                       "std.math.%s takes f32 or f64 (all arguments alike), and %s is %s", id, estr(x, a),
+                       tstr(x, ts[i]));
+            return type_error();
+        }
+    }
+    numerics_add(x, id, t, t, "libm");
+    return t;
+}
+
+static Type *check_field_call(Ctx *x, Node *e, Type *expected)
+{
+    Node *callee = e->call.callee;
+    if (is_std_math(x, callee))
+        return check_math(x, e, expected);
+    e->call.ck = CALL_METHOD;
+    Type *bt = check_expr(x, callee->field.base, NULL);
+    callee->ty = type_prim(TY_VOID);
+    if (is_error(bt)) {
+        check_args_loose(x, e);
+        return bt;
+    }
+    return refuse_call(x, e, arena_printf(x->a, "the method call .%s (pipelines and layouts, a later issue)",
+                                          callee->field.id ? callee->field.id : "?"));
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+static bool is_fragment_name(const char *id)
+{
+    static const char *const frags[] = {"WmmaA", "WmmaB", "WmmaAcc", "MmaA", "MmaB", "MmaAcc", "TmemAcc"};
+    for (size_t i = 0; i < sizeof frags / sizeof *frags; i++)
+        if (strcmp(id, frags[i]) == 0)
+            return true;
+    return false;
+}
+
+static Type *call_named(Ctx *x, Node *e, Node *callee, Type *expected)
+{
+    const char *id = callee->name.id ? callee->name.id : "";
+    Sym *s = scope_find(x, id, NULL);
+    if (!s && is_fragment_name(id))
+        return refuse_call(x, e, "tensor-core fragments (a later issue)");
+    if (!s) {
+        resolve_name(x, callee);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    switch (s->kind) {
+    case SYM_BUILTIN:
+        callee->name.sym = s;
+        callee->ty = type_prim(TY_VOID);
+        if (s->builtin >= 0)
+            return check_builtin(x, e, (Builtin)s->builtin, expected);
+        if (type_is_scalar(s->ty))
+            return check_convert(x, e, s->ty);
+        if (strcmp(id, "Array") == 0)
+            return check_construct(x, e);
+        diag_error(x->sink, callee->span, E_CALL, NULL, "%s is a namespace, not a function", id);
+        check_args_loose(x, e);
+        return type_error();
+    case SYM_FN:
+        callee->name.sym = s;
+        callee->ty = s->ty ? s->ty : type_error();
+        return call_fn(x, e, s);
+    default:
+        break;
+    }
+    Type *t = check_name(x, callee, false);
+    callee->ty = t;
+    return call_value(x, e, t);
+}
+
+Type *check_call(Ctx *x, Node *e, Type *expected)
+{
+    Node *callee = e->call.callee;
+    if (!callee)
+        return type_error();
+    if (callee->kind == N_NAME)
+        return call_named(x, e, callee, expected);
+    if (callee->kind == N_FIELD)
+        return check_field_call(x, e, expected);
+    return call_value(x, e, check_expr(x, callee, NULL));
+}

@@ -1,0 +1,477 @@
+/*
+ * check_stmt.c: statements, blocks, function bodies and closures.
+ *
+ * Requires: the function's signature resolved and bound in x->scope
+ * (check.c), or for a closure the enclosing function's scopes.
+ * Guarantees: every local is declared with a unique C name (let.sym,
+ * buffer.sym, loop.sym); `break`/`continue` sit in a loop (E-LOOP); every
+ * `return` matches the function's result and a function with a result
+ * returns on every path (E-RETURN at its closing brace); assignments go to
+ * places that may be written (E-ASSIGN).
+ */
+#include "check.h"
+
+#include <string.h>
+
+static void check_stmt(Ctx *x, Node *s);
+
+/* ------------------------------------------------------- return paths */
+
+/* A break that leaves this loop (not one of an inner loop or a closure). */
+static bool has_break(const Node *s)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case N_BREAK:
+        return true;
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < s->block.stmts.n; i++)
+            if (has_break(s->block.stmts.v[i]))
+                return true;
+        return false;
+    case N_IF:
+        return has_break(s->if_.then) || has_break(s->if_.els);
+    case N_LOCK:
+        return has_break(s->lock.body);
+    default:
+        return false;
+    }
+}
+
+/* Whether control surely leaves through a `return` (or never ends: a
+ * `while true` with no break). Code after such a statement is unreachable;
+ * we accept it, as C does. */
+bool stmt_returns(const Node *s)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case N_RETURN:
+        return true;
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < s->block.stmts.n; i++)
+            if (stmt_returns(s->block.stmts.v[i]))
+                return true;
+        return false;
+    case N_IF:
+        return s->if_.els && stmt_returns(s->if_.then) && stmt_returns(s->if_.els);
+    case N_WHILE:
+        return s->loop.cond && s->loop.cond->kind == N_BOOL && s->loop.cond->lit.bval &&
+               !has_break(s->loop.body);
+    case N_LOCK:
+        return stmt_returns(s->lock.body);
+    default:
+        return false;
+    }
+}
+
+/* ------------------------------------------------------------- blocks */
+
+void check_block(Ctx *x, Node *b, bool new_scope)
+{
+    if (!b)
+        return;
+    if (b->kind != N_BLOCK && b->kind != N_UNSAFE) {
+        check_stmt(x, b);
+        return;
+    }
+    if (new_scope)
+        scope_push(x);
+    for (int i = 0; i < b->block.stmts.n; i++)
+        check_stmt(x, b->block.stmts.v[i]);
+    if (new_scope)
+        scope_pop(x);
+}
+
+static Sym *new_local(Ctx *x, const char *id, Node *decl, Type *ty, bool mut)
+{
+    Sym *s = sym_new(x, SYM_LOCAL, id, decl, ty);
+    s->mut = mut;
+    s->cname = fresh_cname(x, "v", id);
+    declare_local(x, s, decl->span);
+    return s;
+}
+
+/* ------------------------------------------------------ declarations */
+
+static Type *let_type_of_init(Ctx *x, Node *s, Type *got)
+{
+    if (got->kind == TY_VOID) {
+        diag_error(x->sink, s->let.init->span, E_TYPE_MISMATCH, "call it as a statement: `f(..);`",
+                   "%s gives no value to bind to `%s`", estr(x, s->let.init), s->let.id);
+        return type_error();
+    }
+    return got;
+}
+
+static void check_let(Ctx *x, Node *s)
+{
+    Type *want = s->let.type ? resolve_type(x, s->let.type) : NULL;
+    if (want && want->kind == TY_REF) {
+        diag_error(x->sink, s->let.type->span, E_TYPE_MISMATCH, "write the scalar type; rw<T> is for parameters",
+                   "a local cannot be of type %s", tstr(x, want));
+        want = type_error();
+    }
+    Type *t = want;
+    if (s->let.init) {
+        Type *got = want ? check_expect(x, s->let.init, want, arena_printf(x->a, "the value of `%s`", s->let.id))
+                         : check_expr(x, s->let.init, NULL);
+        if (!want)
+            t = is_error(got) ? got : let_type_of_init(x, s, got);
+    } else if (!want) {
+        diag_error(x->sink, s->span, E_TYPE_MISMATCH, "write `let x:T = value;`",
+                   "`%s` has neither a type nor a value", s->let.id);
+        t = type_error();
+    } else {
+        diag_error(x->sink, s->span, E_TYPE_MISMATCH, "give it a value: `let x:T = value;`",
+                   "`%s` has no value", s->let.id);
+    }
+    s->let.sym = new_local(x, s->let.id, s, t ? t : type_error(), s->let.mut);
+}
+
+static void check_local_const(Ctx *x, Node *s)
+{
+    Sym *c = sym_new(x, SYM_CONST, s->let.id, s, NULL);
+    c->cname = fresh_cname(x, "k", s->let.id);
+    const_resolve(x, c);
+    s->let.sym = c;
+    declare_local(x, c, s->span);
+}
+
+static void check_buffer(Ctx *x, Node *s)
+{
+    Type *elem = resolve_type(x, s->buffer.elem);
+    if (!is_error(elem) && !type_is_scalar(elem)) {
+        diag_error(x->sink, s->buffer.elem->span, E_TYPE_MISMATCH, "use a scalar element type",
+                   "a buffer's elements must be scalars, not %s", tstr(x, elem));
+        elem = type_error();
+    }
+    Type *n = check_expect(x, s->buffer.size, type_prim(TY_USIZE), "a buffer's length");
+    if (s->buffer.place != PLACE_HOST)
+        unsupported(x, s->span, arena_printf(x->a, "a buffer on @%s (device execution, issue 5)",
+                                             place_name(s->buffer.place)),
+                    "use a @host buffer for now");
+    if (!s->buffer.zeroed)
+        unsupported(x, s->span, "a buffer without `= zeroed`", "write `buffer x:T[n] = zeroed;`");
+    Type *t = (is_error(elem) || is_error(n)) ? type_error()
+                                              : view_type(x, ACC_RW, elem, s->buffer.size, s->buffer.place);
+    s->buffer.sym = new_local(x, s->buffer.id, s, t, false);
+}
+
+/* shared / pipeline: refused for now, but named so later uses are quiet. */
+static void refuse_decl(Ctx *x, Node *s, const char *what)
+{
+    unsupported(x, s->span, what, NULL);
+    s->buffer.sym = new_local(x, s->buffer.id, s, type_error(), false);
+}
+
+/* --------------------------------------------------------- assignment */
+
+static TokKind compound_op(TokKind op)
+{
+    switch (op) {
+    case T_PLUSEQ: return T_PLUS;
+    case T_MINUSEQ: return T_MINUS;
+    case T_STAREQ: return T_STAR;
+    case T_SLASHEQ: return T_SLASH;
+    case T_PERCENTEQ: return T_PERCENT;
+    default: return T_ASSIGN;
+    }
+}
+
+static void check_assign(Ctx *x, Node *s)
+{
+    Node *lhs = s->assign.lhs, *rhs = s->assign.rhs;
+    if (!lhs || !rhs)
+        return;
+    Type *lt = check_expr(x, lhs, NULL);
+    bool ok = !is_error(lt) && place_assignable(x, lhs, true, NULL);
+    if (s->assign.op == T_ASSIGN) {
+        if (is_error(lt))
+            check_expr(x, rhs, NULL);
+        else
+            check_expect(x, rhs, lt, arena_printf(x->a, "the value assigned to %s", estr(x, lhs)));
+        return;
+    }
+    Type *rt = check_expr(x, rhs, is_error(lt) ? NULL : lt);
+    if (ok && !is_error(rt))
+        binop_check(x, s, compound_op(s->assign.op), lhs, lt, rhs, rt);
+}
+
+/* ------------------------------------------------------ control flow */
+
+static void check_cond(Ctx *x, Node *c, const char *what)
+{
+    Type *t = check_expr(x, c, type_prim(TY_BOOL));
+    if (is_error(t) || t->kind == TY_BOOL)
+        return;
+    const char *help = type_is_int(t) || type_is_float(t) ? arena_printf(x->a, "compare: `%s != 0`", estr(x, c))
+                                                          : "write a comparison";
+    diag_error(x->sink, c->span, E_TYPE_MISMATCH, help, "%s must be bool, not %s", what, tstr(x, t));
+}
+
+static void check_if(Ctx *x, Node *s)
+{
+    check_cond(x, s->if_.cond, "the condition of `if`");
+    check_block(x, s->if_.then, true);
+    if (s->if_.els)
+        check_block(x, s->if_.els, true);
+}
+
+static void check_loop_body(Ctx *x, Node *body)
+{
+    if (!x->fs) {
+        check_block(x, body, true);
+        return;
+    }
+    x->fs->loop_depth++;
+    check_block(x, body, true);
+    x->fs->loop_depth--;
+}
+
+/* for i in a..b: a and b of one integer type (two literals: usize). */
+static void check_for(Ctx *x, Node *s)
+{
+    Node *es[2] = {s->loop.lo, s->loop.hi};
+    if (!es[0] || !es[1])
+        return;
+    Type *want = is_untyped(es[0]) && is_untyped(es[1]) ? type_prim(TY_USIZE) : NULL;
+    Type *t = check_same(x, es, 2, want, NULL);
+    if (!is_error(t) && !type_is_int(t)) {
+        diag_error(x->sink, s->loop.lo->span, E_TYPE_MISMATCH, "a range runs over integers: `for i in 0..n`",
+                   "a range's bounds must be integers, not %s", tstr(x, t));
+        t = type_error();
+    }
+    scope_push(x);
+    s->loop.sym = new_local(x, s->loop.var, s, t, false);
+    check_loop_body(x, s->loop.body);
+    scope_pop(x);
+}
+
+static void check_while(Ctx *x, Node *s)
+{
+    check_cond(x, s->loop.cond, "the condition of `while`");
+    check_loop_body(x, s->loop.body);
+}
+
+/* A parallel region is refused (issue 4), but its body is checked first as
+ * a loop's: a rule broken inside it (d20's E-WIDE) is reported with its
+ * own code. Lanes may index @device views, so that is not refused here. */
+static void check_parallel(Ctx *x, Node *s)
+{
+    check_expect(x, s->loop.hi, type_prim(TY_USIZE), "a parallel region's extent");
+    scope_push(x);
+    s->loop.sym = new_local(x, s->loop.var, s, type_prim(TY_USIZE), false);
+    if (x->fs) {
+        int depth = x->fs->loop_depth;
+        x->fs->loop_depth = 0;     /* a lane cannot break out of its region */
+        x->fs->parallel++;
+        check_block(x, s->loop.body, true);
+        x->fs->parallel--;
+        x->fs->loop_depth = depth;
+    }
+    scope_pop(x);
+    unsupported(x, s->span, "parallel regions (issue 4)", NULL);
+}
+
+static void check_jump(Ctx *x, Node *s)
+{
+    if (x->fs && x->fs->loop_depth > 0)
+        return;
+    const char *w = s->kind == N_BREAK ? "break" : "continue";
+    diag_error(x->sink, s->span, E_LOOP, "use `return` to leave a function",
+               "`%s` outside a `for` or `while` loop", w);
+}
+
+static void check_return(Ctx *x, Node *s)
+{
+    Node *e = s->unary.a;
+    Type *ret = x->fs ? x->fs->ret : type_prim(TY_VOID);
+    const char *fname = x->fs && x->fs->fn->fn.id ? x->fs->fn->fn.id : "this closure";
+    if (ret->kind == TY_VOID) {
+        if (e) {
+            check_expr(x, e, NULL);
+            diag_error(x->sink, e->span, E_RETURN, "add a result type: `fn f(..) -> T`, or drop the value",
+                       "%s gives no value, but this return gives %s", fname, estr(x, e));
+        }
+        return;
+    }
+    if (!e) {
+        if (!is_error(ret))
+            diag_error(x->sink, s->span, E_RETURN, arena_printf(x->a, "write `return VALUE;` (of type %s)", tstr(x, ret)),
+                       "%s's result is %s, but this return has no value", fname, tstr(x, ret));
+        return;
+    }
+    if (is_error(ret))
+        check_expr(x, e, NULL);
+    else
+        check_expect(x, e, ret, arena_printf(x->a, "the result of %s", fname));
+}
+
+static void check_asm(Ctx *x, Node *s)
+{
+    unsupported(x, s->span, "typed PTX (asm, a later issue)", NULL);
+    for (int i = 0; i < s->asm_.outs.n; i++) {
+        Node *o = s->asm_.outs.v[i];
+        if (o && o->kind == N_PARAM)
+            o->param.sym = new_local(x, o->param.id, o, type_error(), false);
+    }
+}
+
+static void check_stmt(Ctx *x, Node *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case N_BLOCK: check_block(x, s, true); break;
+    case N_LET: check_let(x, s); break;
+    case N_CONST: check_local_const(x, s); break;
+    case N_BUFFER: check_buffer(x, s); break;
+    case N_SHARED: refuse_decl(x, s, "shared arrays (cooperative regions, a later issue)"); break;
+    case N_PIPELINE: refuse_decl(x, s, "pipelines (cooperative regions, a later issue)"); break;
+    case N_ASSIGN: check_assign(x, s); break;
+    case N_EXPR_STMT: check_expr(x, s->unary.a, NULL); break;
+    case N_IF: check_if(x, s); break;
+    case N_FOR: check_for(x, s); break;
+    case N_WHILE: check_while(x, s); break;
+    case N_BREAK: case N_CONTINUE: check_jump(x, s); break;
+    case N_RETURN: check_return(x, s); break;
+    case N_PARALLEL: check_parallel(x, s); break;
+    case N_COOP: unsupported(x, s->span, "cooperative regions (a later issue)", NULL); break;
+    case N_BARRIER: unsupported(x, s->span, "barrier (cooperative regions, a later issue)", NULL); break;
+    case N_UNSAFE:
+        unsupported(x, s->span, "unsafe blocks (a later issue)", NULL);
+        check_block(x, s, false);   /* no scope: asm outputs live on after it (SYNTAX.md 12) */
+        break;
+    case N_ASM: check_asm(x, s); break;
+    case N_LOCK:
+        unsupported(x, s->span, "locks (a later issue)", NULL);
+        check_block(x, s->lock.body, true);
+        break;
+    case N_LAUNCH: unsupported(x, s->span, "launch of extern kernels (device execution, issue 5)", NULL); break;
+    case N_FN: case N_LAYOUT: case N_DERIVE: case N_PLAN:
+        diag_error(x->sink, s->span, E_UNSUPPORTED, "declare it at top level",
+                   "a %s inside a function is not supported", node_kind_name(s->kind));
+        break;
+    default:
+        check_expr(x, s, NULL);   /* an expression where a statement goes */
+    }
+}
+
+/* ------------------------------------------------------------ bodies */
+
+static void check_missing_return(Ctx *x, Node *fn)
+{
+    Node *body = fn->fn.body;
+    if (!x->fs || x->fs->ret->kind == TY_VOID || is_error(x->fs->ret) || fn->fn.expr_body)
+        return;
+    if (stmt_returns(body))
+        return;
+    const char *name = fn->fn.id ? fn->fn.id : "this closure";
+    diag_error(x->sink, closing_brace(body->span), E_RETURN,
+               arena_printf(x->a, "end every path with `return VALUE;` (of type %s)", tstr(x, x->fs->ret)),
+               "%s's result is %s, but control can reach its end without a return", name, tstr(x, x->fs->ret));
+}
+
+static void check_expr_body(Ctx *x, Node *fn)
+{
+    Node *e = fn->fn.body;
+    Type *ret = x->fs->ret;
+    if (ret->kind != TY_VOID) {
+        if (is_error(ret))
+            check_expr(x, e, NULL);
+        else
+            check_expect(x, e, ret, arena_printf(x->a, "the result of %s", fn->fn.id ? fn->fn.id : "this closure"));
+        return;
+    }
+    Type *t = check_expr(x, e, NULL);
+    if (!is_error(t) && t->kind != TY_VOID && fn->kind == N_FN)
+        diag_error(x->sink, e->span, E_RETURN, arena_printf(x->a, "add the result type: `-> %s`", tstr(x, t)),
+                   "%s declares no result, but its body gives a %s", fn->fn.id ? fn->fn.id : "fn", tstr(x, t));
+}
+
+void check_fn_body(Ctx *x, Node *fn)
+{
+    Type *ft = fn->fn.sym ? fn->fn.sym->ty : NULL;
+    FnState fs = {.fn = fn, .ret = ft && ft->kind == TY_FN ? ft->ret : type_error()};
+    FnState *saved = x->fs;
+    x->fs = &fs;
+    if (fn->fn.body) {
+        if (fn->fn.expr_body)
+            check_expr_body(x, fn);
+        else
+            check_block(x, fn->fn.body, false);
+        check_missing_return(x, fn);
+    }
+    x->fs = saved;
+}
+
+/* ----------------------------------------------------------- closures */
+
+static Type *closure_params(Ctx *x, Node *e, Type *ft)
+{
+    bool bad = false;
+    for (int i = 0; i < e->fn.params.n; i++) {
+        Node *p = e->fn.params.v[i];
+        Type *pt = resolve_type(x, p->param.type);
+        if (pt->kind == TY_VIEW || pt->kind == TY_REF) {
+            unsupported(x, p->span, "a view or rw<T> parameter of a closure (a later issue)",
+                        "pass scalars and Arrays to closures for now");
+            pt = type_error();
+        }
+        bad |= is_error(pt);
+        Sym *ps = sym_new(x, SYM_PARAM, p->param.id, p, pt);
+        ps->cname = fresh_cname(x, "v", p->param.id);
+        p->param.sym = ps;
+        declare_local(x, ps, p->span);
+        vec_push(x->a, &ft->params, pt);
+    }
+    return bad ? type_error() : ft;
+}
+
+/* The result of a closure written without `-> R`: its expression's type. */
+static void closure_body(Ctx *x, Node *e, FnState *fs)
+{
+    if (!e->fn.body)
+        return;
+    if (e->fn.expr_body && !e->fn.ret) {
+        Type *t = check_expr(x, e->fn.body, NULL);
+        fs->ret = t;
+        return;
+    }
+    if (e->fn.expr_body)
+        check_expr_body(x, e);
+    else
+        check_block(x, e->fn.body, true);
+    check_missing_return(x, e);
+}
+
+/* fn(x:f32) -> f32 = x * a: a function value that captures the outside
+ * locals it names by value (check_expr records them in fn.captures). */
+Type *check_closure(Ctx *x, Node *e, Type *expected)
+{
+    (void)expected;
+    if (x->fn_level >= 60) {
+        unsupported(x, e->span, "closures nested more than 60 deep", NULL);
+        return type_error();
+    }
+    Type *ft = arena_alloc(x->a, sizeof *ft);
+    ft->kind = TY_FN;
+    e->fn.cname = arena_printf(x->a, "cl_%d", ++x->next_id);
+    x->fn_level++;
+    x->closures[x->fn_level] = e;
+    scope_push(x);
+    Type *pt = closure_params(x, e, ft);
+    FnState fs = {.fn = e, .ret = e->fn.ret ? resolve_type(x, e->fn.ret) : type_prim(TY_VOID)};
+    FnState *saved = x->fs;
+    x->fs = &fs;
+    closure_body(x, e, &fs);
+    x->fs = saved;
+    scope_pop(x);
+    x->fn_level--;
+    ft->ret = fs.ret;
+    if (is_error(pt) || is_error(fs.ret))
+        return type_error();
+    return ft;
+}

@@ -1,0 +1,891 @@
+/*
+ * emit.c: the checked program as one C file.
+ *
+ * Requires: a program check_program accepted; every expression has its type
+ * (node->ty), every name its symbol, every call its kind, and every function
+ * to emit (generic instances included) is in check->fns with its C name.
+ * Guarantees: one C file in the common subset of C17 and C++17 that includes
+ * cairn_rt.h and does what the program says, with every guard the language
+ * promises (bounds, overflow, division, shifts, conversions, extents).
+ *
+ * The file is laid out as
+ *     #include "cairn_rt.h"  and the source name (CN_FILE, CN_AT)
+ *     type definitions       Array[T, K] structs, function-value structs,
+ *                            closure environments
+ *     prototypes             every function, so definitions come in any order
+ *     definitions            user functions, closures, adapters, wrappers
+ *     main                   the program's entry, or the test runner's
+ *
+ * This file holds the layout, types, functions and statements; expressions
+ * are in emit_expr.c. Every statement is preceded by a comment with its
+ * CAIRN line and a #line directive, so a C compiler's message or a debugger
+ * points into the .cairn file.
+ *
+ * Expressions that need statements of their own (a collector's loop, a
+ * temporary that keeps left-to-right order) write those statements to the
+ * current function's output before the statement that uses them: that is
+ * why every statement computes its expressions before writing itself.
+ */
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- output */
+
+static void buf_reserve(Arena *a, Buf *b, size_t more)
+{
+    if (b->n + more + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap * 2 : 256;
+    while (cap < b->n + more + 1)
+        cap *= 2;
+    char *s = arena_alloc(a, cap);
+    if (b->n)
+        memcpy(s, b->s, b->n);
+    b->s = s;
+    b->cap = cap;
+}
+
+static void buf_vprintf(Arena *a, Buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    buf_reserve(a, b, (size_t)n);
+    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    b->n += (size_t)n;
+}
+
+void buf_printf(Arena *a, Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(a, b, fmt, ap);
+    va_end(ap);
+}
+
+void buf_append(Arena *a, Buf *dst, const Buf *src)
+{
+    if (!src->n)
+        return;
+    buf_reserve(a, dst, src->n);
+    memcpy(dst->s + dst->n, src->s, src->n);
+    dst->n += src->n;
+    dst->s[dst->n] = 0;
+}
+
+/* One line of the current function, indented. */
+void emit_line(Ex *x, const char *fmt, ...)
+{
+    EFn *f = x->fn;
+    for (int i = 0; i < f->indent; i++)
+        buf_printf(x->a, f->out, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(x->a, f->out, fmt, ap);
+    va_end(ap);
+    buf_printf(x->a, f->out, "\n");
+}
+
+/* A fresh C name for a temporary; the cn_ prefix keeps it apart from every
+ * user name (the checker gives those their own cnames). */
+const char *emit_tmp(Ex *x, const char *what)
+{
+    return arena_printf(x->a, "cn_%s%d", what, ++x->next_tmp);
+}
+
+/* A C string literal holding s: quotes, backslashes and anything not
+ * printable escaped (octal, three digits, so a following digit is safe). */
+const char *emit_str_lit(Ex *x, const char *s)
+{
+    Buf b = {0};
+    buf_printf(x->a, &b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            buf_printf(x->a, &b, "\\%c", *p);
+        else if (*p == '\n')
+            buf_printf(x->a, &b, "\\n");
+        else if (*p == '\t')
+            buf_printf(x->a, &b, "\\t");
+        else if (*p < 32 || *p >= 127 || *p == '?')
+            buf_printf(x->a, &b, "\\%03o", *p);   /* '?' too: no trigraphs */
+        else
+            buf_printf(x->a, &b, "%c", *p);
+    }
+    buf_printf(x->a, &b, "\"");
+    return b.s;
+}
+
+/* The location arguments of a guard: CN_AT(line, col) is defined once at
+ * the top of the file as the source name, line, column. */
+const char *emit_at(Ex *x, Span at)
+{
+    return arena_printf(x->a, "CN_AT(%d, %d)", at.line, at.col);
+}
+
+/* ----------------------------------------------------------------- types */
+
+/* The CAIRN name of a scalar type: the suffix of the runtime's helpers. */
+const char *emit_suffix(const Type *t)
+{
+    switch (t->kind) {
+    case TY_BOOL: return "bool";
+    case TY_I8: return "i8";
+    case TY_I16: return "i16";
+    case TY_I32: return "i32";
+    case TY_I64: return "i64";
+    case TY_U8: return "u8";
+    case TY_U16: return "u16";
+    case TY_U32: return "u32";
+    case TY_U64: return "u64";
+    case TY_USIZE: return "usize";
+    case TY_F32: return "f32";
+    case TY_F64: return "f64";
+    case TY_F16: return "f16";
+    case TY_BF16: return "bf16";
+    case TY_F8E4M3: return "f8e4m3";
+    case TY_F8E5M2: return "f8e5m2";
+    default: die("emit: no scalar suffix for type kind %d", (int)t->kind);
+    }
+}
+
+static const char *scalar_ctype(const Type *t)
+{
+    switch (t->kind) {
+    case TY_BOOL: return "bool";
+    case TY_I8: return "int8_t";
+    case TY_I16: return "int16_t";
+    case TY_I32: return "int32_t";
+    case TY_I64: return "int64_t";
+    case TY_U8: return "uint8_t";
+    case TY_U16: return "uint16_t";
+    case TY_U32: return "uint32_t";
+    case TY_U64: return "uint64_t";
+    case TY_USIZE: return "size_t";
+    case TY_F32: return "float";
+    case TY_F64: return "double";
+    case TY_F16: case TY_BF16: return "uint16_t";      /* storage floats are their bits */
+    case TY_F8E4M3: case TY_F8E5M2: return "uint8_t";
+    default: return NULL;
+    }
+}
+
+/* A C identifier fragment naming a type, for typedef names. */
+static const char *mangle(Ex *x, const Type *t)
+{
+    if (scalar_ctype(t))
+        return emit_suffix(t);
+    switch (t->kind) {
+    case TY_VOID: return "void";
+    case TY_STRING: return "str";
+    case TY_VIEW: return arena_printf(x->a, "v%s", mangle(x, t->elem));
+    case TY_REF: return arena_printf(x->a, "r%s", mangle(x, t->elem));
+    case TY_ARRAY: return arena_printf(x->a, "a%lld_%s", (long long)t->count, mangle(x, t->elem));
+    case TY_FN: {
+        const char *s = arena_printf(x->a, "F%s", mangle(x, t->ret));
+        for (int i = 0; i < t->params.n; i++)
+            s = arena_printf(x->a, "%s_%s", s, mangle(x, t->params.v[i]));
+        return arena_printf(x->a, "%sE", s);
+    }
+    default: die("emit: type kind %d has no C form", (int)t->kind);
+    }
+}
+
+/* Marks a typedef name written; false when it already was. */
+static bool type_once(Ex *x, const char *name)
+{
+    for (int i = 0; i < x->type_names.n; i++)
+        if (!strcmp(x->type_names.v[i], name))
+            return false;
+    vec_push(x->a, &x->type_names, (void *)name);
+    return true;
+}
+
+/* Array[T, K]: a struct holding T v[K], so it is a value (copied on
+ * assignment and at calls), and a constructor giving it zeroed. */
+static const char *array_type(Ex *x, Type *t)
+{
+    const char *name = arena_printf(x->a, "cn_arr_%s", mangle(x, t)+1);
+    if (!type_once(x, name))
+        return name;
+    const char *elem = emit_ctype(x, t->elem);
+    long long k = t->count > 0 ? (long long)t->count : 1;
+    buf_printf(x->a, &x->types, "typedef struct {\n    %s v[%lld];\n} %s;\n", elem, k, name);
+    buf_printf(x->a, &x->types,
+               "static inline %s %s_zero(void)\n{\n    %s r;\n    memset(&r, 0, sizeof r);\n"
+               "    return r;\n}\n\n", name, name, name);
+    return name;
+}
+
+/* fn(A, B) -> R: a struct of a function pointer, which takes the closure's
+ * environment first, and that environment (NULL for a named function). */
+static const char *fn_type(Ex *x, Type *t)
+{
+    const char *name = arena_printf(x->a, "cn_fn_%s", mangle(x, t) + 1);
+    const char *ret = emit_ctype(x, t->ret);
+    const char *params = "void *";
+    for (int i = 0; i < t->params.n; i++)
+        params = arena_printf(x->a, "%s, %s", params, emit_ctype(x, t->params.v[i]));
+    if (!type_once(x, name))
+        return name;
+    buf_printf(x->a, &x->types, "typedef struct {\n    %s (*fn)(%s);\n    void *env;\n} %s;\n",
+               ret, params, name);
+    buf_printf(x->a, &x->types,
+               "static inline %s %s_make(%s (*fn)(%s), void *env)\n{\n    %s v;\n    v.fn = fn;\n"
+               "    v.env = env;\n    return v;\n}\n\n", name, name, ret, params, name);
+    return name;
+}
+
+/* The C type of a CAIRN type; typedefs it needs are written on first use. */
+const char *emit_ctype(Ex *x, Type *t)
+{
+    if (!t)
+        return "void";
+    const char *s = scalar_ctype(t);
+    if (s)
+        return s;
+    switch (t->kind) {
+    case TY_VOID: return "void";
+    case TY_STRING: return "const char *";
+    case TY_VIEW:
+        if (!scalar_ctype(t->elem))
+            die("emit: views of %s are not lowered", mangle(x, t->elem));
+        return arena_printf(x->a, "cn_view_%s", emit_suffix(t->elem));
+    case TY_REF: return arena_printf(x->a, "%s *", emit_ctype(x, t->elem));
+    case TY_ARRAY: return array_type(x, t);
+    case TY_FN: return fn_type(x, t);
+    default: die("emit: type kind %d has no C form", (int)t->kind);
+    }
+}
+
+/* A function's result type: from its own type when the checker gave it one,
+ * else from the written result type. */
+Type *emit_fn_ret(Node *fn)
+{
+    if (fn->ty && fn->ty->kind == TY_FN)
+        return fn->ty->ret;
+    if (fn->fn.sym && fn->fn.sym->ty && fn->fn.sym->ty->kind == TY_FN)
+        return fn->fn.sym->ty->ret;
+    if (fn->fn.ret && fn->fn.ret->ty)
+        return fn->fn.ret->ty;
+    return type_prim(TY_VOID);
+}
+
+Type *emit_param_type(Node *param)
+{
+    if (param->param.sym && param->param.sym->ty)
+        return param->param.sym->ty;
+    if (param->param.type && param->param.type->ty)
+        return param->param.type->ty;
+    die("emit: parameter %s has no type", param->param.id);
+}
+
+static bool type_has_fn(const Type *t)
+{
+    if (!t)
+        return false;
+    if (t->kind == TY_FN)
+        return true;
+    return (t->kind == TY_ARRAY || t->kind == TY_VIEW || t->kind == TY_REF) && type_has_fn(t->elem);
+}
+
+/* ---------------------------------------------------------- statements */
+
+static void emit_stmt(Ex *x, Node *s);
+
+/* The comment and #line above a statement: the CAIRN line number and its
+ * text (trimmed, and with any star-slash broken so the comment holds). */
+static void emit_loc(Ex *x, Node *s)
+{
+    const Source *src = s->span.src;
+    const char *text = "";
+    if (src && src->text && s->span.line > 0) {
+        const char *p = src->text;
+        for (int l = 1; l < s->span.line && *p; p++)
+            if (*p == '\n')
+                l++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n > 90)
+            n = 90;
+        char *t = arena_strndup(x->a, p, n);
+        for (char *q = t; *q; q++)
+            if ((q[0] == '*' && q[1] == '/') || (q[0] == '/' && q[1] == '*') || *q == '\r')
+                q[0] = ' ';
+        text = t;
+    }
+    emit_line(x, "/* %d: %s */", s->span.line, text);
+    buf_printf(x->a, x->fn->out, "#line %d %s\n", s->span.line, x->file_lit);
+}
+
+static EScope *scope_open(Ex *x, bool loop_body)
+{
+    EScope *s = arena_alloc(x->a, sizeof *s);
+    s->up = x->fn->scope;
+    s->loop_body = loop_body;
+    x->fn->scope = s;
+    return s;
+}
+
+static void scope_release(Ex *x, EScope *s)
+{
+    for (int i = s->releases.n - 1; i >= 0; i--)
+        emit_line(x, "%s", (const char *)s->releases.v[i]);
+}
+
+/* Releases for a jump out of scopes: break and continue stop at the loop
+ * body, return goes through all of them (stop == NULL). */
+static void release_until_loop(Ex *x, bool whole_function)
+{
+    for (EScope *s = x->fn->scope; s; s = s->up) {
+        scope_release(x, s);
+        if (!whole_function && s->loop_body)
+            break;
+    }
+}
+
+static bool is_jump(const Node *s)
+{
+    return s && (s->kind == N_RETURN || s->kind == N_BREAK || s->kind == N_CONTINUE);
+}
+
+static void emit_stmts(Ex *x, const Vec *stmts)
+{
+    for (int i = 0; i < stmts->n; i++)
+        emit_stmt(x, stmts->v[i]);
+}
+
+/* A block's statements inside braces the caller wrote, then its releases
+ * (unless it ended by jumping, which released already). */
+static void emit_block_inner(Ex *x, Node *b, bool loop_body)
+{
+    EScope *s = scope_open(x, loop_body);
+    if (b->kind == N_BLOCK || b->kind == N_UNSAFE) {
+        emit_stmts(x, &b->block.stmts);
+        Node *last = b->block.stmts.n ? b->block.stmts.v[b->block.stmts.n - 1] : NULL;
+        if (!is_jump(last))
+            scope_release(x, s);
+    } else {
+        emit_stmt(x, b);
+        if (!is_jump(b))
+            scope_release(x, s);
+    }
+    x->fn->scope = s->up;
+}
+
+void emit_block(Ex *x, Node *b, bool loop_body)
+{
+    x->fn->indent++;
+    emit_block_inner(x, b, loop_body);
+    x->fn->indent--;
+}
+
+static void emit_let(Ex *x, Node *s)
+{
+    Sym *sym = s->let.sym;
+    if (!sym)
+        die("emit: let %s has no symbol", s->let.id);
+    Type *t = sym->ty ? sym->ty : s->let.init->ty;
+    const char *init = emit_expr(x, s->let.init);
+    emit_line(x, "%s%s %s = %s;", sym->mut ? "" : "const ", emit_ctype(x, t), sym->cname, init);
+}
+
+/* buffer x:T[n] = zeroed; zeroed host memory, released at every exit of
+ * its block. A buffer is a view the block owns. */
+static void emit_buffer(Ex *x, Node *s)
+{
+    Sym *sym = s->buffer.sym;
+    if (!sym)
+        die("emit: buffer %s has no symbol", s->buffer.id);
+    Type *elem = sym->ty && sym->ty->kind == TY_VIEW ? sym->ty->elem : s->buffer.elem->ty;
+    const char *suf = emit_suffix(elem);
+    const char *n = emit_expr(x, s->buffer.size);
+    if (type_is_signed(s->buffer.size->ty))
+        n = arena_printf(x->a, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
+    emit_line(x, "cn_view_%s %s = cn_alloc_%s(%s, %s, %s);", suf, sym->cname, suf, n,
+              emit_str_lit(x, s->buffer.id), emit_at(x, s->span));
+    vec_push(x->a, &x->fn->scope->releases,
+             (void *)arena_printf(x->a, "cn_release_%s(%s);", suf, sym->cname));
+}
+
+static const char *compound_op(TokKind op)
+{
+    switch (op) {
+    case T_PLUSEQ: return "+";
+    case T_MINUSEQ: return "-";
+    case T_STAREQ: return "*";
+    case T_SLASHEQ: return "/";
+    case T_PERCENTEQ: return "%";
+    default: die("emit: assignment operator %s", tok_name(op));
+    }
+}
+
+/* x OP= e through a pointer to the element, so its index is computed (and
+ * checked) once; the right side is computed first. */
+static void emit_compound(Ex *x, Node *s)
+{
+    Type *t = s->assign.lhs->ty;
+    const char *rhs = emit_expr(x, s->assign.rhs);
+    if (emit_is_impure(s->assign.rhs)) {
+        const char *tmp = emit_tmp(x, "v");
+        emit_line(x, "const %s %s = %s;", emit_ctype(x, s->assign.rhs->ty), tmp, rhs);
+        rhs = tmp;
+    }
+    const char *p = emit_tmp(x, "p");
+    emit_line(x, "%s *%s = %s;", emit_ctype(x, t), p, emit_addr(x, s->assign.lhs));
+    const char *op = compound_op(s->assign.op);
+    const char *cur = arena_printf(x->a, "(*%s)", p);
+    const char *v;
+    if (type_is_int(t)) {
+        const char *name = *op == '+' ? "add" : *op == '-' ? "sub" : *op == '*' ? "mul"
+                         : *op == '/' ? "div" : "rem";
+        v = arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs,
+                         emit_at(x, s->span));
+    } else if (*op == '%') {
+        v = arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), cur, rhs);
+    } else {
+        v = arena_printf(x->a, "%s %s %s", cur, op, rhs);
+    }
+    emit_line(x, "*%s = %s;", p, v);
+}
+
+/* lhs = e: the right side first (its calls may not see a half-done
+ * assignment), then the place. */
+static void emit_assign(Ex *x, Node *s)
+{
+    if (s->assign.op != T_ASSIGN) {
+        emit_compound(x, s);
+        return;
+    }
+    const char *rhs = emit_expr(x, s->assign.rhs);
+    if (s->assign.lhs->kind != N_NAME && emit_is_impure(s->assign.rhs)) {
+        const char *tmp = emit_tmp(x, "v");
+        emit_line(x, "const %s %s = %s;", emit_ctype(x, s->assign.rhs->ty), tmp, rhs);
+        rhs = tmp;
+    }
+    const char *lhs = emit_expr(x, s->assign.lhs);
+    emit_line(x, "%s = %s;", lhs, rhs);
+}
+
+static void emit_expr_stmt(Ex *x, Node *s)
+{
+    Node *e = s->unary.a;
+    const char *v = emit_expr(x, e);
+    if (e->kind == N_COLLECT || e->kind == N_NAME || e->kind == N_INT || e->kind == N_FLOAT ||
+        e->kind == N_BOOL)
+        emit_line(x, "(void)%s;", v);
+    else
+        emit_line(x, "%s;", v);
+}
+
+/* Computes an expression into a side buffer: the hoisted statements it
+ * needed, and its value. */
+static const char *capture_expr(Ex *x, Node *e, Buf *pre)
+{
+    Buf *saved = x->fn->out;
+    x->fn->out = pre;
+    const char *v = emit_expr(x, e);
+    x->fn->out = saved;
+    return v;
+}
+
+/* if c { } else if d { } else { }: an else-if whose condition needs
+ * statements of its own becomes else { those; if (d) ... }. */
+static void emit_if_from(Ex *x, Node *s, const char *cond)
+{
+    emit_line(x, "if (%s) {", cond);
+    emit_block(x, s->if_.then, false);
+    Node *els = s->if_.els;
+    if (!els) {
+        emit_line(x, "}");
+        return;
+    }
+    if (els->kind == N_IF) {
+        Buf pre = {0};
+        x->fn->indent++;
+        const char *c2 = capture_expr(x, els->if_.cond, &pre);
+        x->fn->indent--;
+        if (!pre.n) {
+            emit_line(x, "} else");
+            emit_if_from(x, els, c2);
+            return;
+        }
+        emit_line(x, "} else {");
+        buf_append(x->a, x->fn->out, &pre);
+        x->fn->indent++;
+        emit_if_from(x, els, c2);
+        x->fn->indent--;
+        emit_line(x, "}");
+        return;
+    }
+    emit_line(x, "} else {");
+    emit_block(x, els, false);
+    emit_line(x, "}");
+}
+
+static void emit_if(Ex *x, Node *s)
+{
+    emit_if_from(x, s, emit_expr(x, s->if_.cond));
+}
+
+/* for i in a..b: a and b computed once, before the loop. The test i < hi
+ * keeps i + 1 <= hi, so the increment never passes the type's top. */
+static void emit_for(Ex *x, Node *s)
+{
+    Sym *sym = s->loop.sym;
+    Type *t = sym && sym->ty ? sym->ty : s->loop.hi->ty;
+    const char *ct = emit_ctype(x, t);
+    const char *lo = emit_expr(x, s->loop.lo);
+    const char *hi = emit_expr(x, s->loop.hi);
+    const char *var = sym && sym->cname ? sym->cname : emit_tmp(x, "i");
+    const char *end = emit_tmp(x, "end");
+    emit_line(x, "{");
+    x->fn->indent++;
+    emit_line(x, "const %s %s = %s;", ct, end, hi);
+    emit_line(x, "for (%s %s = %s; %s < %s; %s++) {", ct, var, lo, var, end, var);
+    emit_block(x, s->loop.body, true);
+    emit_line(x, "}");
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+/* parallel i in n { } on the host, in index order: the checker has shown
+ * the lanes independent, so this is one of the schedules they allow. */
+static void emit_parallel(Ex *x, Node *s)
+{
+    Sym *sym = s->loop.sym;
+    Type *t = sym && sym->ty ? sym->ty : s->loop.hi->ty;
+    const char *ct = emit_ctype(x, t);
+    const char *hi = emit_expr(x, s->loop.hi);
+    const char *var = sym && sym->cname ? sym->cname : emit_tmp(x, "i");
+    const char *end = emit_tmp(x, "end");
+    emit_line(x, "{");
+    x->fn->indent++;
+    emit_line(x, "const %s %s = %s;", ct, end, hi);
+    emit_line(x, "for (%s %s = 0; %s < %s; %s++) {", ct, var, var, end, var);
+    emit_block(x, s->loop.body, true);
+    emit_line(x, "}");
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+/* while c { }: a condition that needs statements of its own is computed at
+ * the top of an endless loop, so continue recomputes it. */
+static void emit_while(Ex *x, Node *s)
+{
+    Buf pre = {0};
+    x->fn->indent++;
+    const char *c = capture_expr(x, s->loop.cond, &pre);
+    x->fn->indent--;
+    if (!pre.n) {
+        emit_line(x, "while (%s) {", c);
+        emit_block(x, s->loop.body, true);
+        emit_line(x, "}");
+        return;
+    }
+    emit_line(x, "for (;;) {");
+    buf_append(x->a, x->fn->out, &pre);
+    x->fn->indent++;
+    emit_line(x, "if (!(%s))", c);
+    emit_line(x, "    break;");
+    emit_line(x, "{");
+    emit_block(x, s->loop.body, true);
+    emit_line(x, "}");
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+/* Everything a function does on its way out, after the value is known. */
+static void release_for_return(Ex *x)
+{
+    release_until_loop(x, true);
+    if (x->fn->has_envs && x->fn->free_envs)
+        emit_line(x, "cn_env_free_all(&cn_envs);");
+}
+
+static bool has_releases(Ex *x)
+{
+    for (EScope *s = x->fn->scope; s; s = s->up)
+        if (s->releases.n)
+            return true;
+    return x->fn->has_envs && x->fn->free_envs;
+}
+
+/* return e: the value is computed before anything is released (it may read
+ * a buffer), then every owner of the function is released. */
+static void emit_return(Ex *x, Node *s)
+{
+    Node *e = s->unary.a;
+    if (!e) {
+        release_for_return(x);
+        emit_line(x, "return;");
+        return;
+    }
+    const char *v = emit_expr(x, e);
+    if (!has_releases(x)) {
+        emit_line(x, "return %s;", v);
+        return;
+    }
+    emit_line(x, "{");
+    x->fn->indent++;
+    emit_line(x, "const %s cn_ret = %s;", emit_ctype(x, x->fn->ret), v);
+    release_for_return(x);
+    emit_line(x, "return cn_ret;");
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+static void emit_const_stmt(Ex *x, Node *s)
+{
+    Sym *sym = s->let.sym;
+    if (sym && sym->has_value)
+        return;   /* every use is replaced by its value */
+    emit_let(x, s);
+}
+
+static void emit_stmt(Ex *x, Node *s)
+{
+    if (s->kind != N_BLOCK && s->kind != N_UNSAFE)
+        emit_loc(x, s);
+    switch (s->kind) {
+    case N_BLOCK:
+    case N_UNSAFE:
+        emit_line(x, "{");
+        emit_block(x, s, false);
+        emit_line(x, "}");
+        break;
+    case N_LET: emit_let(x, s); break;
+    case N_CONST: emit_const_stmt(x, s); break;
+    case N_BUFFER: emit_buffer(x, s); break;
+    case N_ASSIGN: emit_assign(x, s); break;
+    case N_EXPR_STMT: emit_expr_stmt(x, s); break;
+    case N_IF: emit_if(x, s); break;
+    case N_FOR: emit_for(x, s); break;
+    case N_PARALLEL: emit_parallel(x, s); break;
+    case N_WHILE: emit_while(x, s); break;
+    case N_BREAK:
+        release_until_loop(x, false);
+        emit_line(x, "break;");
+        break;
+    case N_CONTINUE:
+        release_until_loop(x, false);
+        emit_line(x, "continue;");
+        break;
+    case N_RETURN: emit_return(x, s); break;
+    default:
+        die("emit: %s statements are not lowered to C yet", node_kind_name(s->kind));
+    }
+}
+
+/* ------------------------------------------------------------ functions */
+
+/* Does this function body make closures (not counting those inside the
+ * closures it makes, which are theirs)? */
+static bool has_closure_in(Node *n, int depth);
+
+static bool any_closure(const Vec *v, int depth)
+{
+    for (int i = 0; i < v->n; i++)
+        if (has_closure_in(v->v[i], depth))
+            return true;
+    return false;
+}
+
+static bool has_closure_in(Node *n, int depth)
+{
+    if (!n)
+        return false;
+    switch (n->kind) {
+    case N_CLOSURE: return depth == 0 ? true : false;
+    case N_UNARY: case N_EXPR_STMT: case N_RETURN: return has_closure_in(n->unary.a, depth);
+    case N_BINARY: return has_closure_in(n->binary.a, depth) || has_closure_in(n->binary.b, depth);
+    case N_CALL:
+        return has_closure_in(n->call.callee, depth) || any_closure(&n->call.args, depth);
+    case N_INDEX: return has_closure_in(n->index.base, depth) || has_closure_in(n->index.index, depth);
+    case N_SLICE:
+        return has_closure_in(n->slice.base, depth) || has_closure_in(n->slice.lo, depth) ||
+               has_closure_in(n->slice.hi, depth);
+    case N_FIELD: return has_closure_in(n->field.base, depth);
+    case N_COLLECT:
+        return has_closure_in(n->collect.dest, depth) || has_closure_in(n->collect.extent, depth) ||
+               has_closure_in(n->collect.keep, depth) || has_closure_in(n->collect.value, depth);
+    case N_BLOCK: case N_UNSAFE: return any_closure(&n->block.stmts, depth);
+    case N_LET: case N_CONST: return has_closure_in(n->let.init, depth);
+    case N_BUFFER: return has_closure_in(n->buffer.size, depth);
+    case N_ASSIGN: return has_closure_in(n->assign.lhs, depth) || has_closure_in(n->assign.rhs, depth);
+    case N_IF:
+        return has_closure_in(n->if_.cond, depth) || has_closure_in(n->if_.then, depth) ||
+               has_closure_in(n->if_.els, depth);
+    case N_FOR: case N_WHILE: case N_PARALLEL:
+        return has_closure_in(n->loop.lo, depth) || has_closure_in(n->loop.hi, depth) ||
+               has_closure_in(n->loop.cond, depth) || has_closure_in(n->loop.body, depth);
+    default: return false;
+    }
+}
+
+bool emit_has_closure(Node *n)
+{
+    return has_closure_in(n, 0);
+}
+
+/* The body of a function or closure, after its header line: its own
+ * output, scope and closure list, appended to the definitions when done. */
+void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const char *header)
+{
+    (void)cname;
+    Buf out = {0};
+    EFn f = {0};
+    f.fn = fn;
+    f.ret = emit_fn_ret(fn);
+    f.out = &out;
+    f.indent = 1;
+    f.captures = captures;
+    f.has_envs = emit_has_closure(fn->fn.body);
+    f.free_envs = !type_has_fn(f.ret);
+    EFn *saved = x->fn;
+    x->fn = &f;
+    buf_printf(x->a, &out, "%s\n{\n", header);
+    if (captures && captures->n)
+        emit_line(x, "struct cn_env_%s *cn_env = (struct cn_env_%s *)cn_envp;", cname, cname);
+    else if (fn->kind == N_CLOSURE)
+        emit_line(x, "(void)cn_envp;");
+    if (f.has_envs && f.free_envs)
+        emit_line(x, "cn_env_head *cn_envs = NULL;");
+    if (fn->fn.expr_body) {
+        Node ret = {0};
+        ret.kind = N_RETURN;
+        ret.span = fn->fn.body->span;
+        ret.unary.a = f.ret->kind == TY_VOID ? NULL : fn->fn.body;
+        EScope *root = scope_open(x, false);
+        emit_loc(x, fn->fn.body);
+        if (!ret.unary.a)
+            emit_line(x, "%s;", emit_expr(x, fn->fn.body));
+        emit_return(x, &ret);
+        x->fn->scope = root->up;
+    } else {
+        emit_block_inner(x, fn->fn.body, false);
+        Vec *st = &fn->fn.body->block.stmts;
+        if (f.has_envs && f.free_envs && !(st->n && is_jump(st->v[st->n - 1])))
+            emit_line(x, "cn_env_free_all(&cn_envs);");
+    }
+    buf_printf(x->a, &out, "}\n\n");
+    x->fn = saved;
+    buf_append(x->a, &x->defs, &out);
+}
+
+static bool vec_has_name(const Vec *v, const char *name)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i] && !strcmp(v->v[i], name))
+            return true;
+    return false;
+}
+
+static bool fn_is_emitted(const Node *fn)
+{
+    if (fn->fn.is_extern || !fn->fn.body)
+        return false;
+    return !(fn->fn.generics.n > 0 && !fn->fn.is_instance);
+}
+
+static void emit_fn(Ex *x, Node *fn)
+{
+    if (!fn_is_emitted(fn))
+        return;
+    if (!fn->fn.cname)
+        die("emit: function %s has no C name", fn->fn.id);
+    Buf params = {0};
+    emit_params_decl(x, fn, &params, false);
+    const char *header = arena_printf(x->a, "static %s %s(%s)", emit_ctype(x, emit_fn_ret(fn)),
+                                      fn->fn.cname, params.s);
+    buf_printf(x->a, &x->protos, "%s;\n", header);
+    emit_fn_body(x, fn, fn->fn.cname, NULL, header);
+}
+
+/* ----------------------------------------------------------------- entry */
+
+static Node *find_main(const Check *c)
+{
+    for (int i = 0; i < c->fns.n; i++) {
+        Node *fn = c->fns.v[i];
+        if (fn->fn.id && !strcmp(fn->fn.id, "main") && !fn->fn.is_test)
+            return fn;
+    }
+    return NULL;
+}
+
+static void emit_c_main(Ex *x)
+{
+    Node *m = find_main(x->e->check);
+    if (!m)
+        return;
+    Buf *d = &x->defs;
+    buf_printf(x->a, d, "int main(int argc, char **argv)\n{\n    (void)argc;\n    (void)argv;\n");
+    if (emit_fn_ret(m)->kind == TY_VOID)
+        buf_printf(x->a, d, "    %s();\n    return 0;\n}\n", m->fn.cname);
+    else
+        buf_printf(x->a, d, "    return (int)%s();\n}\n", m->fn.cname);
+}
+
+/* The test runner's entry: argv[1] names the test fn to run (exit 0 when it
+ * returns; a failing guard aborts); --list, or no argument, prints their
+ * names, one a line. */
+static void emit_test_main(Ex *x)
+{
+    Buf *d = &x->defs;
+    const Vec *fns = &x->e->check->fns;
+    buf_printf(x->a, d, "int main(int argc, char **argv)\n{\n");
+    buf_printf(x->a, d, "    if (argc < 2 || strcmp(argv[1], \"--list\") == 0) {\n");
+    Vec tests = {0}, names = {0};
+    for (int i = 0; i < fns->n; i++) {
+        Node *fn = fns->v[i];
+        if (!fn->fn.is_test || vec_has_name(&names, fn->fn.cname))
+            continue;
+        vec_push(x->a, &names, (void *)fn->fn.cname);
+        vec_push(x->a, &tests, fn);
+    }
+    for (int i = 0; i < tests.n; i++)
+        buf_printf(x->a, d, "        puts(%s);\n", emit_str_lit(x, ((Node *)tests.v[i])->fn.id));
+    buf_printf(x->a, d, "        return argc < 2 ? 2 : 0;\n    }\n");
+    for (int i = 0; i < tests.n; i++) {
+        Node *fn = tests.v[i];
+        buf_printf(x->a, d, "    if (strcmp(argv[1], %s) == 0) {\n        %s();\n        return 0;\n    }\n",
+                   emit_str_lit(x, fn->fn.id), fn->fn.cname);
+    }
+    buf_printf(x->a, d, "    fprintf(stderr, \"no test named %%s\\n\", argv[1]);\n    return 2;\n}\n");
+}
+
+void emit_program(Emit *e)
+{
+    Ex x = {0};
+    x.e = e;
+    x.a = e->arena;
+    const char *name = "program.cairn";
+    if (e->check->program && e->check->program->span.src && e->check->program->span.src->name)
+        name = e->check->program->span.src->name;
+    x.file_lit = emit_str_lit(&x, name);
+    Vec done = {0};   /* C names written: a function listed twice is written once */
+    for (int i = 0; i < e->check->fns.n; i++) {
+        Node *fn = e->check->fns.v[i];
+        if (fn->fn.cname && vec_has_name(&done, fn->fn.cname))
+            continue;
+        vec_push(x.a, &done, (void *)fn->fn.cname);
+        emit_fn(&x, fn);
+    }
+    if (e->test_main)
+        emit_test_main(&x);
+    else if (e->with_main)
+        emit_c_main(&x);
+    fprintf(e->out, "/* Generated by cairn from %s: C17 and C++17. Do not edit. */\n", name);
+    fprintf(e->out, "#include \"cairn_rt.h\"\n\n");
+    fprintf(e->out, "/* The location of a guard: source name, line, column. */\n");
+    fprintf(e->out, "#define CN_FILE %s\n#define CN_AT(line, col) CN_FILE, line, col\n\n", x.file_lit);
+    fwrite(x.types.s ? x.types.s : "", 1, x.types.n, e->out);
+    fwrite(x.protos.s ? x.protos.s : "", 1, x.protos.n, e->out);
+    fprintf(e->out, "\n");
+    fwrite(x.defs.s ? x.defs.s : "", 1, x.defs.n, e->out);
+}

@@ -1,0 +1,82 @@
+/*
+ * emit.h: what the emitter's files (emit.c: program, types, functions and
+ * statements; emit_expr.c: expressions, calls, collectors and closures)
+ * share and nobody else needs. The entry point is emit_program in cairn.h.
+ *
+ * Output is built in memory buffers, one per section of the C file (type
+ * definitions, prototypes, definitions) and one per function being written,
+ * because emitting one function can ask for things that must come earlier in
+ * the file (a struct for Array[f32, 4], a closure's environment, the adapter
+ * that makes a named function a value).
+ */
+#ifndef CAIRN_EMIT_H
+#define CAIRN_EMIT_H
+
+#include "cairn.h"
+
+/* A growable string in the arena. */
+typedef struct {
+    char *s;
+    size_t n, cap;
+} Buf;
+
+/* The owners of one C block: the release statements its buffers need at
+ * every exit, and whether it is a loop body (where break and continue stop
+ * releasing). */
+typedef struct EScope EScope;
+struct EScope {
+    EScope *up;
+    Vec releases;         /* const char*: "cn_release_f32(x);" in declaration order */
+    bool loop_body;
+};
+
+/* One C function being written: a CAIRN function, a closure, or a helper. */
+typedef struct {
+    Node *fn;             /* N_FN or N_CLOSURE; NULL for a helper */
+    Type *ret;            /* TY_VOID when it gives no value */
+    EScope *scope;        /* innermost */
+    Buf *out;             /* where statements go (swapped to capture hoists) */
+    int indent;
+    bool has_envs;        /* declares cn_envs: it makes closures */
+    bool free_envs;       /* frees them at each exit: no function value can leave it */
+    const Vec *captures;  /* Sym*: names read through cn_env (a closure); NULL otherwise */
+} EFn;
+
+typedef struct {
+    Emit *e;
+    Arena *a;
+    Buf types;            /* typedefs, env structs: first */
+    Buf protos;           /* every function's prototype */
+    Buf defs;             /* every function's definition */
+    Vec type_names;       /* const char*: typedefs written */
+    Vec adapters;         /* Node* N_FN: has a __val adapter */
+    Vec wrappers;         /* Node* N_FN: has a __chk wrapper */
+    EFn *fn;              /* the function being written */
+    int next_tmp;
+    int next_closure;
+    const char *file_lit; /* the source name as a C string literal */
+} Ex;
+
+/* ---- emit.c */
+void buf_printf(Arena *a, Buf *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void buf_append(Arena *a, Buf *dst, const Buf *src);
+void emit_line(Ex *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *emit_tmp(Ex *x, const char *what);
+const char *emit_ctype(Ex *x, Type *t);
+const char *emit_suffix(const Type *t);
+const char *emit_str_lit(Ex *x, const char *s);
+const char *emit_at(Ex *x, Span at);
+Type *emit_fn_ret(Node *fn);
+Type *emit_param_type(Node *param);
+void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const char *header);
+void emit_block(Ex *x, Node *b, bool loop_body);
+bool emit_has_closure(Node *n);
+
+/* ---- emit_expr.c */
+const char *emit_expr(Ex *x, Node *e);
+const char *emit_addr(Ex *x, Node *lvalue);
+const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag);
+bool emit_is_impure(const Node *e);
+void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
+
+#endif

@@ -1,0 +1,480 @@
+/*
+ * lex.c: source text to tokens.
+ *
+ * The lexer makes one pass over the text with a cursor and never backs up
+ * more than one character. It keeps the start of the current line, so a
+ * token's column is a subtraction, not a count.
+ *
+ * Speed matters (the front end must check well over a million lines a
+ * second), so: the token array grows by doubling, names are copied once
+ * into the arena (one allocation a token, never one a character), and a
+ * keyword is found by a switch on the name's length and first letter and
+ * one memcmp, not by a search through the table.
+ *
+ * Numbers follow notes/SYNTAX.md 21: decimal or hex integers with `_`
+ * separators, and floats with a digit on both sides of the point or an
+ * exponent. A point followed by another point is a range (`0..3`), and a
+ * point followed by a letter is a field, so neither starts a fraction.
+ *
+ * Errors (a stray character, an unterminated string, a bad escape) are
+ * E-PARSE: the lexer reports them, skips what it cannot read and goes on,
+ * so that one run shows every error. The list always ends with T_EOF.
+ */
+#include "cairn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const tok_names[] = {
+#define X(id, s) s,
+    TOKENS(X)
+#undef X
+};
+
+const char *tok_name(TokKind k)
+{
+    if ((int)k < 0 || k >= T_NKINDS)
+        return "?";
+    return tok_names[k];
+}
+
+typedef struct {
+    Arena *arena;
+    Sink *sink;
+    const Source *src;
+    const char *p;            /* cursor */
+    const char *end;
+    const char *line_start;
+    int line;
+    Token *toks;
+    int n, cap;
+    bool pending_error;       /* an error since the last token: mark the next */
+    bool counting;            /* first pass: count tokens, store and report nothing */
+    Token scratch;            /* where the counting pass "pushes" */
+} Lexer;
+
+/* Every lexer error marks the next token, so the parser does not report the
+ * gap the bad character left (`let a = 3 # 4;` is one error, not two). */
+static void lex_error(Lexer *lx, Span at, const char *help, const char *fmt, ...)
+{
+    if (lx->counting)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(lx->sink, at, E_PARSE, help, "%s", msg);
+    lx->pending_error = true;
+}
+
+/* Character classes by table: one load a character in the hot loops. */
+enum { C_ALPHA = 1, C_DIGIT = 2 };
+static const unsigned char char_class[256] = {
+    ['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
+    ['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
+    ['_'] = C_ALPHA,
+    ['a'] = C_ALPHA, ['b'] = C_ALPHA, ['c'] = C_ALPHA, ['d'] = C_ALPHA, ['e'] = C_ALPHA,
+    ['f'] = C_ALPHA, ['g'] = C_ALPHA, ['h'] = C_ALPHA, ['i'] = C_ALPHA, ['j'] = C_ALPHA,
+    ['k'] = C_ALPHA, ['l'] = C_ALPHA, ['m'] = C_ALPHA, ['n'] = C_ALPHA, ['o'] = C_ALPHA,
+    ['p'] = C_ALPHA, ['q'] = C_ALPHA, ['r'] = C_ALPHA, ['s'] = C_ALPHA, ['t'] = C_ALPHA,
+    ['u'] = C_ALPHA, ['v'] = C_ALPHA, ['w'] = C_ALPHA, ['x'] = C_ALPHA, ['y'] = C_ALPHA,
+    ['z'] = C_ALPHA,
+    ['A'] = C_ALPHA, ['B'] = C_ALPHA, ['C'] = C_ALPHA, ['D'] = C_ALPHA, ['E'] = C_ALPHA,
+    ['F'] = C_ALPHA, ['G'] = C_ALPHA, ['H'] = C_ALPHA, ['I'] = C_ALPHA, ['J'] = C_ALPHA,
+    ['K'] = C_ALPHA, ['L'] = C_ALPHA, ['M'] = C_ALPHA, ['N'] = C_ALPHA, ['O'] = C_ALPHA,
+    ['P'] = C_ALPHA, ['Q'] = C_ALPHA, ['R'] = C_ALPHA, ['S'] = C_ALPHA, ['T'] = C_ALPHA,
+    ['U'] = C_ALPHA, ['V'] = C_ALPHA, ['W'] = C_ALPHA, ['X'] = C_ALPHA, ['Y'] = C_ALPHA,
+    ['Z'] = C_ALPHA,
+};
+static bool is_alpha(int c) { return char_class[(unsigned char)c] & C_ALPHA; }
+static bool is_digit(int c) { return char_class[(unsigned char)c] & C_DIGIT; }
+static bool is_alnum(int c) { return char_class[(unsigned char)c] != 0; }
+
+static int hex_value(int c)
+{
+    if (is_digit(c))
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static Span span_at(Lexer *lx, const char *start, int len)
+{
+    Span s = {lx->src, lx->line, (int)(start - lx->line_start) + 1, len > 0 ? len : 1};
+    return s;
+}
+
+static Token *push(Lexer *lx, TokKind k, const char *start)
+{
+    if (lx->counting) {
+        lx->n++;
+        return &lx->scratch;
+    }
+    if (lx->n == lx->cap) {
+        int cap = lx->cap * 2;
+        Token *nt = arena_alloc(lx->arena, (size_t)cap * sizeof *nt);
+        memcpy(nt, lx->toks, (size_t)lx->n * sizeof *nt);
+        lx->toks = nt;
+        lx->cap = cap;
+    }
+    Token *t = &lx->toks[lx->n++];   /* zeroed by the arena */
+    t->kind = k;
+    t->span = span_at(lx, start, (int)(lx->p - start));
+    t->after_error = lx->pending_error;
+    lx->pending_error = false;
+    return t;
+}
+
+/* A keyword, or T_IDENT. The switch on length and first letter leaves at
+ * most two candidates, each checked with one memcmp. */
+static TokKind keyword(const char *s, size_t n)
+{
+#define KW(word, kind)                                                       \
+    if (n == sizeof word - 1 && !memcmp(s, word, n))                         \
+        return kind;
+    switch (s[0]) {
+    case 'a': KW("after", K_AFTER) KW("asm", K_ASM) break;
+    case 'b': KW("break", K_BREAK) KW("blocks", K_BLOCKS) KW("barrier", K_BARRIER)
+              KW("buffer", K_BUFFER) break;
+    case 'c': KW("const", K_CONST) KW("continue", K_CONTINUE) KW("compact", K_COMPACT) break;
+    case 'd': KW("depth", K_DEPTH) KW("derive", K_DERIVE) break;
+    case 'e': KW("else", K_ELSE) KW("extern", K_EXTERN) KW("effects", K_EFFECTS) break;
+    case 'f': KW("fn", K_FN) KW("for", K_FOR) KW("false", K_FALSE) break;
+    case 'i': KW("if", K_IF) KW("in", K_IN) break;
+    case 'k': KW("kernel", K_KERNEL) break;
+    case 'l': KW("let", K_LET) KW("layout", K_LAYOUT) KW("launch", K_LAUNCH) KW("lock", K_LOCK) break;
+    case 'm': KW("mut", K_MUT) break;
+    case 'p': KW("parallel", K_PARALLEL) KW("pipeline", K_PIPELINE) KW("plan", K_PLAN) break;
+    case 'r': KW("return", K_RETURN) KW("reduce", K_REDUCE) break;
+    case 's': KW("scan", K_SCAN) KW("spawn", K_SPAWN) KW("shared", K_SHARED) break;
+    case 't': KW("threads", K_THREADS) KW("then", K_THEN) KW("task", K_TASK) KW("test", K_TEST)
+              KW("true", K_TRUE) break;
+    case 'u': KW("unsafe", K_UNSAFE) break;
+    case 'w': KW("while", K_WHILE) KW("warp", K_WARP) break;
+    case 'y': KW("yield", K_YIELD) break;
+    case 'z': KW("zeroed", K_ZEROED) break;
+    default: break;
+    }
+#undef KW
+    return T_IDENT;
+}
+
+static void lex_name(Lexer *lx)
+{
+    const char *start = lx->p;
+    while (lx->p < lx->end && is_alnum(*lx->p))
+        lx->p++;
+    size_t n = (size_t)(lx->p - start);
+    if (lx->counting) {
+        lx->n++;
+        return;
+    }
+    TokKind k = keyword(start, n);
+    Token *t = push(lx, k, start);
+    t->text = k == T_IDENT ? arena_strndup(lx->arena, start, n) : tok_names[k];
+}
+
+/* digits [_ digits]* in base 10 or 16: value, saturating, with overflow. */
+static void scan_int_digits(Lexer *lx, int base, uint64_t *v, bool *overflow)
+{
+    for (; lx->p < lx->end; lx->p++) {
+        int c = *lx->p;
+        if (c == '_')
+            continue;
+        int d = base == 16 ? hex_value(c) : (is_digit(c) ? c - '0' : -1);
+        if (d < 0)
+            break;
+        if (*v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            *overflow = true;
+        else
+            *v = *v * (uint64_t)base + (uint64_t)d;
+    }
+    if (*overflow)
+        *v = UINT64_MAX;
+}
+
+static void skip_digits(Lexer *lx)
+{
+    while (lx->p < lx->end && (is_digit(*lx->p) || *lx->p == '_'))
+        lx->p++;
+}
+
+/* The exponent `e[+-]d+` at the cursor, or nothing (then the cursor stays). */
+static bool scan_exponent(Lexer *lx)
+{
+    const char *q = lx->p;
+    if (q >= lx->end || (*q != 'e' && *q != 'E'))
+        return false;
+    q++;
+    if (q < lx->end && (*q == '+' || *q == '-'))
+        q++;
+    if (q >= lx->end || !is_digit(*q))
+        return false;
+    lx->p = q;
+    skip_digits(lx);
+    return true;
+}
+
+static double float_value(Lexer *lx, const char *start, size_t n)
+{
+    char buf[128];
+    char *heap = NULL, *b = buf;
+    if (n + 1 > sizeof buf)
+        b = heap = arena_alloc(lx->arena, n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (start[i] != '_')
+            b[k++] = start[i];
+    b[k] = '\0';
+    (void)heap;
+    return strtod(b, NULL);
+}
+
+/* A letter straight after a number (`12ab`, `0x`) is an error, not two tokens. */
+static void check_number_end(Lexer *lx, const char *start)
+{
+    if (lx->p >= lx->end || !is_alpha(*lx->p))
+        return;
+    const char *bad = lx->p;
+    while (lx->p < lx->end && is_alnum(*lx->p))
+        lx->p++;
+    lex_error(lx, span_at(lx, start, (int)(lx->p - start)),
+               "a number is digits (decimal or 0x hex, `_` between them), a point and digits, "
+               "or an exponent such as e-9",
+               "invalid character `%c` in number `%.*s`", *bad, (int)(lx->p - start), start);
+}
+
+static void lex_number(Lexer *lx)
+{
+    const char *start = lx->p;
+    uint64_t v = 0;
+    bool overflow = false;
+    if (lx->p + 1 < lx->end && lx->p[0] == '0' && (lx->p[1] == 'x' || lx->p[1] == 'X')) {
+        lx->p += 2;
+        if (lx->p >= lx->end || hex_value(*lx->p) < 0) {
+            check_number_end(lx, start);
+            if (lx->p == start + 2)
+                lex_error(lx, span_at(lx, start, 2), NULL,
+                           "expected hex digits after `0x`");
+        }
+        scan_int_digits(lx, 16, &v, &overflow);
+    } else {
+        const char *digits = lx->p;
+        skip_digits(lx);
+        bool is_float = false;
+        if (lx->p + 1 < lx->end && lx->p[0] == '.' && is_digit(lx->p[1])) {
+            lx->p++;
+            skip_digits(lx);
+            scan_exponent(lx);
+            is_float = true;
+        } else if (scan_exponent(lx)) {
+            is_float = true;
+        }
+        if (is_float) {
+            size_t n = (size_t)(lx->p - start);
+            Token *t = push(lx, T_FLOAT, start);
+            if (!lx->counting) {
+                t->text = arena_strndup(lx->arena, start, n);
+                t->fval = float_value(lx, start, n);
+            }
+            check_number_end(lx, start);
+            return;
+        }
+        const char *save = lx->p;
+        lx->p = digits;
+        scan_int_digits(lx, 10, &v, &overflow);
+        lx->p = save;
+    }
+    Token *t = push(lx, T_INT, start);
+    if (!lx->counting)
+        t->text = arena_strndup(lx->arena, start, (size_t)(lx->p - start));
+    t->ival = v;
+    t->ival_overflow = overflow;
+    check_number_end(lx, start);
+}
+
+/* One escape after a backslash; returns the character it stands for. */
+static char lex_escape(Lexer *lx, const char *bs)
+{
+    char c = *lx->p++;
+    switch (c) {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case '\\': return '\\';
+    case '"': return '"';
+    case '0': return '\0';
+    default:
+        lex_error(lx, span_at(lx, bs, 2),
+                   "the escapes are \\n \\t \\\\ \\\" and \\0", "unknown escape `\\%c` in string", c);
+        return c;
+    }
+}
+
+/* "..." on one line. The decoded text is never longer than the source. */
+static void lex_string(Lexer *lx)
+{
+    const char *start = lx->p++;
+    size_t cap = 0;
+    const char *q = lx->p;
+    while (q < lx->end && *q != '"' && *q != '\n') {
+        if (*q == '\\' && q + 1 < lx->end && q[1] != '\n')
+            q++;
+        q++;
+        cap++;
+    }
+    char *buf = lx->counting ? NULL : arena_alloc(lx->arena, cap + 1);
+    if (lx->counting) {
+        lx->p = q;
+        if (lx->p < lx->end && *lx->p == '"')
+            lx->p++;
+        lx->n++;
+        return;
+    }
+    size_t n = 0;
+    while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
+        const char *c = lx->p++;
+        if (*c == '\\' && lx->p < lx->end && *lx->p != '\n')
+            buf[n++] = lex_escape(lx, c);
+        else
+            buf[n++] = *c;
+    }
+    bool closed = lx->p < lx->end && *lx->p == '"';
+    if (closed)
+        lx->p++;
+    else
+        lex_error(lx, span_at(lx, start, 1),
+                   "a string ends with `\"` on the line where it starts", "unterminated string");
+    buf[n] = '\0';
+    Token *t = push(lx, T_STRING, start);
+    t->text = arena_strndup(lx->arena, start, (size_t)(lx->p - start));
+    t->sval = buf;
+    if (!closed)
+        lx->pending_error = true;   /* what the string swallowed is missing */
+}
+
+/* Two-character punctuation first, then one-character. */
+static TokKind punct(const char *p, const char *end, int *len)
+{
+    char c = p[0], d = p + 1 < end ? p[1] : '\0';
+    *len = 2;
+    switch (c) {
+    case '.': if (d == '.') return T_DOTDOT; break;
+    case '-': if (d == '>') return T_ARROW; if (d == '=') return T_MINUSEQ; break;
+    case '+': if (d == '=') return T_PLUSEQ; break;
+    case '*': if (d == '=') return T_STAREQ; break;
+    case '/': if (d == '=') return T_SLASHEQ; break;
+    case '%': if (d == '=') return T_PERCENTEQ; break;
+    case '=': if (d == '=') return T_EQ; break;
+    case '!': if (d == '=') return T_NE; break;
+    case '<': if (d == '=') return T_LE; break;
+    case '>': if (d == '=') return T_GE; break;
+    case '&': if (d == '&') return T_ANDAND; break;
+    case '|': if (d == '|') return T_OROR; break;
+    default: break;
+    }
+    *len = 1;
+    switch (c) {
+    case '(': return T_LPAREN; case ')': return T_RPAREN;
+    case '{': return T_LBRACE; case '}': return T_RBRACE;
+    case '[': return T_LBRACK; case ']': return T_RBRACK;
+    case ',': return T_COMMA; case ';': return T_SEMI; case ':': return T_COLON;
+    case '.': return T_DOT; case '@': return T_AT;
+    case '+': return T_PLUS; case '-': return T_MINUS; case '*': return T_STAR;
+    case '/': return T_SLASH; case '%': return T_PERCENT;
+    case '&': return T_AMP; case '|': return T_PIPE; case '^': return T_CARET;
+    case '!': return T_BANG; case '~': return T_TILDE; case '=': return T_ASSIGN;
+    case '<': return T_LT; case '>': return T_GT;
+    default: *len = 0; return T_EOF;
+    }
+}
+
+static void lex_bad_char(Lexer *lx)
+{
+    const char *start = lx->p;
+    unsigned char c = (unsigned char)*lx->p;
+    /* Skip a whole UTF-8 sequence so the error names one character once. */
+    lx->p++;
+    if (c >= 0x80)
+        while (lx->p < lx->end && ((unsigned char)*lx->p & 0xC0) == 0x80)
+            lx->p++;
+    if (c >= 0x20 && c < 0x7f)
+        lex_error(lx, span_at(lx, start, 1), NULL, "unexpected character `%c`", c);
+    else if (c >= 0x80)
+        lex_error(lx, span_at(lx, start, 1), "CAIRN source is ASCII outside strings and comments",
+                   "unexpected character `%.*s`", (int)(lx->p - start), start);
+    else
+        lex_error(lx, span_at(lx, start, 1), NULL, "unexpected character 0x%02x", c);
+}
+
+/* Whitespace and // comments. */
+static void skip_space(Lexer *lx)
+{
+    while (lx->p < lx->end) {
+        char c = *lx->p;
+        if (c == '\n') {
+            lx->p++;
+            lx->line++;
+            lx->line_start = lx->p;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            lx->p++;
+        } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+            while (lx->p < lx->end && *lx->p != '\n')
+                lx->p++;
+        } else {
+            return;
+        }
+    }
+}
+
+static void lex_one(Lexer *lx)
+{
+    char c = *lx->p;
+    if (is_alpha(c)) {
+        lex_name(lx);
+    } else if (is_digit(c)) {
+        lex_number(lx);
+    } else if (c == '"') {
+        lex_string(lx);
+    } else {
+        int len;
+        TokKind k = punct(lx->p, lx->end, &len);
+        if (!len) {
+            lex_bad_char(lx);
+            return;
+        }
+        const char *start = lx->p;
+        lx->p += len;
+        push(lx, k, start)->text = tok_names[k];
+    }
+}
+
+static void lex_all(Lexer *lx)
+{
+    for (;;) {
+        skip_space(lx);
+        if (lx->p >= lx->end)
+            break;
+        lex_one(lx);
+    }
+}
+
+/* Two passes: the first counts the tokens, so the array is allocated once
+ * at its size. The arena zeroes what it hands out, so a doubling array
+ * would touch about three times the memory, and on a large file touching
+ * fresh memory is most of the cost. */
+TokenList lex_source(Arena *a, Sink *s, const Source *src)
+{
+    Lexer lx = {a, s, src, src->text, src->text + src->len, src->text, 1, NULL, 0, 0, false, true, {0}};
+    lex_all(&lx);
+    Lexer run = {a, s, src, src->text, src->text + src->len, src->text, 1, NULL, 0, 0, false, false, {0}};
+    run.cap = lx.n + 1;
+    run.toks = arena_alloc(a, (size_t)run.cap * sizeof *run.toks);
+    lex_all(&run);
+    push(&run, T_EOF, run.p)->text = tok_names[T_EOF];
+    TokenList tl = {run.toks, run.n};
+    return tl;
+}

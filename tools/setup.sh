@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building and testing CAIRN needs on a fresh Debian machine, when it is missing.
+# Idempotent and quiet when everything is there.
+set -euo pipefail
+need=()
+command -v cc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+command -v clang >/dev/null || need+=(clang)
+# ASan/UBSan runtimes come with gcc (libasan, libubsan); check by linking a tiny program.
+tmp=$(mktemp -d)
+echo 'int main(void){return 0;}' >"$tmp/t.c"
+cc -fsanitize=address,undefined -o "$tmp/t" "$tmp/t.c" 2>/dev/null || need+=(libasan8 libubsan1)
+rm -rf "$tmp"
+if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "setup: installing ${need[*]}" >&2
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+        echo "setup: missing ${need[*]}: install them (Debian: apt-get install ${need[*]})" >&2
+        exit 2
+    fi
+fi
