@@ -117,9 +117,26 @@ Sym *scope_find(Ctx *x, const char *id, Scope **where)
 
 /* ------------------------------------------------------------ symbols */
 
+/* prefix_id_N, built by hand: one per local, on the hot path. */
 const char *fresh_cname(Ctx *x, const char *prefix, const char *id)
 {
-    return arena_printf(x->a, "%s_%s_%d", prefix, id ? id : "t", ++x->next_id);
+    char num[24];
+    int k = sizeof num;
+    unsigned v = (unsigned)++x->next_id;
+    num[--k] = 0;
+    do
+        num[--k] = (char)('0' + v % 10);
+    while ((v /= 10) && k > 0);
+    if (!id)
+        id = "t";
+    size_t lp = strlen(prefix), li = strlen(id), ln = sizeof num - 1 - (size_t)k;
+    char *s = arena_alloc(x->a, lp + li + ln + 3);
+    memcpy(s, prefix, lp);
+    s[lp] = '_';
+    memcpy(s + lp + 1, id, li);
+    s[lp + 1 + li] = '_';
+    memcpy(s + lp + li + 2, num + k, ln + 1);
+    return s;
 }
 
 Sym *sym_new(Ctx *x, SymKind k, const char *id, Node *decl, Type *ty)
@@ -254,6 +271,15 @@ static void report_deferred(Ctx *x)
 
 void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding)
 {
+    /* Seen already? Compared by kinds and strings, before any formatting:
+     * this runs for every float operator. */
+    for (int i = 0; i < x->nnum; i++) {
+        NumSeen *n = &x->num_seen[i];
+        if (n->from == from->kind && n->to == to->kind && strcmp(n->op, op) == 0 && strcmp(n->rounding, rounding) == 0)
+            return;
+    }
+    if (x->nnum < (int)(sizeof x->num_seen / sizeof *x->num_seen))
+        x->num_seen[x->nnum++] = (NumSeen){op, rounding, from->kind, to->kind};
     const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": \"%s\"}",
                                  op, type_str(x->a, from), type_str(x->a, to), rounding);
     /* A handful of distinct kinds at most (ops x types): a walk is fine. */

@@ -50,6 +50,11 @@ typedef struct {
 } StrMap;
 
 typedef struct {
+    const char *op, *rounding;
+    TypeKind from, to;
+} NumSeen;
+
+typedef struct {
     Check *c;
     Arena *a;
     Sink *sink;
@@ -70,6 +75,8 @@ typedef struct {
     bool generic_unknown; /* checking a generic with its parameters unknown */
     Type *resolving;      /* marker in Sym.ty: a const being evaluated (cycles) */
     Sym *builtin_syms[B_NBUILTINS];
+    NumSeen num_seen[256];   /* numerics already listed (ops x types: a few dozen) */
+    int nnum;
 } Ctx;
 
 /* ---- check.c: scopes, names, declarations, generics */
@@ -96,6 +103,7 @@ Type *check_closure(Ctx *x, Node *e, Type *expected);
 /* ---- check_expr.c: expressions */
 Type *check_expr(Ctx *x, Node *e, Type *expected);
 Type *check_expect(Ctx *x, Node *e, Type *want, const char *what);
+Type *check_expectf(Ctx *x, Node *e, Type *want, const char *fmt, const char *a, const char *b, const Node *node);
 bool is_untyped(const Node *e);
 bool untyped_is_float(const Node *e);
 Type *check_same(Ctx *x, Node **es, int n, Type *expected, Type **types);

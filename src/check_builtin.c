@@ -16,11 +16,14 @@ static Node *arg(Node *e, int i)
     return e->call.args.v[i];
 }
 
+/* shape: how a call is written; "%s" in it stands for the built-in's name
+ * (formatted only for a report). */
 static bool want_args(Ctx *x, Node *e, int n, const char *shape)
 {
     if (e->call.args.n == n)
         return true;
-    diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s", shape), "%s takes %d argument(s), %d given",
+    const char *written = arena_printf(x->a, shape, builtin_name((Builtin)e->call.builtin));
+    diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s", written), "%s takes %d argument(s), %d given",
                builtin_name((Builtin)e->call.builtin), n, e->call.args.n);
     check_args_loose(x, e);
     return false;
@@ -50,7 +53,7 @@ static Type *refuse_storage(Ctx *x, Node *e, Node *a, Type *t)
 static Type *same_pair(Ctx *x, Node *e, Type *expected, bool ints_only)
 {
     const char *b = builtin_name((Builtin)e->call.builtin);
-    if (!want_args(x, e, 2, arena_printf(x->a, "%s(a, b)", b)))
+    if (!want_args(x, e, 2, "%s(a, b)"))
         return type_error();
     Type *ts[2];
     check_same(x, (Node **)e->call.args.v, 2, is_number(expected) ? expected : NULL, ts);
@@ -79,7 +82,7 @@ static Type *same_pair(Ctx *x, Node *e, Type *expected, bool ints_only)
 static Type *one_arg(Ctx *x, Node *e, Type *expected, bool floats, bool ints, bool signed_only)
 {
     const char *b = builtin_name((Builtin)e->call.builtin);
-    if (!want_args(x, e, 1, arena_printf(x->a, "%s(x)", b)))
+    if (!want_args(x, e, 1, "%s(x)"))
         return type_error();
     Node *a = arg(e, 0);
     Type *want = is_number(expected) ? expected : (floats && !ints && is_untyped(a) ? type_prim(TY_F64) : NULL);
@@ -108,7 +111,7 @@ static Type *one_arg(Ctx *x, Node *e, Type *expected, bool floats, bool ints, bo
 static Type *check_shift(Ctx *x, Node *e, Type *expected)
 {
     const char *b = builtin_name((Builtin)e->call.builtin);
-    if (!want_args(x, e, 2, arena_printf(x->a, "%s(a, k)", b)))
+    if (!want_args(x, e, 2, "%s(a, k)"))
         return type_error();
     Node *a = arg(e, 0), *k = arg(e, 1);
     Type *tk = NULL;

@@ -216,7 +216,7 @@ static Type *check_ref_arg(Ctx *x, Node *a, Type *pt, const char *fname, const c
                    estr(x, a));
         return type_error();
     }
-    Type *at = check_expect(x, a, pt->elem, arena_printf(x->a, "%s's parameter %s", fname, pname));
+    Type *at = check_expectf(x, a, pt->elem, "%s's parameter %s", fname, pname, NULL);
     if (is_error(at) || !type_equal(a->ty, pt->elem))
         return type_error();
     return place_assignable(x, a, true, "lend as rw") ? at : type_error();
@@ -231,7 +231,7 @@ static Type *check_arg(Ctx *x, Node *a, Type *pt, Node *fn, int i, const char *f
         return check_view_arg(x, a, pt, fname, pname);
     if (pt->kind == TY_REF)
         return check_ref_arg(x, a, pt, fname, pname);
-    return check_expect(x, a, pt, arena_printf(x->a, "%s's parameter %s", fname, pname));
+    return check_expectf(x, a, pt, "%s's parameter %s", fname, pname, NULL);
 }
 
 static void check_extent(Ctx *x, Node *call, int i, Type *pt, Type *at, const Subst *s, const char *fname,
@@ -387,21 +387,21 @@ static Type *call_fn(Ctx *x, Node *e, Sym *s)
 /* f(x) where f is a function value: a local, a parameter, a closure. */
 static Type *call_value(Ctx *x, Node *e, Type *ft)
 {
-    const char *fname = estr(x, e->call.callee);
     e->call.ck = CALL_VALUE;
     if (is_error(ft)) {
         check_args_loose(x, e);
         return ft;
     }
     if (ft->kind != TY_FN) {
-        diag_error(x->sink, e->call.callee->span, E_CALL, NULL, "%s is %s, not a function", fname, tstr(x, ft));
+        diag_error(x->sink, e->call.callee->span, E_CALL, NULL, "%s is %s, not a function", estr(x, e->call.callee),
+                   tstr(x, ft));
         check_args_loose(x, e);
         return type_error();
     }
-    if (!check_arity(x, e, ft, fname))
+    if (!check_arity(x, e, ft, e->call.callee->kind == N_NAME ? e->call.callee->name.id : "this function value"))
         return ft->ret;
     for (int i = 0; i < e->call.args.n; i++)
-        check_expect(x, e->call.args.v[i], ft->params.v[i], arena_printf(x->a, "argument %d of %s", i + 1, fname));
+        check_expectf(x, e->call.args.v[i], ft->params.v[i], "an argument of %s%s", "", NULL, e->call.callee);
     return ft->ret;
 }
 

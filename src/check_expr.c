@@ -106,11 +106,16 @@ static const char *int_range(Ctx *x, const Type *t)
     return arena_printf(x->a, "0..%llu", (unsigned long long)(bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1));
 }
 
+static const char *lit_text(Ctx *x, Node *lit, bool neg)
+{
+    return arena_printf(x->a, "%s%s", neg ? "-" : "", lit->lit.text ? lit->lit.text : "?");
+}
+
 /* An integer literal (neg: under a unary minus, `at` is that minus). */
 static Type *int_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg)
 {
-    const char *text = arena_printf(x->a, "%s%s", neg ? "-" : "", lit->lit.text ? lit->lit.text : "?");
     if (type_is_float(expected) || type_is_storage_float(expected)) {
+        const char *text = lit_text(x, lit, neg);
         const char *help = type_is_float(expected)
                                ? arena_printf(x->a, "write %s.0", text)
                                : arena_printf(x->a, "write %s(%s.0) (a storage float converts from f32)",
@@ -121,6 +126,7 @@ static Type *int_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg)
     }
     Type *t = type_is_int(expected) ? expected : type_prim(TY_I64);
     if (lit->lit.overflow || !lit_fits(lit->lit.ival, neg, t)) {
+        const char *text = lit_text(x, lit, neg);
         const char *help = type_is_int(expected) ? "use a wider integer type, or convert at run time (guarded)"
                                                  : "give it a type that holds it: `let x:u64 = ...;`";
         diag_error(x->sink, at->span, E_TYPE_MISMATCH, help, "the literal %s does not fit in %s (%s)", text,
@@ -133,14 +139,16 @@ static Type *int_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg)
 
 static Type *float_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg)
 {
-    const char *text = arena_printf(x->a, "%s%s", neg ? "-" : "", lit->lit.text ? lit->lit.text : "?");
+    const char *text = NULL;
     if (type_is_storage_float(expected)) {
+        text = lit_text(x, lit, neg);
         diag_error(x->sink, at->span, E_TYPE_MISMATCH,
                    arena_printf(x->a, "write %s(%s): a storage float converts from f32", tstr(x, expected), text),
                    "a float literal cannot be a %s (a storage float)", tstr(x, expected));
         return type_error();
     }
     if (type_is_int(expected)) {
+        text = lit_text(x, lit, neg);
         diag_error(x->sink, at->span, E_TYPE_MISMATCH,
                    arena_printf(x->a, "write an integer, or convert: %s(%s)", tstr(x, expected), text),
                    "the float literal %s where a %s is expected", text, tstr(x, expected));
@@ -148,7 +156,8 @@ static Type *float_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg
     }
     Type *t = type_is_float(expected) ? expected : type_prim(TY_F64);
     if (t->kind == TY_F32 && isfinite(lit->lit.fval) && !isfinite((float)lit->lit.fval)) {
-        diag_error(x->sink, at->span, E_TYPE_MISMATCH, "use f64", "the literal %s is beyond f32's range", text);
+        diag_error(x->sink, at->span, E_TYPE_MISMATCH, "use f64", "the literal %s is beyond f32's range",
+                   lit_text(x, lit, neg));
         return type_error();
     }
     lit->ty = t;
@@ -729,7 +738,7 @@ static Type *collect_body(Ctx *x, Node *e, Type *want)
     }
     if (e->collect.keep)
         check_expect(x, e->collect.keep, type_prim(TY_BOOL), "compact's condition");
-    vt = want ? check_expect(x, e->collect.value, want, arena_printf(x->a, "the value %s yields", collect_name(e)))
+    vt = want ? check_expectf(x, e->collect.value, want, "the value %s yields", collect_name(e), NULL, NULL)
               : check_expr(x, e->collect.value, NULL);
     scope_pop(x);
     return vt;
@@ -902,15 +911,23 @@ static const char *convert_help(Ctx *x, Node *e, Type *want, Type *got)
 }
 
 /* Checks e against the type it must have; reports E-TYPE-MISMATCH and
- * gives `want` back, so the surrounding code checks on without a cascade. */
-Type *check_expect(Ctx *x, Node *e, Type *want, const char *what)
+ * gives `want` back, so the surrounding code checks on without a cascade.
+ * The description `what` is formatted only for a report (fmt with a and
+ * b, or with a and the source of node): the common path stays cheap. */
+Type *check_expectf(Ctx *x, Node *e, Type *want, const char *fmt, const char *a, const char *b, const Node *node)
 {
     if (!e)
         return type_error();
     Type *t = check_expr(x, e, want);
     if (is_error(t) || is_error(want) || type_equal(t, want))
         return is_error(t) ? t : want;
-    diag_error(x->sink, e->span, E_TYPE_MISMATCH, convert_help(x, e, want, t), "%s must be %s, but %s is %s",
-               what ? what : "this", tstr(x, want), estr(x, e), tstr(x, t));
+    const char *what = arena_printf(x->a, fmt ? fmt : "this", a ? a : "", node ? estr(x, node) : b ? b : "");
+    diag_error(x->sink, e->span, E_TYPE_MISMATCH, convert_help(x, e, want, t), "%s must be %s, but %s is %s", what,
+               tstr(x, want), estr(x, e), tstr(x, t));
     return want;
+}
+
+Type *check_expect(Ctx *x, Node *e, Type *want, const char *what)
+{
+    return check_expectf(x, e, want, "%s%s", what ? what : "this", NULL, NULL);
 }

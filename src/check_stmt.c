@@ -115,7 +115,7 @@ static void check_let(Ctx *x, Node *s)
     }
     Type *t = want;
     if (s->let.init) {
-        Type *got = want ? check_expect(x, s->let.init, want, arena_printf(x->a, "the value of `%s`", s->let.id))
+        Type *got = want ? check_expectf(x, s->let.init, want, "the value of `%s`", s->let.id, NULL, NULL)
                          : check_expr(x, s->let.init, NULL);
         if (!want)
             t = is_error(got) ? got : let_type_of_init(x, s, got);
@@ -191,7 +191,7 @@ static void check_assign(Ctx *x, Node *s)
         if (is_error(lt))
             check_expr(x, rhs, NULL);
         else
-            check_expect(x, rhs, lt, arena_printf(x->a, "the value assigned to %s", estr(x, lhs)));
+            check_expectf(x, rhs, lt, "the value assigned to %s%s", "", NULL, lhs);
         return;
     }
     Type *rt = check_expr(x, rhs, is_error(lt) ? NULL : lt);
@@ -306,7 +306,7 @@ static void check_return(Ctx *x, Node *s)
     if (is_error(ret))
         check_expr(x, e, NULL);
     else
-        check_expect(x, e, ret, arena_printf(x->a, "the result of %s", fname));
+        check_expectf(x, e, ret, "the result of %s", fname, NULL, NULL);
 }
 
 static void check_asm(Ctx *x, Node *s)
@@ -382,7 +382,7 @@ static void check_expr_body(Ctx *x, Node *fn)
         if (is_error(ret))
             check_expr(x, e, NULL);
         else
-            check_expect(x, e, ret, arena_printf(x->a, "the result of %s", fn->fn.id ? fn->fn.id : "this closure"));
+            check_expectf(x, e, ret, "the result of %s", fn->fn.id ? fn->fn.id : "this closure", NULL, NULL);
         return;
     }
     Type *t = check_expr(x, e, NULL);

@@ -48,7 +48,7 @@ unit_tests() {
         exe="$OUT/$name"
         log="$OUT/results/unit-$name"
         if ! cc -std=c17 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc -Iruntime \
-                -o "$exe" "$t" "$lib" -lm -lpthread 2>"$exe.build.log"; then
+                -o "$exe" "$t" "$lib" -lmpfr -lgmp -lm -lpthread 2>"$exe.build.log"; then
             echo "FAIL unit $name: does not build (see $exe.build.log)" >"$log"
             continue
         fi
@@ -81,7 +81,12 @@ one_corpus_test() {
         skip=$(sed -n "s/^$prefix //p" tests/spec/SKIP | head -1)
     fi
     if [ -n "$skip" ]; then
-        echo "SKIP $f: $skip" >"$log"
+        # Skipped, but never accepted: a program whose rules are not applied yet must be refused.
+        if [ "$(dirname "$f")" = tests/spec ] && "$CAIRN" check "$f" >/dev/null 2>&1; then
+            echo "FAIL $f: accepted, but its rules belong to a later issue ($skip)" >"$log"
+        else
+            echo "SKIP $f: $skip" >"$log"
+        fi
         return
     fi
     local expect

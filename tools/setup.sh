@@ -10,6 +10,9 @@ command -v clang >/dev/null || need+=(clang)
 tmp=$(mktemp -d)
 echo 'int main(void){return 0;}' >"$tmp/t.c"
 cc -fsanitize=address,undefined -o "$tmp/t" "$tmp/t.c" 2>/dev/null || need+=(libasan8 libubsan1)
+# MPFR and GMP are the independent oracles of the numeric unit tests.
+printf '#include <mpfr.h>\nint main(void){mpfr_t x; mpfr_init(x); mpfr_clear(x); return 0;}\n' >"$tmp/m.c"
+cc -o "$tmp/m" "$tmp/m.c" -lmpfr -lgmp 2>/dev/null || need+=(libmpfr-dev libgmp-dev)
 rm -rf "$tmp"
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
