@@ -335,10 +335,16 @@ static Type *storage_arith(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node
 
 static Type *mismatch(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type *tb)
 {
-    const char *help = (type_is_scalar(ta) && type_is_scalar(tb))
-                           ? arena_printf(x->a, "convert one side: `%s(%s) %s %s`", tstr(x, tb), estr(x, a),
-                                          tok_name(op), estr(x, b))
-                           : NULL;
+    /* Suggest the conversion that cannot lose anything where there is one:
+     * widen the narrower side (u32 to u64, f32 to f64, an integer to a float). */
+    bool widen_a = type_is_float(tb) ? !type_is_float(ta) || type_bits(ta) < type_bits(tb)
+                                     : !type_is_float(ta) && type_bits(ta) < type_bits(tb);
+    const char *help = NULL;
+    if (type_is_scalar(ta) && type_is_scalar(tb))
+        help = widen_a ? arena_printf(x->a, "convert one side: `%s(%s) %s %s`", tstr(x, tb), estr(x, a),
+                                      tok_name(op), estr(x, b))
+                       : arena_printf(x->a, "convert one side: `%s %s %s(%s)`", estr(x, a), tok_name(op),
+                                      tstr(x, ta), estr(x, b));
     diag_error(x->sink, at->span, E_TYPE_MISMATCH, help, "`%s` between %s (%s) and %s (%s)", tok_name(op),
                tstr(x, ta), estr(x, a), tstr(x, tb), estr(x, b));
     return type_error();

@@ -73,6 +73,21 @@ static Node *parse_stmt(Parser *p);
 /* ------------------------------------------------------------- tokens */
 
 static Token *peek(Parser *p) { return &p->tok[p->pos]; }
+
+/* A span from `from` to the end of the last token consumed: a binary
+ * expression's caret underlines all of it. Past one line it runs to the end
+ * of the first (the sink clamps the caret to the line). */
+static Span span_through(Parser *p, Span from)
+{
+    if (p->pos == 0)
+        return from;
+    const Span *last = &p->tok[p->pos - 1].span;
+    if (last->line == from.line && last->col + last->len > from.col)
+        from.len = last->col + last->len - from.col;
+    else if (last->line > from.line)
+        from.len = 1 << 16;
+    return from;
+}
 static Token *peek_at(Parser *p, int k)
 {
     int i = p->pos + k;
@@ -760,6 +775,7 @@ static Node *parse_binary(Parser *p, int min_prec)
         n->binary.op = t->kind;
         n->binary.a = left;
         n->binary.b = parse_binary(p, prec + 1);
+        n->span = span_through(p, left->span);
         left = n;
     }
 }

@@ -4,7 +4,8 @@
 # Exits 1 when anything failed.
 #
 # What it runs:
-#   1. C unit tests, tests/unit/test_*.c, linked with the compiler's library; each prints its own
+#   1. C unit tests, tests/unit/test_*.c, linked with the compiler's library, and test scripts
+#      tests/*/test_*.sh (the command line's contract); each prints its own
 #      `N passed, N failed, N skipped` line, which is added in.
 #   2. The corpus: every .cairn file under tests/ with its expectation in header comments
 #        // expect: accept                      cairn check exits 0
@@ -41,6 +42,21 @@ done
 unit_tests() {
     local lib
     lib=$(ls build/obj-cc/libcairn.a 2>/dev/null || ls build/obj-*/libcairn.a 2>/dev/null | head -1)
+    for t in tests/*/test_*.sh; do
+        [ -e "$t" ] || continue
+        local name log
+        name=$(basename "$t" .sh)
+        log="$OUT/results/unit-$name"
+        CAIRN=$(echo $CAIRNS | cut -d' ' -f1) bash "$t" >"$OUT/$name.log" 2>&1
+        local rc=$? last
+        last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/$name.log" | tail -1)
+        if [ -z "$last" ]; then
+            echo "FAIL script $name: exit $rc and no summary line (see $OUT/$name.log)" >"$log"
+        else
+            echo "UNIT $name $last rc=$rc" >"$log"
+            grep -E '^FAIL' "$OUT/$name.log" | head -20 | sed "s/^/    /" >>"$log"
+        fi
+    done
     for t in tests/unit/test_*.c; do
         [ -e "$t" ] || continue
         local name exe log
