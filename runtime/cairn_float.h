@@ -312,8 +312,10 @@ static inline CN_HD cn_float_rounded cn_float_round(cn_float_fmt fmt, cn_float_n
             r.status = CN_ROUNDED_NAN_INVALID;
         return r;
     }
+    if (x.kind == CN_NUM_INF)
+        return cn_float_past(fmt, r, past);
     int e = 63 - cn_float_clz64(x.sig) + x.exp;   /* floor(log2 |x|) */
-    if (x.kind == CN_NUM_INF || e > fmt.emax)
+    if (e > fmt.emax)
         return cn_float_past(fmt, r, past);
     int emin = 1 - fmt.bias, binade = e > emin ? e : emin;
     bool sticky = x.sticky;
@@ -369,17 +371,25 @@ static inline CN_HD uint32_t cn_float_widen_bits(cn_float_fmt fmt, uint32_t bits
 
 /* --------------------------------------------------------------- guards */
 
-typedef enum { CN_FLOAT_FAIL_RANGE, CN_FLOAT_FAIL_SCALE, CN_FLOAT_FAIL_NAN } cn_float_failure;
+typedef enum {
+    CN_FLOAT_FAIL_RANGE,       /* T(x), x an f32, past the range */
+    CN_FLOAT_FAIL_RANGE_F64,   /* T(x), x an f64, past the range */
+    CN_FLOAT_FAIL_SCALE,       /* quantize's scale not positive and finite */
+    CN_FLOAT_FAIL_NAN          /* quantize of a NaN into an integer */
+} cn_float_failure;
 
 /* The failing path of every guard here, out of line: on the host through
- * cairn_rt.h's cn_guard_fail (and its cn_fail_storage, whose message T(x)
- * shares); in a device lane the same text by printf, then a trap. */
+ * cairn_rt.h's cn_guard_fail (and its cn_fail_storage for an f64, whose
+ * message an f32 shares, printed as the shortest f32); in a device lane the
+ * same text by printf (%.9g / %.17g for the value), then a trap. */
 CN_COLD static CN_HD void cn_float_fail(cn_float_failure why, const char *ty, double v,
                                         const char *f, int l, int c)
 {
 #ifdef __CUDA_ARCH__
-    if (why == CN_FLOAT_FAIL_RANGE)
-        printf("%s:%d:%d: guard failed: %.17g is past the range of %s\n", f, l, c, v, ty);
+    if (why == CN_FLOAT_FAIL_RANGE || why == CN_FLOAT_FAIL_RANGE_F64)
+        printf(why == CN_FLOAT_FAIL_RANGE ? "%s:%d:%d: guard failed: %.9g is past the range of %s\n"
+                                          : "%s:%d:%d: guard failed: %.17g is past the range of %s\n",
+               f, l, c, v, ty);
     else if (why == CN_FLOAT_FAIL_SCALE)
         printf("%s:%d:%d: guard failed: quantize[%s]: scale %.9g is not positive and finite\n",
                f, l, c, ty, v);
@@ -390,11 +400,14 @@ CN_COLD static CN_HD void cn_float_fail(cn_float_failure why, const char *ty, do
     __builtin_unreachable();
 #else
     char buf[48];
-    if (why == CN_FLOAT_FAIL_RANGE)
+    if (why == CN_FLOAT_FAIL_RANGE_F64)
         cn_fail_storage(f, l, c, v, ty);
+    if (why == CN_FLOAT_FAIL_RANGE)
+        cn_guard_fail(f, l, c, "%s is past the range of %s", cn_fmt_f32(buf, sizeof buf, (float)v),
+                      ty);
     if (why == CN_FLOAT_FAIL_SCALE)
         cn_guard_fail(f, l, c, "quantize[%s]: scale %s is not positive and finite", ty,
-                      cn_fmt_f64(buf, sizeof buf, v));
+                      cn_fmt_f32(buf, sizeof buf, (float)v));
     cn_guard_fail(f, l, c, "quantize[%s]: x is nan, which %s cannot hold", ty, ty);
 #endif
 }
@@ -424,11 +437,11 @@ static inline CN_HD uint64_t cn_float_f64_bits(double x)
 
 /* T(x): the conversion's policy (infinity, or the E4M3 trap). */
 static inline CN_HD uint32_t cn_float_narrow_num(cn_float_fmt fmt, cn_float_num n, double v,
-                                                 const char *f, int l, int c)
+                                                 bool from_f64, const char *f, int l, int c)
 {
     cn_float_rounded r = cn_float_round(fmt, n, fmt.past, false, 0);
     if (CN_UNLIKELY(r.status != CN_ROUNDED_OK))
-        cn_float_fail(CN_FLOAT_FAIL_RANGE, fmt.name, v, f, l, c);
+        cn_float_fail(from_f64 ? CN_FLOAT_FAIL_RANGE_F64 : CN_FLOAT_FAIL_RANGE, fmt.name, v, f, l, c);
     return cn_float_encode(fmt, r);
 }
 
@@ -464,12 +477,12 @@ static inline CN_HD cn_float_rounded cn_float_quantize(cn_float_fmt fmt, float x
     static inline CN_HD C cn_narrow_##T(float x, const char *f, int l, int c) \
     {                                                                         \
         return (C)cn_float_narrow_num(cn_fmt_##T(), cn_float_num_f32(cn_float_f32_bits(x)), \
-                                      (double)x, f, l, c);                    \
+                                      (double)x, false, f, l, c);             \
     }                                                                         \
     static inline CN_HD C cn_narrow_##T##_f64(double x, const char *f, int l, int c) \
     {                                                                         \
         return (C)cn_float_narrow_num(cn_fmt_##T(), cn_float_num_f64(cn_float_f64_bits(x)), \
-                                      x, f, l, c);                            \
+                                      x, true, f, l, c);                      \
     }                                                                         \
     static inline CN_HD C cn_quantize_##T(float x, float scale, const char *f, int l, int c) \
     {                                                                         \

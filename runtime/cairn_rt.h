@@ -69,38 +69,70 @@ static inline void cn_assert(bool ok, const char *text, const char *file, int li
 
 /* ------------------------------------------------------- float formatting */
 
-/* The shortest of %.6g .. %.9g that strtof reads back to the same bits (9
- * digits always do). NaN prints as nan whatever its sign or payload, so the
- * output does not depend on how the C library spells it. */
-static inline const char *cn_fmt_f32(char *buf, size_t size, float x)
+/* The digits of [-]d.ddde+XX written out in place: 0.000123, 1500, 2.5.
+ * Zeros pad between the point and the digits, or after the digits. */
+static inline void cn_fmt_positional(char *buf, size_t size, const char *sci, int exp10)
 {
-    if (x != x) {
-        snprintf(buf, size, "nan");
+    char digits[24], out[48];
+    size_t n = 0, o = 0;
+    for (const char *p = sci; *p && *p != 'e' && n + 1 < sizeof digits; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[n++] = *p;
+    if (sci[0] == '-')
+        out[o++] = '-';
+    if (exp10 < 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int z = 1; z < -exp10; z++)
+            out[o++] = '0';
+    }
+    for (size_t k = 0; k < n; k++) {
+        out[o++] = digits[k];
+        if (exp10 >= 0 && k == (size_t)exp10 && k + 1 < n)
+            out[o++] = '.';
+    }
+    for (int z = (int)n; z <= exp10; z++)
+        out[o++] = '0';
+    out[o] = 0;
+    snprintf(buf, size, "%s", out);
+}
+
+/* The shortest decimal that reads back to the same bits: the fewest digits
+ * p whose %.*e rounding round-trips (the least f32 subnormal is 1e-45, not
+ * %.6g's 1.4013e-45). Written out positionally when the decimal exponent is
+ * from -4 to 15, as Python's repr does (0.0001, 16777220, 1e+16, 1e-05).
+ * NaN prints as nan whatever its sign or payload, so the output does not
+ * depend on how the C library spells it. */
+static inline const char *cn_fmt_shortest(char *buf, size_t size, double x, bool is_f32)
+{
+    if (x != x || isinf(x)) {
+        snprintf(buf, size, x != x ? "nan" : x > 0 ? "inf" : "-inf");
         return buf;
     }
-    for (int p = 6; p <= 9; p++) {
-        snprintf(buf, size, "%.*g", p, (double)x);
-        float back = strtof(buf, NULL);
-        if (memcmp(&back, &x, sizeof x) == 0)
+    int most = is_f32 ? 9 : 17, p = 1;
+    char sci[40];
+    for (; p < most; p++) {
+        snprintf(sci, sizeof sci, "%.*e", p - 1, x);
+        if (is_f32 ? strtof(sci, NULL) == (float)x : strtod(sci, NULL) == x)
             break;
     }
+    snprintf(sci, sizeof sci, "%.*e", p - 1, x);
+    int exp10 = atoi(strchr(sci, 'e') + 1);
+    if (exp10 >= -4 && exp10 < 16)
+        cn_fmt_positional(buf, size, sci, exp10);
+    else
+        snprintf(buf, size, "%s", sci);
     return buf;
 }
 
-/* The same for f64: %.15g .. %.17g. */
+static inline const char *cn_fmt_f32(char *buf, size_t size, float x)
+{
+    return cn_fmt_shortest(buf, size, (double)x, true);
+}
+
 static inline const char *cn_fmt_f64(char *buf, size_t size, double x)
 {
-    if (x != x) {
-        snprintf(buf, size, "nan");
-        return buf;
-    }
-    for (int p = 15; p <= 17; p++) {
-        snprintf(buf, size, "%.*g", p, x);
-        double back = strtod(buf, NULL);
-        if (memcmp(&back, &x, sizeof x) == 0)
-            break;
-    }
-    return buf;
+    return cn_fmt_shortest(buf, size, x, false);
 }
 
 /* ------------------------------------------------------------- printing */

@@ -84,7 +84,14 @@ typedef struct {
     X(E_QUANTIZE, "E-QUANTIZE")                                              \
     X(E_REDUCE_ORDER, "E-REDUCE-ORDER")                                      \
     X(E_WIDE, "E-WIDE")                                                      \
-    X(E_MMA, "E-MMA")
+    X(E_MMA, "E-MMA")                                                        \
+    X(E_PARALLEL_RACE, "E-PARALLEL-RACE")                                    \
+    X(E_PARALLEL_WRITE, "E-PARALLEL-WRITE")                                  \
+    X(E_PARALLEL_NEST, "E-PARALLEL-NEST")                                    \
+    X(E_PARALLEL_CALL, "E-PARALLEL-CALL")                                    \
+    X(E_ATOMIC_MIXED, "E-ATOMIC-MIXED")                                      \
+    X(E_SCAN_ORDER, "E-SCAN-ORDER")                                          \
+    X(E_PLAN, "E-PLAN")
 
 typedef enum {
 #define X(id, s) id,

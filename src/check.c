@@ -25,6 +25,7 @@
  */
 #include "check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- scopes */
@@ -449,10 +450,12 @@ static Type *resolve_array_type(Ctx *x, Node *t)
     Node *en = t->type.args.v[0], *kn = t->type.args.v[1];
     Type *elem = scalar_elem(x, en, "an Array");
     int64_t k = 0;
+    int errors_before = x->sink->errors;   /* a count of the wrong type is reported once, as that */
     if (kn && kn->kind != N_TYPE)
         check_expect(x, kn, type_prim(TY_USIZE), "an Array's count");
+    bool typed = x->sink->errors == errors_before;
     if (!kn || kn->kind == N_TYPE || !const_eval(x, kn, &k) || k <= 0) {
-        if (!x->generic_unknown || !kn || kn->kind == N_TYPE)
+        if ((!x->generic_unknown || !kn || kn->kind == N_TYPE) && typed)
             diag_error(x->sink, kn ? kn->span : t->span, E_CONST, "write a positive constant, e.g. Array[f32, 4]",
                        "an Array's count must be a positive constant, not %s", kn ? estr(x, kn) : "nothing");
         return type_error();
@@ -480,6 +483,22 @@ static Type *resolve_fn_type(Ctx *x, Node *t)
 }
 
 /* A name that is not a scalar type, written where a type goes. */
+/* A float const's literal, rounded once from its decimal text to the
+ * const's type, as the emitter rounds a literal: the f32 nearest the digits,
+ * not the f32 nearest the f64 nearest them (which can differ). */
+static double const_float_lit(Ctx *x, const Node *lit, const Type *t)
+{
+    if (!lit->lit.text || t->kind != TY_F32)
+        return lit->lit.fval;
+    char *clean = arena_strdup(x->a, lit->lit.text);
+    char *w = clean;
+    for (const char *p = lit->lit.text; *p; p++)
+        if (*p != '_')
+            *w++ = *p;
+    *w = 0;
+    return (double)strtof(clean, NULL);
+}
+
 static Type *resolve_named_type(Ctx *x, Node *t)
 {
     const char *id = t->type.id;
@@ -514,11 +533,13 @@ Type *resolve_type(Ctx *x, Node *t)
         Type *p = prim_by_name(x, t->name.id);
         if (p)
             return t->ty = p;
-        diag_error(x->sink, t->span, E_NAME, NULL, "`%s` is not a type", t->name.id);
+        diag_error(x->sink, t->span, E_NAME, "write a scalar type (i32, f64, ...), a view ro<T>[n], Array[T, K] or fn(A) -> R",
+                   "`%s` is not a type", t->name.id);
         return type_error();
     }
     if (t->kind != N_TYPE) {
-        diag_error(x->sink, t->span, E_TYPE_MISMATCH, NULL, "a type is expected here, not %s", estr(x, t));
+        diag_error(x->sink, t->span, E_TYPE_MISMATCH, "write a type here: i32, f64, ro<T>[n], Array[T, K], ...",
+                   "a type is expected here, not %s", estr(x, t));
         return type_error();
     }
     const char *id = t->type.id ? t->type.id : "";
@@ -576,7 +597,7 @@ void const_resolve(Ctx *x, Sym *s)
         s->has_value = true;
     } else if (type_is_float(s->ty) && e && (e->kind == N_FLOAT || (e->kind == N_UNARY && e->unary.a &&
                                                                     e->unary.a->kind == N_FLOAT))) {
-        s->fvalue = e->kind == N_FLOAT ? e->lit.fval : -e->unary.a->lit.fval;
+        s->fvalue = e->kind == N_FLOAT ? const_float_lit(x, e, s->ty) : -const_float_lit(x, e->unary.a, s->ty);
         s->has_value = true;
     } else if (s->ty->kind == TY_BOOL && e && e->kind == N_BOOL) {
         s->value = e->lit.bval;
@@ -883,8 +904,6 @@ static void check_top_signatures(Ctx *x, Node *prog)
         Node *d = prog->block.stmts.v[i];
         if (d && d->kind == N_DERIVE)
             declare_derived(x, d);
-        else if (d && d->kind == N_PLAN)
-            unsupported(x, d->span, "plans (a later issue)", NULL);
         else if (d && d->kind == N_CONST && d->let.sym)
             const_resolve(x, d->let.sym);
     }
@@ -965,6 +984,8 @@ bool check_program(Check *c)
     check_top_signatures(&x, prog);
     check_top_bodies(&x, prog);
     check_worklist(&x);
+    if (c->sink->errors == errors_before)
+        check_par_program(&x);
     if (c->sink->errors == errors_before)
         report_deferred(&x);
     return c->sink->errors == errors_before;

@@ -128,4 +128,10 @@ void check_args_loose(Ctx *x, Node *e);
 /* ---- check_builtin.c: built-in functions */
 Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected);
 
+/* ---- check_par.c: lanes, atomics and plans (issue 4) */
+void check_par_program(Ctx *x);             /* after every body is typed */
+Type *check_atomic(Ctx *x, Node *e, Builtin b);
+
+int math_arity(const char *id);   /* std.math.ID's argument count; 0: no such function */
+
 #endif

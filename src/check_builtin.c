@@ -63,7 +63,9 @@ static Type *same_pair(Ctx *x, Node *e, Type *expected, bool ints_only)
         if (type_is_storage_float(ts[i]))
             return refuse_storage(x, e, arg(e, i), ts[i]);
         if (ints_only ? !type_is_int(ts[i]) : !is_number(ts[i])) {
-            diag_error(x->sink, arg(e, i)->span, E_TYPE_MISMATCH, NULL, "%s takes %s, and %s is %s", b,
+            diag_error(x->sink, arg(e, i)->span, E_TYPE_MISMATCH,
+                       ints_only ? "pass an integer, or convert: i64(x)" : "pass a number, or convert: f64(x)",
+                       "%s takes %s, and %s is %s", b,
                        ints_only ? "integers" : "numbers", estr(x, arg(e, i)), tstr(x, ts[i]));
             return type_error();
         }
@@ -96,10 +98,14 @@ static Type *one_arg(Ctx *x, Node *e, Type *expected, bool floats, bool ints, bo
     if (type_is_int(t) && ints && (type_is_signed(t) || !signed_only))
         return t;
     DiagCode code = type_is_int(t) && ints ? E_OPERATOR : E_TYPE_MISMATCH;
-    const char *help = type_is_int(t) && floats ? arena_printf(x->a, "convert: %s(f64(%s))", b, estr(x, a))
+    const char *help = type_is_int(t) && floats && !type_is_signed(t) && strcmp(b, "abs") == 0
+                           ? arena_printf(x->a, "an unsigned value is its own absolute value: write `%s`", estr(x, a))
+                       : type_is_int(t) && floats ? arena_printf(x->a, "convert: %s(f64(%s))", b, estr(x, a))
                        : code == E_OPERATOR     ? arena_printf(x->a, "convert to a signed type: %s(i64(%s))", b,
                                                                estr(x, a))
-                                                : NULL;
+                                                : arena_printf(x->a, "pass %s", floats && ints ? "a signed integer or a float"
+                                                                                : floats ? "an f32 or an f64"
+                                                                                         : "a signed integer");
     diag_error(x->sink, a->span, code, help, "%s takes %s, and %s is %s", b,
                floats && ints ? "signed integers and floats" : floats ? "f32 or f64" : "signed integers",
                estr(x, a), tstr(x, t));
@@ -123,7 +129,8 @@ static Type *check_shift(Ctx *x, Node *e, Type *expected)
     if (is_error(ta) || is_error(tk))
         return type_error();
     if (!type_is_int(ta)) {
-        diag_error(x->sink, a->span, E_TYPE_MISMATCH, NULL, "%s shifts integers, and %s is %s", b, estr(x, a),
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, "shift an integer; a float scales by a power of two: x * 2.0",
+                   "%s shifts integers, and %s is %s", b, estr(x, a),
                    tstr(x, ta));
         return type_error();
     }
@@ -169,7 +176,8 @@ static Type *check_len(Ctx *x, Node *e)
     if (is_error(t))
         return t;
     if (t->kind != TY_VIEW && t->kind != TY_ARRAY) {
-        diag_error(x->sink, arg(e, 0)->span, E_TYPE_MISMATCH, NULL, "len takes a view or an Array, and %s is %s",
+        diag_error(x->sink, arg(e, 0)->span, E_TYPE_MISMATCH, "pass a view, a buffer or an Array",
+                   "len takes a view or an Array, and %s is %s",
                    estr(x, arg(e, 0)), tstr(x, t));
         return type_error();
     }
@@ -318,6 +326,8 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     case B_LEN: return check_len(x, e);
     case B_LOAD_WIDE: return check_load_wide(x, e);
     case B_MMA_UNORDERED: return check_mma(x, e);
+    case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND: case B_ATOMIC_OR:
+    case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED: return check_atomic(x, e, b);
     default: return check_later(x, e, b);
     }
 }

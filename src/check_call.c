@@ -178,7 +178,10 @@ static Type *check_view_arg(Ctx *x, Node *a, Type *pt, const char *fname, const 
     if (is_error(at))
         return at;
     if (at->kind != TY_VIEW) {
-        diag_error(x->sink, a->span, E_TYPE_MISMATCH, NULL, "%s's parameter %s is %s, but %s is %s", fname, pname,
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH,
+                   at->kind == TY_ARRAY ? "an Array is a value, not a view: hold the elements in a buffer to lend them"
+                                        : "pass a view, a buffer or a part of one (x[a..b])",
+                   "%s's parameter %s is %s, but %s is %s", fname, pname,
                    tstr(x, pt), estr(x, a), tstr(x, at));
         return type_error();
     }
@@ -275,6 +278,21 @@ Sym *view_root(Node *e)
     return NULL;
 }
 
+/* The witness: both arguments as written (`x[0..2]` and `x[2..4]` are two
+ * parts of one buffer), and a help that fits scalars or views. */
+static void report_alias(Ctx *x, Node *first, Node *second, Sym *root, const char *fname, int i, int j,
+                         bool scalars)
+{
+    const char *a = estr(x, first), *b = estr(x, second);
+    const char *what = strcmp(a, b) == 0 ? arena_printf(x->a, "`%s` is passed to %s twice", a, fname)
+                                         : arena_printf(x->a, "`%s` and `%s` both reach `%s`, passed to %s", a, b,
+                                                        root->id, fname);
+    diag_error(x->sink, second->span, E_ALIAS,
+               scalars ? "copy one into a `let mut` of its own, pass that, and store it back after the call"
+                       : "pass distinct views, or copy one into a buffer first",
+               "%s (arguments %d and %d), and one of them is written (rw)", what, i + 1, j + 1);
+}
+
 /* E-ALIAS: a view (or lent scalar) written through one argument may not
  * be reachable through another of the same call. Conservative: two
  * disjoint slices of one buffer count as one view. */
@@ -293,10 +311,8 @@ static void check_alias(Ctx *x, Node *call, Type *ft, const char *fname)
                 continue;
             bool wi = pi->kind == TY_REF || pi->access == ACC_RW;
             if ((wi || wj) && view_root(call->call.args.v[i]) == rj) {
-                Node *a = call->call.args.v[j];
-                diag_error(x->sink, a->span, E_ALIAS, "pass distinct views, or copy one into a buffer first",
-                           "`%s` is passed to %s twice (arguments %d and %d) and one of them is written (rw)",
-                           rj->id, fname, i + 1, j + 1);
+                report_alias(x, call->call.args.v[i], call->call.args.v[j], rj, fname, i, j,
+                             pi->kind == TY_REF && pj->kind == TY_REF);
                 return;
             }
         }
@@ -393,7 +409,8 @@ static Type *call_value(Ctx *x, Node *e, Type *ft)
         return ft;
     }
     if (ft->kind != TY_FN) {
-        diag_error(x->sink, e->call.callee->span, E_CALL, NULL, "%s is %s, not a function", estr(x, e->call.callee),
+        diag_error(x->sink, e->call.callee->span, E_CALL, "call a function, or a binding of type fn(..) -> R",
+                   "%s is %s, not a function", estr(x, e->call.callee),
                    tstr(x, ft));
         check_args_loose(x, e);
         return type_error();
@@ -450,7 +467,9 @@ static Type *check_convert(Ctx *x, Node *e, Type *to)
                                ? arena_printf(x->a, "compare instead: `%s != 0`", estr(x, a))
                            : from->kind == TY_BOOL ? arena_printf(x->a, "go through an integer: %s(u8(%s))",
                                                                   tstr(x, to), estr(x, a))
-                                                   : NULL;
+                           : from->kind == TY_VIEW || from->kind == TY_ARRAY
+                               ? arena_printf(x->a, "convert one element: %s(%s[i])", tstr(x, to), estr(x, a))
+                               : "only scalars (integers, floats, bools) convert";
         diag_error(x->sink, e->span, E_CAST, help, "cannot convert %s (%s) to %s", estr(x, a), tstr(x, from),
                    tstr(x, to));
         return type_error();
@@ -480,7 +499,8 @@ static Type *check_construct(Ctx *x, Node *e)
 
 /* ------------------------------------------------------------ std.math */
 
-static int math_arity(const char *id)
+/* The number of arguments of std.math.ID, 0 when there is no such function. */
+int math_arity(const char *id)
 {
     static const char *const one[] = {"exp", "log", "exp2", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
                                       "atan", "sinh", "cosh", "tanh", "cbrt", "expm1", "log1p", "erf"};
@@ -524,7 +544,8 @@ static Type *check_math(Ctx *x, Node *e, Type *expected)
         return type_error();
     }
     if (e->call.args.n != n) {
-        diag_error(x->sink, e->span, E_CALL, NULL, "std.math.%s takes %d argument(s), %d given", id, n,
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, n == 1 ? "pass one argument: std.math.%s(x)" : "pass two arguments: std.math.%s(x, y)", id),
+                   "std.math.%s takes %d argument(s), %d given", id, n,
                    e->call.args.n);
         check_args_loose(x, e);
         return type_error();
@@ -594,7 +615,7 @@ static Type *call_named(Ctx *x, Node *e, Node *callee, Type *expected)
             return check_convert(x, e, s->ty);
         if (strcmp(id, "Array") == 0)
             return check_construct(x, e);
-        diag_error(x->sink, callee->span, E_CALL, NULL, "%s is a namespace, not a function", id);
+        diag_error(x->sink, callee->span, E_CALL, "call one of its functions: std.math.exp(x)", "%s is a namespace, not a function", id);
         check_args_loose(x, e);
         return type_error();
     case SYM_FN:

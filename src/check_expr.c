@@ -155,7 +155,12 @@ static Type *float_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg
         return type_error();
     }
     Type *t = type_is_float(expected) ? expected : type_prim(TY_F64);
-    if (t->kind == TY_F32 && isfinite(lit->lit.fval) && !isfinite((float)lit->lit.fval)) {
+    if (!isfinite(lit->lit.fval)) {
+        diag_error(x->sink, at->span, E_TYPE_MISMATCH, "write a finite value; 1.0 / 0.0 is infinity",
+                   "the literal %s is beyond f64's range", lit_text(x, lit, neg));
+        return type_error();
+    }
+    if (t->kind == TY_F32 && !isfinite((float)lit->lit.fval)) {
         diag_error(x->sink, at->span, E_TYPE_MISMATCH, "use f64", "the literal %s is beyond f32's range",
                    lit_text(x, lit, neg));
         return type_error();
@@ -377,7 +382,7 @@ static Type *logic_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *
     if (ta->kind == TY_BOOL && tb->kind == TY_BOOL)
         return ta;
     diag_error(x->sink, bad->span, E_OPERATOR,
-               is_number(bt) ? arena_printf(x->a, "compare: `%s != 0`", estr(x, bad)) : NULL,
+               is_number(bt) ? arena_printf(x->a, "compare: `%s != 0`", estr(x, bad)) : "give it a bool: a comparison or a bool value",
                "`%s` takes bools, and %s is %s", tok_name(op), estr(x, bad), tstr(x, bt));
     (void)at;
     return type_error();
@@ -397,7 +402,10 @@ Type *binop_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type
     bool num = is_arith(op) ? (is_number(ta) && is_number(tb)) : (type_is_int(ta) && type_is_int(tb));
     if (!num && (is_arith(op) || is_bitwise(op))) {
         Type *bt = (is_arith(op) ? is_number(ta) : type_is_int(ta)) ? tb : ta;
-        const char *help = is_bitwise(op) && bt->kind == TY_BOOL ? "use && or || on bools" : NULL;
+        const char *help = is_bitwise(op) && bt->kind == TY_BOOL ? "use && or || on bools"
+                           : is_bitwise(op) && type_is_float(bt)
+                               ? "bitwise operators take integers; a float's bits are not an integer"
+                               : "use numbers of one type on both sides";
         diag_error(x->sink, at->span, E_OPERATOR, help, "`%s` takes %s, not %s", tok_name(op),
                    is_arith(op) ? "numbers" : "integers", tstr(x, bt));
         return type_error();
@@ -477,7 +485,7 @@ static Type *check_index_value(Ctx *x, Node *i)
     Type *t = check_expr(x, i, is_untyped(i) ? type_prim(TY_USIZE) : NULL);
     if (is_error(t) || type_is_int(t))
         return t;
-    diag_error(x->sink, i->span, E_TYPE_MISMATCH, type_is_float(t) ? arena_printf(x->a, "convert: usize(%s)", estr(x, i)) : NULL,
+    diag_error(x->sink, i->span, E_TYPE_MISMATCH, type_is_float(t) ? arena_printf(x->a, "convert: usize(%s)", estr(x, i)) : "index with an integer (usize, i32, ...)",
                "an index must be an integer, not %s", tstr(x, t));
     return type_error();
 }
@@ -510,7 +518,7 @@ static Type *check_index(Ctx *x, Node *e)
         return host_indexes_device(x, e, base, bt) ? type_error() : bt->elem;
     if (bt->kind == TY_ARRAY)
         return bt->elem;
-    diag_error(x->sink, base->span, E_TYPE_MISMATCH, NULL, "%s is %s: it has no elements to index",
+    diag_error(x->sink, base->span, E_TYPE_MISMATCH, "index a view, a buffer or an Array", "%s is %s: it has no elements to index",
                estr(x, base), tstr(x, bt));
     return type_error();
 }
@@ -528,7 +536,8 @@ static Type *check_slice(Ctx *x, Node *e)
     if (is_error(bt) || is_error(lt) || is_error(ht))
         return type_error();
     if (bt->kind != TY_VIEW) {
-        diag_error(x->sink, base->span, E_TYPE_MISMATCH, NULL, "only a view can be sliced; %s is %s",
+        diag_error(x->sink, base->span, E_TYPE_MISMATCH, "slice a view or a buffer; an Array is indexed element by element",
+                   "only a view can be sliced; %s is %s",
                    estr(x, base), tstr(x, bt));
         return type_error();
     }
@@ -560,6 +569,11 @@ static Type *check_field(Ctx *x, Node *e)
     }
     if (base && base->kind == N_FIELD && base->field.base && base->field.base->kind == N_NAME &&
         strcmp(base->field.base->name.id, "std") == 0) {
+        if (strcmp(base->field.id ? base->field.id : "", "math") == 0 && !math_arity(id)) {
+            diag_error(x->sink, e->span, E_NAME, "std.math has exp log exp2 log2 log10 sin cos tan asin acos atan "
+                       "atan2 sinh cosh tanh pow hypot cbrt expm1 log1p erf", "std.math has no function `%s`", id);
+            return type_error();
+        }
         diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "call it: std.%s.%s(x)", base->field.id, id),
                    "std.%s.%s is a library function: it can only be called", base->field.id, id);
         return type_error();
@@ -606,7 +620,8 @@ static bool name_assignable(Ctx *x, Node *e, bool report, const char *why)
         return refuse_place(x, e, report, arena_printf(x->a, "copy it first: `let mut %s2 = %s;`", s->id, s->id),
                             "cannot %s the parameter `%s`: parameters are immutable (rw<T> is passed by reference)",
                             why, s->id);
-    return refuse_place(x, e, report, NULL, "cannot %s `%s`: it is not a variable", why, s->id);
+    return refuse_place(x, e, report, "assign a `let mut` binding, an rw<T> parameter or an element",
+                        "cannot %s `%s`: it is not a variable", why, s->id);
 }
 
 /* Whether e (already checked) names a place that may be written: a `let
@@ -633,7 +648,8 @@ bool place_assignable(Ctx *x, Node *e, bool report, const char *why)
         if (bt->kind == TY_ARRAY)
             return place_assignable(x, e->index.base, report, why);
     }
-    return refuse_place(x, e, report, NULL, "cannot %s %s: it is a value, not a variable", why, estr(x, e));
+    return refuse_place(x, e, report, "assign a `let mut` binding, an rw<T> parameter or an element",
+                        "cannot %s %s: it is a value, not a variable", why, estr(x, e));
 }
 
 /* ----------------------------------------------------------- collectors */
@@ -668,6 +684,18 @@ static bool op_takes(OpKind k, const Type *t)
     return false;
 }
 
+/* What each kind of collector operator combines, for the help line. */
+static const char *op_help(OpKind k)
+{
+    switch (k) {
+    case OPK_NUM: return "+ * min max combine numbers; for bools use and, or, xor";
+    case OPK_BOOL: return "and, or combine bools; for integers use & or |";
+    case OPK_BOOL_INT: return "xor combines bools or integers";
+    case OPK_INT: return "& | ^ add_wrap mul_wrap combine integers; for bools use and, or, xor";
+    }
+    return "see the operators in docs/language.md";
+}
+
 static const char *collect_name(const Node *e)
 {
     return e->collect.kind == COLLECT_REDUCE ? "reduce" : e->collect.kind == COLLECT_SCAN ? "scan" : "compact";
@@ -685,7 +713,7 @@ static Type *collect_op(Ctx *x, Node *e, Type *vt)
         return type_error();
     }
     if (type_is_storage_float(vt) || !op_takes(k, vt)) {
-        const char *help = type_is_storage_float(vt) ? "yield f32(x) and round the total back once" : NULL;
+        const char *help = type_is_storage_float(vt) ? "yield f32(x) and round the total back once" : op_help(k);
         diag_error(x->sink, e->collect.value->span, E_OPERATOR, help, "%s `%s` cannot combine %s values",
                    collect_name(e), op, tstr(x, vt));
         return type_error();
@@ -773,14 +801,11 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     vt = collect_op(x, e, vt);
     if (is_error(vt))
         return vt;
-    if (x->device_indexes != device_before && e->collect.mode == MODE_FOR)
+    if (x->device_indexes != device_before)
         unsupported(x, e->span, arena_printf(x->a, "%s over @device views (device execution, issue 5)",
                                              collect_name(e)), NULL);
-    if (e->collect.mode == MODE_PARALLEL)
-        unsupported(x, e->span, arena_printf(x->a, "%s ... parallel (parallel regions, issue 4)", collect_name(e)),
-                    arena_printf(x->a, "use the sequential form: `%s ... for i in n`", collect_name(e)));
     if (vt->kind == TY_VOID) {
-        diag_error(x->sink, e->collect.value->span, E_TYPE_MISMATCH, NULL, "%s yields no value", collect_name(e));
+        diag_error(x->sink, e->collect.value->span, E_TYPE_MISMATCH, "yield a number (or a bool)", "%s yields no value", collect_name(e));
         return type_error();
     }
     return e->collect.kind == COLLECT_COMPACT ? type_prim(TY_USIZE) : vt;
@@ -834,6 +859,11 @@ bool const_eval(Ctx *x, Node *e, int64_t *out)
         *out = (int64_t)e->lit.ival;
         return true;
     case N_UNARY:
+        if (e->unary.op == T_MINUS && e->unary.a && e->unary.a->kind == N_INT && !e->unary.a->lit.overflow &&
+            e->unary.a->lit.ival == (uint64_t)INT64_MAX + 1) {
+            *out = INT64_MIN;   /* -9223372036854775808: its digits alone do not fit an i64 */
+            return true;
+        }
         if (e->unary.op != T_MINUS || !const_eval(x, e->unary.a, &a) || a == INT64_MIN)
             return false;
         *out = -a;
@@ -887,10 +917,11 @@ static Type *check_expr_kind(Ctx *x, Node *e, Type *expected)
         unsupported(x, e->span, "host tasks (a later issue)", NULL);
         return type_error();
     case N_TYPE:
-        diag_error(x->sink, e->span, E_TYPE_MISMATCH, NULL, "the type %s where a value is expected", estr(x, e));
+        diag_error(x->sink, e->span, E_TYPE_MISMATCH, arena_printf(x->a, "convert a value to it: %s(x)", estr(x, e)),
+                   "the type %s where a value is expected", estr(x, e));
         return type_error();
     default:
-        diag_error(x->sink, e->span, E_UNSUPPORTED, NULL, "a %s where a value is expected is not supported",
+        diag_error(x->sink, e->span, E_UNSUPPORTED, "write it as a statement of its own", "a %s where a value is expected is not supported",
                    node_kind_name(e->kind));
         return type_error();
     }

@@ -255,11 +255,14 @@ static void check_while(Ctx *x, Node *s)
     check_loop_body(x, s->loop.body);
 }
 
-/* A parallel region is refused (issue 4), but its body is checked first as
- * a loop's: a rule broken inside it (d20's E-WIDE) is reported with its
- * own code. Lanes may index @device views, so that is not refused here. */
+/* A parallel region: its body is checked as a loop's; the lane rules
+ * (races, outside scalars, nesting, calls) run after every body is typed
+ * (check_par.c). A region that indexes @device views is device work
+ * (issue 5): refused, but after its body, so a rule broken inside it (d20's
+ * E-WIDE) is reported with its own code. */
 static void check_parallel(Ctx *x, Node *s)
 {
+    int device_before = x->device_indexes;
     check_expect(x, s->loop.hi, type_prim(TY_USIZE), "a parallel region's extent");
     scope_push(x);
     s->loop.sym = new_local(x, s->loop.var, s, type_prim(TY_USIZE), false);
@@ -272,7 +275,8 @@ static void check_parallel(Ctx *x, Node *s)
         x->fs->loop_depth = depth;
     }
     scope_pop(x);
-    unsupported(x, s->span, "parallel regions (issue 4)", NULL);
+    if (x->device_indexes != device_before)
+        unsupported(x, s->span, "a parallel region over @device views (device execution, issue 5)", NULL);
 }
 
 static void check_jump(Ctx *x, Node *s)

@@ -55,6 +55,7 @@ typedef struct {
     int next_tmp;
     int next_closure;
     const char *file_lit; /* the source name as a C string literal */
+    bool uses_par;        /* a region, pooled collector or atomic: include cairn_par.h */
 } Ex;
 
 /* ---- emit.c */
@@ -78,5 +79,11 @@ const char *emit_addr(Ex *x, Node *lvalue);
 const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag);
 bool emit_is_impure(const Node *e);
 void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
+
+/* ---- emit_par.c: regions, pooled collectors, atomics (issue 4) */
+int emit_par_fused(Ex *x, const Vec *stmts, int i);     /* statements fused from i, or 0 */
+void emit_par_regions(Ex *x, Node **regions, int n);    /* n regions as one pass */
+const char *emit_par_collect(Ex *x, Node *e);           /* reduce / scan / compact ... parallel */
+const char *emit_par_atomic(Ex *x, Node *e);
 
 #endif

@@ -650,6 +650,8 @@ static const char *emit_builtin(Ex *x, Node *e)
     Node **args = (Node **)e->call.args.v;
     if (b == B_PRINT || b == B_PRINTLN)
         return emit_print(x, e, b == B_PRINTLN);
+    if (b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED)
+        return emit_par_atomic(x, e);
     const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
     emit_operands(x, args, n, NULL, v);
     Type *t = n ? args[0]->ty : e->ty;
@@ -902,6 +904,8 @@ static const char *combine(Ex *x, const char *op, Type *t, const char *acc, cons
 static const char *emit_collect(Ex *x, Node *e)
 {
     CollectKind k = e->collect.kind;
+    if (e->collect.mode == MODE_PARALLEL)
+        return emit_par_collect(x, e);   /* on the pool: emit_par.c */
     if (e->collect.mode == MODE_WARP || !e->collect.extent)
         die("emit: warp collectors are not lowered to C yet");
     Node *ext = e->collect.extent, *value = e->collect.value;

@@ -27,7 +27,7 @@ static const Command commands[] = {
     {"build", cmd_build, "build a program from a file or a manifest (cairn.toml)", NULL},
     {"test", cmd_test, "run the test fns of a file, a directory or a project", NULL},
     {"expand", cmd_expand, "print a program back as CAIRN source", NULL},
-    {"explain", NULL, "print each function's effect row", "issue 4 (parallel regions and effects)"},
+    {"explain", cmd_explain, "print each function's effect row, regions and collectors", NULL},
     {"predict", NULL, "price device work on a card", "a later issue (device performance)"},
     {"tune", NULL, "choose an implementation", "a later issue (device performance)"},
     {"validate", NULL, "hold an implementation to its reference", "a later issue (validation)"},

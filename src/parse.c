@@ -461,6 +461,7 @@ static Node *parse_call(Parser *p, Node *callee, bool generic)
         parse_targs(p, &n->call.targs);
     }
     parse_args(p, &n->call.args);
+    n->span = span_through(p, callee->span);   /* the caret underlines the whole call */
     return n;
 }
 
@@ -481,6 +482,7 @@ static Node *parse_index(Parser *p, Node *base)
         n->index.index = lo;
     }
     expect(p, T_RBRACK, "to close the index");
+    n->span = span_through(p, base->span);   /* x[i], x[a..b]: all of it */
     return n;
 }
 
@@ -491,6 +493,7 @@ static Node *parse_field(Parser *p, Node *base)
     Node *n = node_new(p->arena, N_FIELD, base->span);
     n->field.base = base;
     n->field.id = expect_name(p, "a field or method name", "after `.`");
+    n->span = span_through(p, base->span);
     return n;
 }
 
@@ -736,6 +739,7 @@ static Node *parse_unary(Parser *p)
     Node *n = node_new(p->arena, N_UNARY, t->span);
     n->unary.op = t->kind;
     n->unary.a = parse_unary(p);
+    n->span = span_through(p, t->span);   /* -x underlines the operand too */
     leave(p);
     return n;
 }

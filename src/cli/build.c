@@ -103,6 +103,7 @@ static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime)
     argv[n++] = (char *)tmp;
     argv[n++] = (char *)b->c_path;
     argv[n++] = "-lm";
+    argv[n++] = "-pthread";   /* the lane pool (runtime/cairn_pool.h) */
     argv[n] = NULL;
     int rc = proc_run(argv, NULL);
     if (rc != 0 || rename(tmp, b->exe_path)) {

@@ -93,5 +93,6 @@ int cmd_expand(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 #endif

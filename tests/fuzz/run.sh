@@ -28,6 +28,10 @@ for f in $seeds; do
     cp "$f" "$CORPUS/seed-$(sha1sum <"$f" | cut -c1-16)"
 done
 
+# `make fuzz` builds with UBSan in its default recover mode, where a report is printed and the
+# run goes on; halt_on_error makes undefined behaviour stop the fuzzer like a crash does.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
 bin/cairn-fuzz "$CORPUS" \
     -dict=tests/fuzz/dict.txt \
     -max_len=4096 -timeout=5 -rss_limit_mb=2048 \

@@ -276,11 +276,11 @@ static void test_float_printing(Tally *t)
     }
     struct { float f; const char *s; } f32s[] = {{0.1f, "0.1"}, {1.0f, "1"}, {-0.0f, "-0"},
         {3.5f, "3.5"}, {16777216.0f, "16777216"}, {1.0f / 3.0f, "0.33333334"},
-        {HUGE_VALF, "inf"}, {-HUGE_VALF, "-inf"}, {1e-45f, "1.4013e-45"}};
+        {HUGE_VALF, "inf"}, {-HUGE_VALF, "-inf"}, {1e-45f, "1e-45"}, {100.0f, "100"}, {1e-5f, "1e-05"}};
     for (size_t i = 0; i < sizeof f32s / sizeof f32s[0]; i++)
         check(t, !strcmp(cn_fmt_f32(buf, sizeof buf, f32s[i].f), f32s[i].s), f32s[i].s, (long long)i, 0);
     struct { double d; const char *s; } f64s[] = {{0.1, "0.1"}, {1e16, "1e+16"}, {0.1 + 0.2, "0.30000000000000004"},
-        {1.0 / 3.0, "0.3333333333333333"}, {2.5, "2.5"}, {NAN, "nan"}};
+        {1.0 / 3.0, "0.3333333333333333"}, {2.5, "2.5"}, {NAN, "nan"}, {5e-324, "5e-324"}, {100.0, "100"}};
     for (size_t i = 0; i < sizeof f64s / sizeof f64s[0]; i++)
         check(t, !strcmp(cn_fmt_f64(buf, sizeof buf, f64s[i].d), f64s[i].s), f64s[i].s, (long long)i, 0);
 }

@@ -1,0 +1,236 @@
+/*
+ * explain.c: `cairn explain FILE`, each function's effect row and its
+ * regions and collectors.
+ *
+ *   fn dot: [par:host, read:x, read:y, trap]
+ *     line 6: reduce + parallel i in n (par:host; reads x[i], y[i])
+ *
+ * Functions in source order (a generic once per instance, with its
+ * values); under each, every region and collector in source order with its
+ * line, kind, index, extent and mode, what it writes, reads and updates
+ * atomically, and the plan that shapes it.
+ */
+#include "cli.h"
+#include "../par.h"
+
+#include <string.h>
+
+static const char explain_help[] =
+    "usage: cairn explain FILE\n"
+    "\n"
+    "Checks FILE, then prints each function's effect row (what it and\n"
+    "everything it calls may do: par:host, read:x, write:x, trap, io, libm,\n"
+    "alloc, atomic), and under it one line per parallel region and collector:\n"
+    "its line, kind, index, extent and mode, and the elements it writes, reads\n"
+    "and updates atomically. Exits 1 (with the diagnostics) when FILE is\n"
+    "refused. docs/concurrency.md describes the rows.\n";
+
+typedef struct {
+    Arena *a;
+    Vec writes, reads, atomics;   /* const char*, distinct, in order */
+} Uses;
+
+static void use(Uses *u, Vec *v, const char *s)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i], s))
+            return;
+    vec_push(u->a, v, (void *)s);
+}
+
+static bool is_view(const Node *e)
+{
+    return e && e->ty && e->ty->kind == TY_VIEW;
+}
+
+static bool uses_visit(Node *n, void *c)
+{
+    Uses *u = c;
+    switch (n->kind) {
+    case N_ASSIGN:
+        if (n->assign.lhs->kind == N_INDEX && is_view(n->assign.lhs->index.base)) {
+            use(u, &u->writes, expand_expr(u->a, n->assign.lhs));
+            if (n->assign.op != T_ASSIGN)
+                use(u, &u->reads, expand_expr(u->a, n->assign.lhs));
+            par_walk(n->assign.lhs->index.index, uses_visit, c);
+            par_walk(n->assign.rhs, uses_visit, c);
+            return false;
+        }
+        return true;
+    case N_INDEX:
+        if (is_view(n->index.base))
+            use(u, &u->reads, expand_expr(u->a, n));
+        return true;
+    case N_COLLECT:
+        if (n->collect.dest)
+            use(u, &u->writes, expand_expr(u->a, n->collect.dest));
+        return true;
+    case N_CALL:
+        if (n->call.ck == CALL_BUILTIN && effects_construct(n, NULL) == EF_ATOMIC && n->call.args.n) {
+            Node *el = n->call.args.v[0];
+            use(u, &u->atomics, expand_expr(u->a, el));
+            if (el->kind == N_INDEX)
+                par_walk(el->index.index, uses_visit, c);
+            for (int i = 1; i < n->call.args.n; i++)
+                par_walk(n->call.args.v[i], uses_visit, c);
+            return false;
+        }
+        if (n->call.ck == CALL_FN && n->call.callee && n->call.callee->ty && n->call.callee->ty->kind == TY_FN) {
+            Type *ft = n->call.callee->ty;
+            for (int i = 0; i < n->call.args.n && i < ft->params.n; i++) {
+                Type *pt = ft->params.v[i];
+                Node *a = n->call.args.v[i];
+                if (pt->kind == TY_VIEW)
+                    use(u, pt->access == ACC_RW ? &u->writes : &u->reads,
+                        arena_printf(u->a, "%s (via %s)", expand_expr(u->a, a),
+                                     n->call.target && n->call.target->fn.id ? n->call.target->fn.id : "a call"));
+            }
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
+static const char *join(Arena *a, const Vec *v)
+{
+    const char *s = "";
+    for (int i = 0; i < v->n; i++)
+        s = arena_printf(a, "%s%s%s", s, i ? ", " : "", (const char *)v->v[i]);
+    return s;
+}
+
+static const char *plan_text(Arena *a, PlanInfo p, bool collector)
+{
+    const char *s = "";
+    if (p.vector)
+        s = arena_printf(a, "%s%svector %d", s, *s ? ", " : "", p.vector);
+    if (p.unroll)
+        s = arena_printf(a, "%s%sunroll %d", s, *s ? ", " : "", p.unroll);
+    if (p.fuse && !collector)
+        s = arena_printf(a, "%s%sfuse", s, *s ? ", " : "");
+    if (p.staged && collector)
+        s = arena_printf(a, "%s%sstaged", s, *s ? ", " : "");
+    return s;
+}
+
+typedef struct {
+    Arena *a;
+    PlanInfo plan;
+} ExplainWalk;
+
+static void print_item(ExplainWalk *w, Node *n, const char *head, Node *body1, Node *body2, bool pooled,
+                       bool collector)
+{
+    Uses u = {.a = w->a};
+    par_walk(body1, uses_visit, &u);
+    par_walk(body2, uses_visit, &u);
+    if (n->kind == N_COLLECT && n->collect.dest)
+        use(&u, &u.writes, expand_expr(w->a, n->collect.dest));
+    const char *parts[5];
+    int k = 0;
+    if (pooled)
+        parts[k++] = "par:host";
+    if (u.writes.n)
+        parts[k++] = arena_printf(w->a, "writes %s", join(w->a, &u.writes));
+    if (u.reads.n)
+        parts[k++] = arena_printf(w->a, "reads %s", join(w->a, &u.reads));
+    if (u.atomics.n)
+        parts[k++] = arena_printf(w->a, "atomic %s", join(w->a, &u.atomics));
+    const char *plan = pooled ? plan_text(w->a, w->plan, collector) : "";
+    if (*plan)
+        parts[k++] = arena_printf(w->a, "plan %s", plan);
+    printf("  line %d: %s", n->span.line, head);
+    for (int i = 0; i < k; i++)
+        printf("%s%s", i ? "; " : " (", parts[i]);
+    printf("%s\n", k ? ")" : "");
+}
+
+static bool explain_visit(Node *n, void *c)
+{
+    ExplainWalk *w = c;
+    if (n->kind == N_PARALLEL) {
+        print_item(w, n, arena_printf(w->a, "parallel %s in %s", n->loop.var, expand_expr(w->a, n->loop.hi)),
+                   n->loop.body, NULL, true, false);
+        return true;
+    }
+    if (n->kind != N_COLLECT || n->collect.mode == MODE_WARP)
+        return true;
+    const char *kind = n->collect.kind == COLLECT_REDUCE ? "reduce" : n->collect.kind == COLLECT_SCAN ? "scan" : "compact";
+    const char *head = kind;
+    if (n->collect.op)
+        head = arena_printf(w->a, "%s %s", head, n->collect.op);
+    if (n->collect.dest)
+        head = arena_printf(w->a, "%s %s", head, expand_expr(w->a, n->collect.dest));
+    bool pooled = n->collect.mode == MODE_PARALLEL;
+    head = arena_printf(w->a, "%s %s %s in %s", head, pooled ? "parallel" : "for", n->collect.var,
+                        expand_expr(w->a, n->collect.extent));
+    print_item(w, n, head, n->collect.keep, n->collect.value, pooled, true);
+    return true;
+}
+
+static const char *fn_title(Arena *a, const Node *fn)
+{
+    const char *t = fn->fn.id ? fn->fn.id : "?";
+    if (fn->fn.is_instance && fn->fn.gvals && fn->fn.generics.n) {
+        t = arena_printf(a, "%s[", t);
+        for (int i = 0; i < fn->fn.generics.n; i++)
+            t = arena_printf(a, "%s%s%lld", t, i ? ", " : "", (long long)fn->fn.gvals[i]);
+        t = arena_printf(a, "%s]", t);
+    }
+    return t;
+}
+
+static void explain_fn(Unit *u, EffTable *t, Node *fn)
+{
+    FnEff *f = effects_of(t, fn);
+    if (!f)
+        return;
+    printf("fn %s: %s\n", fn_title(u->arena, fn), effects_row(u->arena, f));
+    ExplainWalk w = {u->arena, par_plan_for(u->program, fn->fn.id)};
+    par_walk(fn->fn.body, explain_visit, &w);
+}
+
+int cmd_explain(int argc, char **argv)
+{
+    Options o;
+    if (!opts_parse(&o, "explain", argc, argv, ""))
+        return EXIT_USAGE;
+    if (o.help) {
+        fputs(explain_help, stdout);
+        return EXIT_OK;
+    }
+    if (!o.path) {
+        fputs(explain_help, stderr);
+        return EXIT_USAGE;
+    }
+    Unit u;
+    if (!unit_load(&u, o.path, &o)) {
+        unit_free(&u);
+        return EXIT_USAGE;
+    }
+    if (!unit_check(&u)) {
+        fprintf(stderr, "%s: refused (%d error%s)\n", o.path, u.sink.errors, u.sink.errors == 1 ? "" : "s");
+        unit_free(&u);
+        return EXIT_REFUSED;
+    }
+    EffTable *t = effects_compute(u.arena, &u.check);
+    /* source order: each declared fn, or each of a generic's instances */
+    Node *prog = u.program;
+    for (int i = 0; i < prog->block.stmts.n; i++) {
+        Node *d = prog->block.stmts.v[i];
+        if (!d || d->kind != N_FN)
+            continue;
+        if (!d->fn.generics.n) {
+            explain_fn(&u, t, d);
+            continue;
+        }
+        for (int k = 0; k < u.check.fns.n; k++) {
+            Node *fn = u.check.fns.v[k];
+            if (fn->fn.is_instance && fn->fn.id && d->fn.id && !strcmp(fn->fn.id, d->fn.id))
+                explain_fn(&u, t, fn);
+        }
+    }
+    unit_free(&u);
+    return EXIT_OK;
+}

@@ -1,0 +1,73 @@
+/*
+ * par.h: host parallelism (issue 4), shared by the checker's lane rules
+ * (check_par.c), the effect rows (effects.c), the lowering of regions,
+ * collectors and atomics (emit_par.c) and `cairn explain` (cli/explain.c).
+ *
+ * Everything here reads a program check_program has typed: every name has
+ * its symbol, every expression its type, every call its kind.
+ */
+#ifndef CAIRN_PAR_H
+#define CAIRN_PAR_H
+
+#include "cairn.h"
+
+/* ------------------------------------------------------------ walking */
+
+/* Calls visit(n, ctx) on n and, when it returns true, on each child, depth
+ * first, in source order. Closures are walked into. */
+typedef bool (*ParVisit)(Node *n, void *ctx);
+void par_walk(Node *n, ParVisit visit, void *ctx);
+
+/* ------------------------------------------------------------ effects */
+
+/* The effects of a function, as `cairn explain` spells them (sorted):
+ * alloc, atomic, io, libm, par:host, read:NAME, trap, write:NAME. EF_SYNC
+ * (locks, tasks, waits, transfers) and EF_MMA (the tensor-core multiply)
+ * are kept for the lane rules and not printed: their constructs are
+ * refused elsewhere until their issue lands. */
+typedef enum { EF_ALLOC, EF_ATOMIC, EF_IO, EF_LIBM, EF_PAR, EF_TRAP, EF_SYNC, EF_MMA, EF_VALUE, EF_N } EffBit;
+
+typedef struct FnEff FnEff;
+struct FnEff {
+    Node *fn;             /* N_FN */
+    unsigned bits;        /* 1u << EffBit */
+    Node *why[EF_N];      /* the construct that brings the bit, or the call that does */
+    FnEff *via[EF_N];     /* when why is a call: the callee's effects */
+    Vec reads, writes;    /* Sym*: parameters and buffers of fn */
+};
+
+typedef struct {
+    Arena *a;
+    Vec fns;              /* FnEff*, in c->fns order */
+} EffTable;
+
+/* Every function's effect row: its body and everything it calls, to a
+ * fixpoint over the call graph. */
+EffTable *effects_compute(Arena *a, const Check *c);
+FnEff *effects_of(const EffTable *t, const Node *fn);
+/* "[par:host, read:x, trap, write:out]" */
+const char *effects_row(Arena *a, const FnEff *f);
+/* How fn comes to have bit b: "g (line 4) -> println (line 9)". */
+const char *effects_chain(Arena *a, const FnEff *f, EffBit b);
+/* The local (body-only) bit a construct brings, or -1; sets *what to a
+ * name for messages ("println", "std.math.exp", "a buffer"). */
+int effects_construct(Node *n, const char **what);
+
+/* ------------------------------------------------------------ plans */
+
+typedef struct {
+    int vector;           /* K, 0 when not asked */
+    int unroll;           /* U, 0 when not asked */
+    bool fuse, staged;
+} PlanInfo;
+
+/* The plan written for the function named id (all of its items), or
+ * zeroes. */
+PlanInfo par_plan_for(const Node *program, const char *id);
+
+/* Can region b run in the same pass as region a, lane by lane (a's body
+ * then b's, for each index)? Same extent, and the two bodies together obey
+ * the race rule. */
+bool par_fusable(Arena *a, Node *ra, Node *rb);
+
+#endif

@@ -1,0 +1,824 @@
+/*
+ * test_sum.c: runtime/cairn_sum.h against MPFR.
+ *
+ * The oracle is mpfr_sum (exact, then rounded once to nearest-even) at 53 or
+ * 24 bits in the format's exponent range with mpfr_subnormalize, plus the
+ * special-value table (the one quiet NaN, the signed zeros); MPFR's own
+ * rules give the same answer there, and the NaN's bits are the spec's.
+ *
+ * Every case is summed many ways, and every way must give the oracle's bits:
+ *   - one state, add_array; one state, one add per term; add_array on each
+ *     vector kind this build and CPU have (SSE2, AVX2, AVX-512 on x86-64);
+ *     the lanes below also take the kinds in turn. (-DCN_SUM_SCALAR builds the
+ *     scalar kind nvcc gets; tests/unit/sum_sanitizers.sh runs that too.)
+ *   - for every lane count 1..16: the terms cut into that many contiguous
+ *     chunks (add_array) and into interleaved ones (add per term), each
+ *     chunk summed by its own state on its own pthread; the states merged
+ *     front to back, back to front, and as a pairwise tree.
+ * Families: ties to even, an ulp around powers of two, the largest finite
+ * value and overflow, subnormals and cancellation, signed zeros, no terms,
+ * NaN and infinity mixes, random terms of narrow and of wide range, chunks
+ * that load the levels to the proof's limit, huge counts of huge terms, a
+ * carry pass forced mid-sum; for f64 and f32.
+ * One pass or one failure per family. Prints `N passed, N failed, 0 skipped`
+ * and exits 1 on a failure. SUM_QUICK=1 (the sanitizer runs) runs fewer
+ * random cases with threads.
+ */
+#include "cairn_sum.h"
+
+#include <mpfr.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { MAX_LANES = 16 };
+
+/* ------------------------------------------------------------- utilities */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rng(void) /* splitmix64 */
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static int rng_int(int lo, int hi) /* [lo, hi] */
+{
+    return lo + (int)(rng() % (uint64_t)(hi - lo + 1));
+}
+
+static double rng_sign(double x) { return (rng() & 1) ? -x : x; }
+
+static uint64_t bits64(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static uint32_t bits32(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static void shuffle64(double *x, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(rng() % i);
+        double t = x[i - 1];
+        x[i - 1] = x[j];
+        x[j] = t;
+    }
+}
+
+static void shuffle32(float *x, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(rng() % i);
+        float t = x[i - 1];
+        x[i - 1] = x[j];
+        x[j] = t;
+    }
+}
+
+/* --------------------------------------------------------------- oracles */
+
+/* mpfr_sum at prec bits in [emin, emax] (MPFR's exponents: x = m * 2^e with
+ * m in [0.5, 1)), subnormalised; NaN in the spec's one encoding. */
+static void oracle_sum(mpfr_t r, const double *x, size_t n, int emin, int emax)
+{
+    mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
+    mpfr_t *v = malloc((n ? n : 1) * sizeof *v);
+    mpfr_ptr *p = malloc((n ? n : 1) * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_init2(v[i], 53);
+        mpfr_set_d(v[i], x[i], MPFR_RNDN); /* exact */
+        p[i] = v[i];
+    }
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_clear_flags();
+    int t = mpfr_sum(r, p, (unsigned long)n, MPFR_RNDN);
+    t = mpfr_check_range(r, t, MPFR_RNDN);
+    mpfr_subnormalize(r, t, MPFR_RNDN);
+    mpfr_set_emin(old_min);
+    mpfr_set_emax(old_max);
+    for (size_t i = 0; i < n; i++)
+        mpfr_clear(v[i]);
+    free(v);
+    free(p);
+}
+
+static uint64_t oracle64(const double *x, size_t n)
+{
+    mpfr_t r;
+    mpfr_init2(r, 53);
+    oracle_sum(r, x, n, -1073, 1024);
+    double d = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_clear(r);
+    return d != d ? 0x7ff8000000000000u : bits64(d);
+}
+
+static uint32_t oracle32(const float *x, size_t n)
+{
+    double *w = malloc((n ? n : 1) * sizeof *w);
+    for (size_t i = 0; i < n; i++)
+        w[i] = x[i];
+    mpfr_t r;
+    mpfr_init2(r, 24);
+    oracle_sum(r, w, n, -148, 128);
+    float f = mpfr_get_flt(r, MPFR_RNDN);
+    mpfr_clear(r);
+    free(w);
+    return f != f ? 0x7fc00000u : bits32(f);
+}
+
+/* ------------------------------------------------------ lanes on threads */
+
+/* Vector kinds 0 .. cn_sum_cpu_wide() in turn (see cairn_sum.h). */
+static uint32_t kind_for(size_t k)
+{
+    return (uint32_t)(k % (cn_sum_cpu_wide() + 1));
+}
+
+typedef struct {
+    int is32, contiguous;
+    const double *x64;
+    const float *x32;
+    size_t first, step, count; /* terms first + k * step, k < count */
+    cn_sum64 s64;
+    cn_sum32 s32;
+} Lane;
+
+static void *lane_run(void *arg)
+{
+    Lane *l = arg;
+    if (l->is32) {
+        cn_sum32_init(&l->s32);
+        l->s32.wide = kind_for(l->first); /* lanes on different vector kinds */
+        if (l->contiguous)
+            cn_sum32_add_array(&l->s32, l->x32 + l->first, l->count);
+        else
+            for (size_t k = 0; k < l->count; k++)
+                cn_sum32_add(&l->s32, l->x32[l->first + k * l->step]);
+    } else {
+        cn_sum64_init(&l->s64);
+        l->s64.wide = kind_for(l->first);
+        if (l->contiguous)
+            cn_sum64_add_array(&l->s64, l->x64 + l->first, l->count);
+        else
+            for (size_t k = 0; k < l->count; k++)
+                cn_sum64_add(&l->s64, l->x64[l->first + k * l->step]);
+    }
+    return NULL;
+}
+
+static Lane lanes[MAX_LANES];
+
+/* Runs n terms as `nl` lanes on threads; lanes[] then hold the states. */
+static void run_lanes(int is32, const double *x64, const float *x32, size_t n, int nl,
+                      int contiguous)
+{
+    pthread_t th[MAX_LANES];
+    for (int k = 0; k < nl; k++) {
+        Lane *l = &lanes[k];
+        l->is32 = is32;
+        l->contiguous = contiguous;
+        l->x64 = x64;
+        l->x32 = x32;
+        if (contiguous) { /* uneven cuts: lane k gets [n*k/nl, n*(k+1)/nl) */
+            size_t lo = n * (size_t)k / (size_t)nl, hi = n * (size_t)(k + 1) / (size_t)nl;
+            l->first = lo;
+            l->step = 1;
+            l->count = hi - lo;
+        } else {
+            l->first = (size_t)k;
+            l->step = (size_t)nl;
+            l->count = (size_t)k < n ? (n - (size_t)k + (size_t)nl - 1) / (size_t)nl : 0;
+        }
+        if (pthread_create(&th[k], NULL, lane_run, l) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            exit(2);
+        }
+    }
+    for (int k = 0; k < nl; k++)
+        pthread_join(th[k], NULL);
+}
+
+/* The three merge orders' results, as bits. */
+static cn_sum64 tree64[MAX_LANES];
+static cn_sum32 tree32[MAX_LANES];
+
+static void merged64(int nl, uint64_t out[3])
+{
+    cn_sum64 acc = lanes[0].s64;
+    for (int k = 1; k < nl; k++)
+        cn_sum64_merge(&acc, &lanes[k].s64);
+    out[0] = bits64(cn_sum64_round(&acc));
+    acc = lanes[nl - 1].s64;
+    for (int k = nl - 2; k >= 0; k--)
+        cn_sum64_merge(&acc, &lanes[k].s64);
+    out[1] = bits64(cn_sum64_round(&acc));
+    for (int k = 0; k < nl; k++)
+        tree64[k] = lanes[k].s64;
+    for (int w = 1; w < nl; w *= 2)
+        for (int k = 0; k + w < nl; k += 2 * w)
+            cn_sum64_merge(&tree64[k], &tree64[k + w]);
+    out[2] = bits64(cn_sum64_round(&tree64[0]));
+}
+
+static void merged32(int nl, uint32_t out[3])
+{
+    cn_sum32 acc = lanes[0].s32;
+    for (int k = 1; k < nl; k++)
+        cn_sum32_merge(&acc, &lanes[k].s32);
+    out[0] = bits32(cn_sum32_round(&acc));
+    acc = lanes[nl - 1].s32;
+    for (int k = nl - 2; k >= 0; k--)
+        cn_sum32_merge(&acc, &lanes[k].s32);
+    out[1] = bits32(cn_sum32_round(&acc));
+    for (int k = 0; k < nl; k++)
+        tree32[k] = lanes[k].s32;
+    for (int w = 1; w < nl; w *= 2)
+        for (int k = 0; k + w < nl; k += 2 * w)
+            cn_sum32_merge(&tree32[k], &tree32[k + w]);
+    out[2] = bits32(cn_sum32_round(&tree32[0]));
+}
+
+/* ------------------------------------------------------------ the checks */
+
+typedef struct {
+    long passed, failed;
+    bool family_ok;
+    const char *family;
+    long cases;
+} Tally;
+
+static void family_begin(Tally *t, const char *name)
+{
+    t->family = name;
+    t->family_ok = true;
+    t->cases = 0;
+}
+
+static void family_end(Tally *t)
+{
+    if (t->family_ok) {
+        t->passed++;
+        printf("ok   %s (%ld cases)\n", t->family, t->cases);
+    } else {
+        t->failed++;
+    }
+}
+
+static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_t got)
+{
+    if (t->family_ok) /* the first mismatch of a family is enough to read */
+        printf("FAIL %s: %s, n=%zu: want %016llx got %016llx\n", t->family, how, n,
+               (unsigned long long)want, (unsigned long long)got);
+    t->family_ok = false;
+}
+
+/* Every way of summing x[0..n) against the oracle. lanes: sweep 1..16 on
+ * threads, or only the single-state ways. */
+static void check64(Tally *t, const double *x, size_t n, bool sweep)
+{
+    uint64_t want = oracle64(x, n);
+    t->cases++;
+    uint64_t got = bits64(cn_sum_f64(x, n));
+    if (got != want)
+        mismatch(t, "add_array", n, want, got);
+    cn_sum64 s;
+    cn_sum64_init(&s);
+    for (size_t i = 0; i < n; i++)
+        cn_sum64_add(&s, x[i]);
+    got = bits64(cn_sum64_round(&s));
+    if (got != want)
+        mismatch(t, "add per term", n, want, got);
+    for (uint32_t kind = 0; kind <= cn_sum_cpu_wide(); kind++) {
+        cn_sum64_init(&s);
+        s.wide = kind;
+        cn_sum64_add_array(&s, x, n);
+        got = bits64(cn_sum64_round(&s));
+        if (got != want)
+            mismatch(t, kind == 0 ? "add_array, kind 0" : kind == 1 ? "add_array, kind 1" : "add_array, kind 2", n, want, got);
+    }
+    if (!sweep)
+        return;
+    for (int nl = 1; nl <= MAX_LANES; nl++)
+        for (int contiguous = 0; contiguous <= 1; contiguous++) {
+            uint64_t r[3];
+            run_lanes(0, x, NULL, n, nl, contiguous);
+            merged64(nl, r);
+            for (int o = 0; o < 3; o++)
+                if (r[o] != want) {
+                    char how[96];
+                    snprintf(how, sizeof how, "%d lanes, %s, merge order %d", nl,
+                             contiguous ? "contiguous" : "interleaved", o);
+                    mismatch(t, how, n, want, r[o]);
+                }
+        }
+}
+
+static void check32(Tally *t, const float *x, size_t n, bool sweep)
+{
+    uint32_t want = oracle32(x, n);
+    t->cases++;
+    uint32_t got = bits32(cn_sum_f32(x, n));
+    if (got != want)
+        mismatch(t, "add_array", n, want, got);
+    cn_sum32 s;
+    cn_sum32_init(&s);
+    for (size_t i = 0; i < n; i++)
+        cn_sum32_add(&s, x[i]);
+    got = bits32(cn_sum32_round(&s));
+    if (got != want)
+        mismatch(t, "add per term", n, want, got);
+    for (uint32_t kind = 0; kind <= cn_sum_cpu_wide(); kind++) {
+        cn_sum32_init(&s);
+        s.wide = kind;
+        cn_sum32_add_array(&s, x, n);
+        got = bits32(cn_sum32_round(&s));
+        if (got != want)
+            mismatch(t, kind == 0 ? "add_array, kind 0" : kind == 1 ? "add_array, kind 1" : "add_array, kind 2", n, want, got);
+    }
+    if (!sweep)
+        return;
+    for (int nl = 1; nl <= MAX_LANES; nl++)
+        for (int contiguous = 0; contiguous <= 1; contiguous++) {
+            uint32_t r[3];
+            run_lanes(1, NULL, x, n, nl, contiguous);
+            merged32(nl, r);
+            for (int o = 0; o < 3; o++)
+                if (r[o] != want) {
+                    char how[96];
+                    snprintf(how, sizeof how, "%d lanes, %s, merge order %d", nl,
+                             contiguous ? "contiguous" : "interleaved", o);
+                    mismatch(t, how, n, want, r[o]);
+                }
+        }
+}
+
+/* A case must also equal a known answer (the oracle could be wrong too). */
+static void expect64(Tally *t, const double *x, size_t n, double want)
+{
+    uint64_t w = want != want ? 0x7ff8000000000000u : bits64(want);
+    uint64_t o = oracle64(x, n);
+    if (o != w)
+        mismatch(t, "oracle vs known answer", n, w, o);
+    check64(t, x, n, true);
+}
+
+static void expect32(Tally *t, const float *x, size_t n, float want)
+{
+    uint32_t w = want != want ? 0x7fc00000u : bits32(want);
+    uint32_t o = oracle32(x, n);
+    if (o != w)
+        mismatch(t, "oracle vs known answer", n, w, o);
+    check32(t, x, n, true);
+}
+
+/* Pads a case with cancelling pairs and zeros, shuffled, so that the
+ * interesting terms land in different chunks, lanes and passes. */
+static size_t pad64(double *x, size_t n, size_t cap)
+{
+    int pairs = rng_int(0, 40);
+    for (int k = 0; k < pairs && n + 2 <= cap; k++) {
+        double v = ldexp((double)(rng() >> 11), rng_int(-1100, 970));
+        x[n++] = v;
+        x[n++] = -v;
+    }
+    int zeros = rng_int(0, 300);
+    for (int k = 0; k < zeros && n < cap; k++)
+        x[n++] = rng_sign(0.0);
+    shuffle64(x, n);
+    return n;
+}
+
+static size_t pad32(float *x, size_t n, size_t cap)
+{
+    int pairs = rng_int(0, 40);
+    for (int k = 0; k < pairs && n + 2 <= cap; k++) {
+        float v = ldexpf((float)(rng() >> 40), rng_int(-172, 103));
+        x[n++] = v;
+        x[n++] = -v;
+    }
+    int zeros = rng_int(0, 300);
+    for (int k = 0; k < zeros && n < cap; k++)
+        x[n++] = (float)rng_sign(0.0);
+    shuffle32(x, n);
+    return n;
+}
+
+enum { CAP = 1 << 14 };
+static double X[CAP];
+static float XF[CAP];
+
+/* -------------------------------------------------------- f64 families */
+
+static void f64_ties(Tally *t)
+{
+    family_begin(t, "f64 ties to even");
+    /* 1 + 2^-53 is a tie: even is 1; (1 + 2^-52) + 2^-53 rounds up. */
+    double a[] = {1.0, 0x1p-53};
+    expect64(t, a, 2, 1.0);
+    double b[] = {1.0 + 0x1p-52, 0x1p-53};
+    expect64(t, b, 2, 1.0 + 0x1p-51);
+    double c[] = {1.0, 0x1p-54, 0x1p-54, 0x1p-1074};
+    expect64(t, c, 4, 1.0 + 0x1p-52);
+    double d[] = {1.0, 0x1p-53, -0x1p-1074};
+    expect64(t, d, 3, 1.0);
+    double e[] = {1e300, 1.0, 0x1p-53, -1e300};
+    expect64(t, e, 4, 1.0);
+    for (int k = 0; k < 60; k++) { /* m * 2^s plus half its ulp, in pieces */
+        size_t n = 0;
+        int pieces = rng_int(1, 6);
+        int s = rng_int(-1074 + pieces, 960);
+        double m = (double)((rng() >> 11) | ((uint64_t)1 << 52));
+        X[n++] = ldexp(m, s);
+        for (int p = 1; p < pieces; p++) /* 2^(s-1) = 2^(s-2) + ... + 2 * 2^(s-pieces) */
+            X[n++] = ldexp(1.0, s - 1 - p);
+        X[n++] = ldexp(1.0, s - pieces);
+        if (k % 3 == 1)
+            X[n++] = 0x1p-1074; /* off the tie */
+        n = pad64(X, n, CAP);
+        check64(t, X, n, k < 20);
+    }
+    family_end(t);
+}
+
+static void f64_powers_of_two(Tally *t)
+{
+    family_begin(t, "f64 an ulp around powers of two");
+    double a[] = {1.0, -0x1p-54}; /* tie between 1 - 2^-53 and 1: even is 1 */
+    expect64(t, a, 2, 1.0);
+    double b[] = {1.0, -0x1p-54, -0x1p-1074}; /* below the tie */
+    expect64(t, b, 3, 1.0 - 0x1p-53);
+    double c[] = {1.0, -0x1p-53}; /* exact */
+    expect64(t, c, 2, 1.0 - 0x1p-53);
+    double d[] = {1.0 - 0x1p-53, 0x1p-54}; /* tie up to 1 */
+    expect64(t, d, 2, 1.0);
+    double e[] = {2.0, -0x1p-53, 0x1p-200}; /* above the tie below 2 */
+    expect64(t, e, 3, 2.0);
+    for (int k = 0; k < 80; k++) {
+        size_t n = 0;
+        int s = rng_int(-1000, 1000);
+        X[n++] = ldexp(1.0, s);
+        int off = rng_int(-56, -51);
+        X[n++] = rng_sign(ldexp(1.0, s + off));
+        if (rng() & 1)
+            X[n++] = rng_sign(ldexp(1.0, s + rng_int(-120, -54)));
+        n = pad64(X, n, CAP);
+        check64(t, X, n, k < 20);
+    }
+    family_end(t);
+}
+
+static void f64_largest(Tally *t)
+{
+    family_begin(t, "f64 largest finite value and overflow");
+    const double inf = HUGE_VAL;
+    double a[] = {DBL_MAX, DBL_MAX, -DBL_MAX};
+    expect64(t, a, 3, DBL_MAX);
+    double b[] = {DBL_MAX, 0x1p970}; /* DBL_MAX + ulp/2: a tie, to 2^1024 */
+    expect64(t, b, 2, inf);
+    double c[] = {DBL_MAX, 0x1p970, -0x1p-1074};
+    expect64(t, c, 3, DBL_MAX);
+    double d[] = {-DBL_MAX, -0x1p970};
+    expect64(t, d, 2, -inf);
+    double e[] = {DBL_MAX, 0x1p969, 0x1p968};
+    expect64(t, e, 3, DBL_MAX);
+    double f[] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, 1.0};
+    expect64(t, f, 7, 1.0);
+    double g[] = {0x1p1023, 0x1p1023, -0x1p1023, 0x1p-1074};
+    expect64(t, g, 4, 0x1p1023);
+    for (int k = 0; k < 40; k++) {
+        size_t n = 0;
+        int big = rng_int(1, 6);
+        for (int p = 0; p < big; p++)
+            X[n++] = rng_sign(ldexp((double)((rng() >> 11) | ((uint64_t)1 << 52)), 971));
+        X[n++] = rng_sign(ldexp(1.0, rng_int(960, 1023)));
+        n = pad64(X, n, CAP);
+        check64(t, X, n, k < 12);
+    }
+    family_end(t);
+}
+
+static void f64_subnormals(Tally *t)
+{
+    family_begin(t, "f64 subnormals and cancellation");
+    double a[] = {0x1p-1074, -0x1p-1074};
+    expect64(t, a, 2, 0.0);
+    double b[] = {0x1p-1074, 0x1p-1074, 0x1p-1074};
+    expect64(t, b, 3, 0x1p-1072 - 0x1p-1074);
+    double c[] = {0x1p-1022, -0x1p-1074};
+    expect64(t, c, 2, 0x1p-1022 - 0x1p-1074);
+    double d[] = {1.0, 0x1p-1074, -1.0};
+    expect64(t, d, 3, 0x1p-1074);
+    for (int k = 0; k < 60; k++) {
+        size_t n = (size_t)rng_int(1, 2000);
+        for (size_t i = 0; i < n; i++)
+            X[i] = rng_sign(ldexp((double)(rng() >> rng_int(11, 63)), -1074));
+        if (k % 2) { /* cancel all but a few */
+            for (size_t i = 0; i < n && 2 * n < CAP; i++)
+                X[n + i] = -X[i];
+            n *= 2;
+            X[n++] = ldexp(1.0, rng_int(-1074, -1000));
+        }
+        shuffle64(X, n);
+        check64(t, X, n, k < 12);
+    }
+    family_end(t);
+}
+
+static void f64_zeros(Tally *t)
+{
+    family_begin(t, "f64 signed zeros and no terms");
+    expect64(t, X, 0, 0.0);
+    for (size_t n = 1; n <= 1100; n += (n < 20 ? 1 : 97)) {
+        for (size_t i = 0; i < n; i++)
+            X[i] = -0.0;
+        expect64(t, X, n, -0.0);
+        X[rng() % n] = 0.0;
+        expect64(t, X, n, 0.0);
+    }
+    double a[] = {-0.0, 1.0, -1.0};
+    expect64(t, a, 3, 0.0);
+    double b[] = {-1.5, 1.5, -0.0};
+    expect64(t, b, 3, 0.0);
+    family_end(t);
+}
+
+static void f64_specials(Tally *t)
+{
+    family_begin(t, "f64 NaN and infinity mixes");
+    const double inf = HUGE_VAL, nan = cn_sum_from_bits64(0x7ff8000000000000u);
+    double pay = cn_sum_from_bits64(0xfff0000000000123u); /* negative signalling payload */
+    double a[] = {1.0, nan, 2.0};
+    expect64(t, a, 3, nan);
+    double b[] = {inf, -inf};
+    expect64(t, b, 2, nan);
+    double c[] = {inf, 1.0, -DBL_MAX, -DBL_MAX};
+    expect64(t, c, 4, inf);
+    double d[] = {-inf, DBL_MAX, DBL_MAX};
+    expect64(t, d, 3, -inf);
+    double e[] = {pay, inf};
+    expect64(t, e, 2, nan);
+    double f[] = {inf, inf, 0.0};
+    expect64(t, f, 3, inf);
+    for (int k = 0; k < 60; k++) {
+        size_t n = (size_t)rng_int(1, 1500);
+        for (size_t i = 0; i < n; i++)
+            X[i] = rng_sign(ldexp((double)(rng() >> 11), rng_int(-1100, 971)));
+        int kinds = rng_int(1, 7);
+        double put[3] = {nan, inf, -inf};
+        for (int j = 0; j < 3; j++)
+            if (kinds & (1 << j))
+                X[rng() % n] = j == 0 && (rng() & 1) ? pay : put[j];
+        check64(t, X, n, k < 12);
+    }
+    family_end(t);
+}
+
+static void f64_random(Tally *t, const char *name, int lo, int hi, bool narrow, int cases)
+{
+    family_begin(t, name);
+    int sweeps = getenv("SUM_QUICK") ? 3 : 16;
+    for (int k = 0; k < cases; k++) {
+        size_t n = (size_t)(k % 5 == 0 ? rng_int(0, 20) : rng_int(1, 6000));
+        for (size_t i = 0; i < n; i++) {
+            if (narrow)
+                X[i] = 1.0 + (double)(rng() >> 11) * 0x1p-53;
+            else
+                X[i] = rng_sign(ldexp((double)((rng() >> 11) | ((uint64_t)1 << 52)),
+                                      rng_int(lo, hi) - 52));
+        }
+        if (!narrow && k % 3 == 0 && 2 * n + 1 < CAP) { /* heavy cancellation */
+            for (size_t i = 0; i < n; i++)
+                X[n + i] = -X[i];
+            n *= 2;
+            X[n++] = ldexp(1.0, rng_int(lo, hi));
+            shuffle64(X, n);
+        }
+        check64(t, X, n, k < sweeps);
+    }
+    family_end(t);
+}
+
+/* Many huge terms: the fast path refuses them, the digits hold them all. */
+static void f64_huge_counts(Tally *t)
+{
+    family_begin(t, "f64 many huge terms");
+    static double big[1 << 18];
+    size_t n = 0;
+    for (int i = 0; i < (1 << 16); i++)
+        big[n++] = DBL_MAX;
+    for (int i = 0; i < (1 << 16); i++)
+        big[n++] = -DBL_MAX;
+    big[n++] = 0x1p-1074;
+    shuffle64(big, n);
+    expect64(t, big, n, 0x1p-1074);
+    for (size_t i = 0; i < n; i++)
+        big[i] = 0x1p1022 * 1.5;
+    check64(t, big, 1000, true); /* overflows to inf */
+    family_end(t);
+}
+
+/* The bound the level gap rests on, at its worst: a chunk of one big term
+ * 2^s and 255 terms just under (or at) half of level 1's ulp g = 2^(s-49),
+ * so level 1 keeps nothing of them and level 2 receives the most the proof
+ * allows (255 * g/2), all of one sign, with bits further down for levels 3
+ * and 4. Chunks start at index 0 (add_array) and at each buffer fill. */
+static void f64_worst_remainders(Tally *t)
+{
+    family_begin(t, "f64 level budgets at their worst");
+    for (int k = 0; k < 24; k++) {
+        int s = rng_int(-960, 960);
+        double half = ldexp(1.0, s - 50);
+        size_t n = 0;
+        X[n++] = ldexp(1.0, s);
+        double sign = (k & 1) ? -1.0 : 1.0;
+        for (int i = 0; i < 255; i++) {
+            double below = half - ldexp(half, -rng_int(20, 52)); /* rounds to 0 at level 1 */
+            X[n++] = sign * (k % 4 < 2 ? below : half);
+        }
+        if (k % 3 == 0) /* and a second such chunk after it */
+            for (size_t i = 0; i < 256; i++)
+                X[n + i] = X[i];
+        n += k % 3 == 0 ? 256 : 0;
+        check64(t, X, n, k < 8);
+    }
+    family_end(t);
+}
+
+static void f32_worst_remainders(Tally *t)
+{
+    family_begin(t, "f32 level budgets at their worst");
+    for (int k = 0; k < 24; k++) {
+        int s = rng_int(-60, 100);
+        float half = ldexpf(1.0f, s - 50);
+        size_t n = 0;
+        XF[n++] = ldexpf(1.0f, s);
+        float sign = (k & 1) ? -1.0f : 1.0f;
+        for (int i = 0; i < 255; i++) {
+            float below = half - ldexpf(half, -rng_int(2, 23));
+            XF[n++] = sign * (k % 4 < 2 ? below : half);
+        }
+        check32(t, XF, n, k < 8);
+    }
+    family_end(t);
+}
+
+/* A carry pass forced in the middle of a sum changes nothing. */
+static void f64_carry(Tally *t)
+{
+    family_begin(t, "f64 carry pass mid-sum");
+    for (int k = 0; k < 20; k++) {
+        size_t n = (size_t)rng_int(1, 3000);
+        for (size_t i = 0; i < n; i++)
+            X[i] = rng_sign(ldexp((double)(rng() >> 11), rng_int(-1126, 971)));
+        uint64_t want = oracle64(X, n);
+        cn_sum64 s;
+        cn_sum64_init(&s);
+        for (size_t i = 0; i < n; i++) {
+            if (i % 7 == 0)
+                s.acc.pending = CN_SUM_CARRY_EVERY - 1;
+            cn_sum_acc_term(&s.acc, X[i]);
+        }
+        uint64_t got = bits64(cn_sum64_round(&s));
+        t->cases++;
+        if (got != want)
+            mismatch(t, "carry forced", n, want, got);
+    }
+    family_end(t);
+}
+
+/* -------------------------------------------------------- f32 families */
+
+static void f32_rounding(Tally *t)
+{
+    family_begin(t, "f32 ties, powers of two, never through a double");
+    float a[] = {1.0f, 0x1p-24f};
+    expect32(t, a, 2, 1.0f);
+    float b[] = {1.0f + 0x1p-23f, 0x1p-24f};
+    expect32(t, b, 2, 1.0f + 0x1p-22f);
+    /* As doubles 1 + 2^-24 + 2^-60 is 1 + 2^-24, a tie that goes down;
+     * exactly it is above the tie. */
+    float c[] = {1.0f, 0x1p-24f, 0x1p-60f};
+    expect32(t, c, 3, 1.0f + 0x1p-23f);
+    float d[] = {1.0f, -0x1p-25f};
+    expect32(t, d, 2, 1.0f);
+    float e[] = {1.0f, -0x1p-25f, -0x1p-149f};
+    expect32(t, e, 3, 1.0f - 0x1p-24f);
+    for (int k = 0; k < 80; k++) {
+        size_t n = 0;
+        int pieces = rng_int(1, 5);
+        int s = rng_int(-149 + pieces, 100);
+        XF[n++] = ldexpf((float)((rng() >> 41) | (1u << 23)), s);
+        for (int p = 1; p < pieces; p++) /* 2^(s-1) in pieces */
+            XF[n++] = ldexpf(1.0f, s - 1 - p);
+        XF[n++] = ldexpf(1.0f, s - pieces);
+        if (k % 3 == 1)
+            XF[n++] = (float)rng_sign(0x1p-149);
+        n = pad32(XF, n, CAP);
+        check32(t, XF, n, k < 20);
+    }
+    family_end(t);
+}
+
+static void f32_largest(Tally *t)
+{
+    family_begin(t, "f32 largest finite value, subnormals, zeros, specials");
+    const float inf = HUGE_VALF, nan = cn_sum_f32_qnan();
+    float a[] = {FLT_MAX, FLT_MAX, -FLT_MAX};
+    expect32(t, a, 3, FLT_MAX);
+    float b[] = {FLT_MAX, 0x1p103f};
+    expect32(t, b, 2, inf);
+    float c[] = {FLT_MAX, 0x1p103f, -0x1p-149f};
+    expect32(t, c, 3, FLT_MAX);
+    float d[] = {-FLT_MAX, -0x1p103f};
+    expect32(t, d, 2, -inf);
+    float e[] = {0x1p-149f, -0x1p-149f};
+    expect32(t, e, 2, 0.0f);
+    float f[] = {0x1p-149f, 0x1p-149f, 0x1p-149f};
+    expect32(t, f, 3, 0x1p-147f - 0x1p-149f);
+    float g[] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
+    expect32(t, g, 5, -0.0f);
+    float h[] = {-0.0f, 0.0f};
+    expect32(t, h, 2, 0.0f);
+    expect32(t, XF, 0, 0.0f);
+    float i[] = {inf, -inf, 1.0f};
+    expect32(t, i, 3, nan);
+    float j[] = {inf, FLT_MAX, FLT_MAX};
+    expect32(t, j, 3, inf);
+    float k2[] = {1.0f, nan};
+    expect32(t, k2, 2, nan);
+    for (size_t n = 1; n <= 1100; n += (n < 20 ? 1 : 97)) {
+        for (size_t q = 0; q < n; q++)
+            XF[q] = -0.0f;
+        expect32(t, XF, n, -0.0f);
+    }
+    for (int k = 0; k < 60; k++) {
+        size_t n = (size_t)rng_int(1, 2000);
+        for (size_t q = 0; q < n; q++)
+            XF[q] = k % 2 ? (float)rng_sign(ldexp((double)(rng() >> 41), -149))
+                          : (float)rng_sign(ldexp((double)(rng() >> 40), rng_int(80, 104)));
+        check32(t, XF, n, k < 12);
+    }
+    family_end(t);
+}
+
+static void f32_random(Tally *t, const char *name, int lo, int hi, bool narrow, int cases)
+{
+    family_begin(t, name);
+    int sweeps = getenv("SUM_QUICK") ? 3 : 16;
+    for (int k = 0; k < cases; k++) {
+        size_t n = (size_t)(k % 5 == 0 ? rng_int(0, 20) : rng_int(1, 6000));
+        for (size_t i = 0; i < n; i++) {
+            if (narrow)
+                XF[i] = 1.0f + (float)(rng() >> 41) * 0x1p-23f;
+            else
+                XF[i] = (float)rng_sign(ldexp((double)((rng() >> 40) | (1u << 23)), rng_int(lo, hi) - 23));
+        }
+        if (!narrow && k % 3 == 0 && 2 * n + 1 < CAP) {
+            for (size_t i = 0; i < n; i++)
+                XF[n + i] = -XF[i];
+            n *= 2;
+            XF[n++] = ldexpf(1.0f, rng_int(lo, hi));
+            shuffle32(XF, n);
+        }
+        check32(t, XF, n, k < sweeps);
+    }
+    family_end(t);
+}
+
+int main(void)
+{
+    Tally t = {0};
+    f64_ties(&t);
+    f64_powers_of_two(&t);
+    f64_largest(&t);
+    f64_subnormals(&t);
+    f64_zeros(&t);
+    f64_specials(&t);
+    f64_random(&t, "f64 random narrow [1,2)", 0, 0, true, 200);
+    f64_random(&t, "f64 random 2^-60..2^60", -60, 60, false, 200);
+    f64_random(&t, "f64 random 2^-1074..2^1023", -1080, 1023, false, 200);
+    f64_worst_remainders(&t);
+    f64_huge_counts(&t);
+    f64_carry(&t);
+    f32_rounding(&t);
+    f32_largest(&t);
+    f32_worst_remainders(&t);
+    f32_random(&t, "f32 random narrow [1,2)", 0, 0, true, 200);
+    f32_random(&t, "f32 random 2^-60..2^60", -60, 60, false, 200);
+    f32_random(&t, "f32 random 2^-149..2^127", -152, 127, false, 200);
+    printf("%ld passed, %ld failed, 0 skipped\n", t.passed, t.failed);
+    return t.failed ? 1 : 0;
+}
