@@ -1,5 +1,5 @@
 # CAIRN toolchain. `make` builds bin/cairn; `make test` runs the whole suite.
-# Objects go under build/$(CC)/ so gcc, clang and sanitizer builds never mix.
+# Objects go under build/obj-$(CC)$(SUFFIX)/ so gcc, clang and sanitizer builds never mix.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -14,7 +14,7 @@ OBJS    = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o)
 HDRS    = $(wildcard src/*.h) $(wildcard src/cli/*.h)
 
-.PHONY: all test test-quick asan clang fuzz bench-check clean
+.PHONY: all test test-quick test-exhaustive asan clang fuzz bench-check clean
 
 all: build/.setup-ok $(BIN) $(BUILD)/libcairn.a
 
@@ -51,6 +51,10 @@ test: all clang asan
 # The suite with the plain compiler only (quicker, while working).
 test-quick: all
 	bash tests/run.sh
+
+# Every f32 input through each storage float's narrowing, against MPFR (minutes; both cores).
+test-exhaustive:
+	bash tests/unit/exhaustive_floats.sh
 
 # libFuzzer over lexer, parser and checker, seeded from the corpus.
 fuzz:

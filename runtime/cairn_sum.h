@@ -26,12 +26,15 @@
  *                                            and a compare on the common path)
  *   cn_sumT_add_array(&s, x, n);             add n terms, the fast path
  *   cn_sumT_merge(&dst, &src);               dst += src, exactly; src unchanged
+ *                                            (dst != src)
  *   cn_sumT_round(&s)                        the rounded sum (double / float);
  *                                            s stays usable
  *   cn_sum_f64(x, n), cn_sum_f32(x, n)       the whole thing for one array
  *
- * A pooled reduction gives each lane (or block) its own state, adds its terms
- * with add or add_array, merges the lanes' states in any order, and rounds.
+ * A pooled reduction gives each lane (or block) its own state (about 2.6 KB,
+ * fine on a stack), adds its terms with add or add_array, merges the lanes'
+ * states once their threads are joined, in any order, and rounds. A state is
+ * plain data: it may be copied with = or memcpy.
  *
  * How it stays exact
  * ------------------
@@ -606,8 +609,9 @@ CN_SUM_FN uint32_t cn_sum_cpu_wide(void)
 CN_SUM_DEFINE_DISPATCH(f64, double)
 CN_SUM_DEFINE_DISPATCH(f32, float)
 
-/* After the first pass of a chunk: the flags its terms set, and whatever is
- * left over, through further passes. Adapts *levels for the next chunk. */
+/* After the first pass of a chunk (which found a nonzero finite term):
+ * whatever the levels left over, through further passes. Adapts *levels,
+ * the first pass's level count for the next chunk. */
 CN_SUM_FN void cn_sum_finish_chunk(cn_sum_acc *a, int status, double *rem, size_t n,
                                    uint32_t *levels, int last_used, uint32_t wide)
 {
@@ -633,6 +637,8 @@ CN_SUM_FN void cn_sum64_init(cn_sum64 *s)
     s->nbuf = 0;
 }
 
+/* One chunk (n a multiple of CN_SUM_W, n <= CN_SUM_CHUNK): the fast pass,
+ * or term by term when it declines; the zero and -0.0 flags. */
 CN_SUM_FN void cn_sum64_chunk(cn_sum64 *s, const double *x, size_t n)
 {
     double rem[CN_SUM_CHUNK];
@@ -680,9 +686,11 @@ CN_SUM_FN void cn_sum64_flush(cn_sum64 *s)
         cn_sum64_add_array(s, s->buf, n);
 }
 
+/* dst += src, exactly (dst != src); src is left as it was. */
 CN_SUM_FN void cn_sum64_merge(cn_sum64 *dst, const cn_sum64 *src)
 {
-    cn_sum64_add_array(dst, src->buf, src->nbuf);
+    if (src->nbuf != 0)
+        cn_sum64_add_array(dst, src->buf, src->nbuf);
     cn_sum_acc_merge(&dst->acc, &src->acc);
 }
 
@@ -710,6 +718,8 @@ CN_SUM_FN void cn_sum32_init(cn_sum32 *s)
     s->nbuf = 0;
 }
 
+/* One chunk (n a multiple of CN_SUM_W, n <= CN_SUM_CHUNK): the fast pass,
+ * or term by term when it declines; the zero and -0.0 flags. */
 CN_SUM_FN void cn_sum32_chunk(cn_sum32 *s, const float *x, size_t n)
 {
     double rem[CN_SUM_CHUNK];
@@ -757,9 +767,11 @@ CN_SUM_FN void cn_sum32_flush(cn_sum32 *s)
         cn_sum32_add_array(s, s->buf, n);
 }
 
+/* dst += src, exactly (dst != src); src is left as it was. */
 CN_SUM_FN void cn_sum32_merge(cn_sum32 *dst, const cn_sum32 *src)
 {
-    cn_sum32_add_array(dst, src->buf, src->nbuf);
+    if (src->nbuf != 0)
+        cn_sum32_add_array(dst, src->buf, src->nbuf);
     cn_sum_acc_merge(&dst->acc, &src->acc);
 }
 

@@ -127,8 +127,9 @@ static Type *int_literal(Ctx *x, Node *lit, Node *at, Type *expected, bool neg)
     Type *t = type_is_int(expected) ? expected : type_prim(TY_I64);
     if (lit->lit.overflow || !lit_fits(lit->lit.ival, neg, t)) {
         const char *text = lit_text(x, lit, neg);
-        const char *help = type_is_int(expected) ? "use a wider integer type, or convert at run time (guarded)"
-                                                 : "give it a type that holds it: `let x:u64 = ...;`";
+        const char *help = lit->lit.overflow ? "no integer type holds it: u64 reaches 18446744073709551615"
+                           : type_is_int(expected) ? "use a wider integer type, or convert at run time (guarded)"
+                                                   : "give it a type that holds it: `let x:u64 = ...;`";
         diag_error(x->sink, at->span, E_TYPE_MISMATCH, help, "the literal %s does not fit in %s (%s)", text,
                    tstr(x, t), int_range(x, t));
         return type_error();
