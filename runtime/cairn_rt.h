@@ -504,84 +504,16 @@ CN_MATH2(CN_DEF_MATH2)
 
 /* --------------------------------------------------------- storage floats */
 
-/* Storage floats are bits: f16 (IEEE binary16: 5 exponent, 10 fraction
- * bits), bf16 (8, 7), f8e5m2 (5, 2; IEEE-like) and f8e4m3 (OCP E4M3: 4, 3,
- * no infinity, only S.1111.111 is NaN, largest 448). Widening is exact
- * (every value is a float); narrowing rounds once, to nearest even, straight
- * from the double it is given (an f32 widens to double exactly). */
-static inline float cn_mini_decode(unsigned bits, int ebits, int mbits, bool ieee)
-{
-    unsigned sign = (bits >> (ebits + mbits)) & 1u;
-    unsigned emask = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
-    unsigned e = (bits >> mbits) & emask, m = bits & mmask;
-    int bias = (1 << (ebits - 1)) - 1;
-    double v;
-    if (e == emask && (ieee || m == mmask))
-        v = ieee && m == 0 ? HUGE_VAL : NAN;
-    else if (e == 0)
-        v = ldexp((double)m, 1 - bias - mbits);
-    else
-        v = ldexp((double)(m | (1u << mbits)), (int)e - bias - mbits);
-    return (float)(sign ? -v : v);
-}
-
-/* Rounds |x| at the format's quantum for its binade (the subnormal one
- * below the smallest normal), then writes the fields. *overflow is set when
- * a format without infinity is asked for something past its range. */
-static inline unsigned cn_mini_encode(double x, int ebits, int mbits, bool ieee, bool *overflow)
-{
-    unsigned sign = signbit(x) ? 1u << (ebits + mbits) : 0u;
-    unsigned emask = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
-    int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, e;
-    int emax = ieee ? (int)emask - 1 - bias : (int)emask - bias;
-    double maxf = ldexp(2.0 - ldexp(1.0, ieee ? -mbits : 1 - mbits), emax);
-    unsigned nan = (emask << mbits) | (ieee ? 1u << (mbits - 1) : mmask);
-    if (x != x)
-        return sign | nan;
-    double a = fabs(x);
-    if (a == 0.0)
-        return sign;
-    if (!isinf(a)) {
-        (void)frexp(a, &e);
-        e = e - 1 < emin ? emin : e - 1;
-        a = rint(a / ldexp(1.0, e - mbits)) * ldexp(1.0, e - mbits);   /* ties to even */
-    }
-    if (a > maxf) {
-        if (ieee)
-            return sign | (emask << mbits);
-        *overflow = true;
-        return sign | nan;
-    }
-    if (a < ldexp(1.0, emin))
-        return sign | (unsigned)(a / ldexp(1.0, emin - mbits));
-    (void)frexp(a, &e);
-    e -= 1;
-    return sign | ((unsigned)(e + bias) << mbits) | ((unsigned)(a / ldexp(1.0, e - mbits)) & mmask);
-}
-
-CN_COLD static void cn_fail_storage(const char *file, int line, int col, double v, const char *ty)
+/* Storage floats (f16, bf16, f8e4m3, f8e5m2) are their bits here; their
+ * conversions, quantize and bits functions are runtime/cairn_float.h, which
+ * a program that uses them includes. This is its failure for a value past
+ * a format's range (an f32's text is cairn_float.h's own); marked unused
+ * so that a program without storage floats does not warn of it. */
+CN_COLD __attribute__((unused)) static void cn_fail_storage(const char *file, int line, int col, double v, const char *ty)
 {
     char buf[48];
     cn_guard_fail(file, line, col, "%s is past the range of %s", cn_fmt_f64(buf, sizeof buf, v), ty);
 }
-
-/* CAIRN name, C bits type, exponent bits, fraction bits, has infinity. */
-#define CN_STORAGE_TYPES(X)                                                   \
-    X(f16, uint16_t, 5, 10, true)                                             \
-    X(bf16, uint16_t, 8, 7, true)                                             \
-    X(f8e5m2, uint8_t, 5, 2, true)                                            \
-    X(f8e4m3, uint8_t, 4, 3, false)
-#define CN_DEF_STORAGE(T, C, E, M, IEEE)                                      \
-    static inline float cn_##T##_to_f32(C bits) { return cn_mini_decode(bits, E, M, IEEE); } \
-    static inline C cn_##T##_from_f64(double v, const char *f, int l, int c)  \
-    {                                                                         \
-        bool overflow = false;                                                \
-        C bits = (C)cn_mini_encode(v, E, M, IEEE, &overflow);                 \
-        if (CN_UNLIKELY(overflow)) cn_fail_storage(f, l, c, v, #T);           \
-        return bits;                                                          \
-    }
-CN_STORAGE_TYPES(CN_DEF_STORAGE)
-#undef CN_DEF_STORAGE
 
 /* to_bits / from_bits of the computing floats. */
 static inline uint32_t cn_bits_f32(float v) { uint32_t u; memcpy(&u, &v, sizeof u); return u; }

@@ -410,6 +410,7 @@ struct Node {
             int64_t *gvals;           /* an instance's generic values, one per generic */
             bool is_instance;         /* a copy made for one use of a generic */
             Vec captures;             /* N_CLOSURE: Sym* of outside locals it names */
+            void *effects;            /* set by effects.c: this function's FnEff */
         } fn;
         struct {                      /* N_PARAM */
             const char *id;

@@ -272,17 +272,29 @@ static void report_deferred(Ctx *x)
 
 void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding)
 {
+    numerics_add_overflow(x, op, from, to, rounding, NULL);
+}
+
+/* overflow: what a result past the target's range becomes ("infinity",
+ * "trap", "saturate"), listed for the storage floats and quantize; NULL
+ * leaves the key out. */
+void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding,
+                           const char *overflow)
+{
     /* Seen already? Compared by kinds and strings, before any formatting:
      * this runs for every float operator. */
+    const char *ov = overflow ? overflow : "";
     for (int i = 0; i < x->nnum; i++) {
         NumSeen *n = &x->num_seen[i];
-        if (n->from == from->kind && n->to == to->kind && strcmp(n->op, op) == 0 && strcmp(n->rounding, rounding) == 0)
+        if (n->from == from->kind && n->to == to->kind && strcmp(n->op, op) == 0 &&
+            strcmp(n->rounding, rounding) == 0 && strcmp(n->overflow, ov) == 0)
             return;
     }
     if (x->nnum < (int)(sizeof x->num_seen / sizeof *x->num_seen))
-        x->num_seen[x->nnum++] = (NumSeen){op, rounding, from->kind, to->kind};
-    const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": \"%s\"}",
-                                 op, type_str(x->a, from), type_str(x->a, to), rounding);
+        x->num_seen[x->nnum++] = (NumSeen){op, rounding, ov, from->kind, to->kind};
+    const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": \"%s\"%s%s%s}",
+                                 op, type_str(x->a, from), type_str(x->a, to), rounding,
+                                 overflow ? ", \"overflow\": \"" : "", ov, overflow ? "\"" : "");
     /* A handful of distinct kinds at most (ops x types): a walk is fine. */
     for (int i = 0; i < x->c->numerics.n; i++)
         if (strcmp(x->c->numerics.v[i], j) == 0)
@@ -483,6 +495,28 @@ static Type *resolve_fn_type(Ctx *x, Node *t)
 }
 
 /* A name that is not a scalar type, written where a type goes. */
+/* Whether an integer expression is made only of what const_eval folds
+ * (literals, known consts, + - * / % & | ^, min, max, conversions): when it
+ * is and folding failed, a guard failed (overflow, division by zero), which
+ * is not the same as a value unknown at compile time. */
+static bool const_shape(const Node *e)
+{
+    if (!e)
+        return false;
+    switch (e->kind) {
+    case N_INT: return !e->lit.overflow;
+    case N_UNARY: return e->unary.op == T_MINUS && const_shape(e->unary.a);
+    case N_BINARY: return const_shape(e->binary.a) && const_shape(e->binary.b);
+    case N_NAME: return e->name.sym && e->name.sym->has_value;
+    case N_CALL:
+        if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)
+            return const_shape(e->call.args.v[0]);
+        return e->call.ck == CALL_BUILTIN && (e->call.builtin == B_MIN || e->call.builtin == B_MAX) &&
+               e->call.args.n == 2 && const_shape(e->call.args.v[0]) && const_shape(e->call.args.v[1]);
+    default: return false;
+    }
+}
+
 /* A float const's literal, rounded once from its decimal text to the
  * const's type, as the emitter rounds a literal: the f32 nearest the digits,
  * not the f32 nearest the f64 nearest them (which can differ). */
@@ -602,6 +636,10 @@ void const_resolve(Ctx *x, Sym *s)
     } else if (s->ty->kind == TY_BOOL && e && e->kind == N_BOOL) {
         s->value = e->lit.bval;
         s->has_value = true;
+    } else if (type_is_int(s->ty) && const_shape(e)) {
+        diag_error(x->sink, e->span, E_CONST, "compute it in a wider type, or change the operands",
+                   "const %s = %s does not fit in %s, or divides by zero (the guards of run time apply)", s->id,
+                   estr(x, e), tstr(x, s->ty));
     } else {
         diag_error(x->sink, e ? e->span : d->span, E_CONST,
                    "use literals, other consts and + - * / % & | ^ min max",

@@ -50,7 +50,7 @@ typedef struct {
 } StrMap;
 
 typedef struct {
-    const char *op, *rounding;
+    const char *op, *rounding, *overflow;   /* overflow: "" when not listed */
     TypeKind from, to;
 } NumSeen;
 
@@ -91,6 +91,8 @@ Type *resolve_type(Ctx *x, Node *t);        /* N_TYPE to Type; TY_ERROR after a 
 Node *instantiate(Ctx *x, Sym *generic, Node *call);   /* NULL when not possible now */
 void unsupported(Ctx *x, Span at, const char *what, const char *help);
 void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding);
+void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding,
+                           const char *overflow);
 const char *fresh_cname(Ctx *x, const char *prefix, const char *id);
 Span closing_brace(Span open);
 

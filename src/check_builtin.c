@@ -5,7 +5,8 @@
  * Guarantees: call.ck = CALL_BUILTIN and call.builtin set; the arguments
  * typed by each built-in's rule. Built-ins whose rules belong to a later
  * issue are refused (E-UNSUPPORTED, deferred) after the few rules the spec's
- * examples need now: E-WIDE (load_wide) and E-MMA (mma_unordered).
+ * examples need now: E-WIDE (load_wide) and E-MMA (mma_unordered). The
+ * storage-float operations (quantize, to_bits, from_bits) are complete.
  */
 #include "check.h"
 
@@ -267,13 +268,162 @@ static Type *check_mma(Ctx *x, Node *e)
     return type_prim(TY_VOID);
 }
 
+/* ------------------------------------------- storage-float operations */
+
+/* The one type argument of quantize[T] and from_bits[T]; NULL after a
+ * report (the arguments are then checked loosely). */
+static Type *type_targ(Ctx *x, Node *e, const char *shape)
+{
+    if (!e->call.has_targs || e->call.targs.n != 1) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s", shape), "%s takes one type argument",
+                   builtin_name((Builtin)e->call.builtin));
+        check_args_loose(x, e);
+        return NULL;
+    }
+    Type *t = resolve_type(x, e->call.targs.v[0]);
+    if (is_error(t)) {
+        check_args_loose(x, e);
+        return NULL;
+    }
+    return t;
+}
+
+/* The call as written with argument i replaced by conv(argument i): the
+ * help of a mismatched argument. */
+static const char *call_with(Ctx *x, Node *e, int i, const char *conv)
+{
+    const char *s = builtin_name((Builtin)e->call.builtin);
+    if (e->call.has_targs && e->call.targs.n == 1)
+        s = arena_printf(x->a, "%s[%s]", s, estr(x, e->call.targs.v[0]));
+    for (int k = 0; k < e->call.args.n; k++) {
+        const char *v = estr(x, arg(e, k));
+        s = arena_printf(x->a, "%s%s%s", s, k ? ", " : "(", k == i ? arena_printf(x->a, "%s(%s)", conv, v) : v);
+    }
+    return arena_printf(x->a, "%s)", s);
+}
+
+/* Argument i must be exactly `want` (quantize's f32 x and scale, its u32
+ * noise): E-TYPE-MISMATCH, with the conversion in the help, otherwise. */
+static bool want_exact(Ctx *x, Node *e, int i, Type *want, const char *what)
+{
+    Type *t = check_expr(x, arg(e, i), want);
+    if (is_error(t))
+        return false;
+    if (type_equal(t, want))
+        return true;
+    diag_error(x->sink, arg(e, i)->span, E_TYPE_MISMATCH, arena_printf(x->a, "convert it: %s",
+                                                                       call_with(x, e, i, tstr(x, want))),
+               "%s's %s must be %s, and %s is %s", builtin_name((Builtin)e->call.builtin), what, tstr(x, want),
+               estr(x, arg(e, i)), tstr(x, t));
+    return false;
+}
+
+static bool quantize_target(const Type *t)
+{
+    switch (t->kind) {
+    case TY_I8: case TY_U8: case TY_I16: case TY_U16: return true;
+    default: return type_is_storage_float(t);
+    }
+}
+
+/* quantize[T](x, scale) and quantize_stochastic[T](x, scale, noise): x /
+ * scale rounded once to T and clamped to its finite range; T a storage
+ * float or i8, u8, i16, u16 (E-QUANTIZE); x and scale f32, noise u32
+ * (E-TYPE-MISMATCH). The scale's guard is the runtime's. */
+static Type *check_quantize(Ctx *x, Node *e, bool stochastic)
+{
+    const char *shape = stochastic ? "quantize_stochastic[i8](x, scale, noise)" : "quantize[i8](x, scale)";
+    Type *t = type_targ(x, e, shape);
+    if (!t)
+        return type_error();
+    if (!quantize_target(t)) {
+        diag_error(x->sink, ((Node *)e->call.targs.v[0])->span, E_QUANTIZE,
+                   type_is_float(t) ? arena_printf(x->a, "%s computes: divide instead (x / scale), or quantize into "
+                                                         "f16, bf16, f8e4m3, f8e5m2, i8, u8, i16 or u16", tstr(x, t))
+                                    : "quantize into f16, bf16, f8e4m3, f8e5m2, i8, u8, i16 or u16",
+                   "%s[%s]: %s is not a quantize target (a storage float, or i8, u8, i16, u16)",
+                   builtin_name((Builtin)e->call.builtin), tstr(x, t), tstr(x, t));
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (!want_args(x, e, stochastic ? 3 : 2, stochastic ? "%s[T](x, scale, noise)" : "%s[T](x, scale)"))
+        return type_error();
+    bool ok = want_exact(x, e, 0, type_prim(TY_F32), "x");
+    ok &= want_exact(x, e, 1, type_prim(TY_F32), "scale");
+    if (stochastic)
+        ok &= want_exact(x, e, 2, type_prim(TY_U32), "noise");
+    if (!ok)
+        return type_error();
+    numerics_add_overflow(x, builtin_name((Builtin)e->call.builtin), type_prim(TY_F32), t,
+                          stochastic ? "stochastic" : "nearest-even", "saturate");
+    return t;
+}
+
+/* The unsigned integer as wide as a float: its bits. NULL: not a float. */
+static Type *bits_type(const Type *t)
+{
+    switch (t->kind) {
+    case TY_F8E4M3: case TY_F8E5M2: return type_prim(TY_U8);
+    case TY_F16: case TY_BF16: return type_prim(TY_U16);
+    case TY_F32: return type_prim(TY_U32);
+    case TY_F64: return type_prim(TY_U64);
+    default: return NULL;
+    }
+}
+
+/* to_bits(h): a float's bits, as the unsigned integer of its width. */
+static Type *check_to_bits(Ctx *x, Node *e)
+{
+    if (!want_args(x, e, 1, "%s(x)"))
+        return type_error();
+    Node *a = arg(e, 0);
+    Type *t = check_expr(x, a, NULL);
+    if (is_error(t))
+        return t;
+    Type *u = bits_type(t);
+    if (u)
+        return u;
+    diag_error(x->sink, a->span, E_TYPE_MISMATCH,
+               type_is_int(t) ? "an integer is its own bits: use it as it is" : "pass a float",
+               "to_bits takes a float (f16, bf16, f8e4m3, f8e5m2, f32 or f64), and %s is %s", estr(x, a), tstr(x, t));
+    return type_error();
+}
+
+/* from_bits[T](u): the float T whose bits are u, which is exactly the
+ * unsigned integer of T's width. */
+static Type *check_from_bits(Ctx *x, Node *e)
+{
+    Type *t = type_targ(x, e, "from_bits[f16](u)");
+    if (!t)
+        return type_error();
+    Type *u = bits_type(t);
+    if (!u) {
+        diag_error(x->sink, ((Node *)e->call.targs.v[0])->span, E_TYPE_MISMATCH,
+                   "name a float: from_bits[f16](u), from_bits[f32](u), ...",
+                   "from_bits makes a float (f16, bf16, f8e4m3, f8e5m2, f32 or f64), and %s is not one", tstr(x, t));
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (!want_args(x, e, 1, "%s[T](u)"))
+        return type_error();
+    Node *a = arg(e, 0);
+    Type *ut = check_expr(x, a, u);
+    if (is_error(ut))
+        return type_error();
+    if (type_equal(ut, u))
+        return t;
+    diag_error(x->sink, a->span, E_TYPE_MISMATCH,
+               arena_printf(x->a, "convert it: from_bits[%s](%s(%s))", tstr(x, t), tstr(x, u), estr(x, a)),
+               "from_bits[%s] takes its %d bits as %s, and %s is %s", tstr(x, t), type_bits(t), tstr(x, u),
+               estr(x, a), tstr(x, ut));
+    return type_error();
+}
+
 static Type *check_later(Ctx *x, Node *e, Builtin b)
 {
     switch (b) {
     case B_TRANSFER: case B_WAIT:
         return later(x, e, arena_printf(x->a, "%s (device execution, issue 5)", builtin_name(b)));
-    case B_QUANTIZE: case B_QUANTIZE_STOCHASTIC: case B_TO_BITS: case B_FROM_BITS:
-        return later(x, e, arena_printf(x->a, "%s (storage-float conversions, issue 3)", builtin_name(b)));
     case B_STORE_WIDE:
         return later(x, e, "wide loads and stores (device execution, a later issue)");
     case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
@@ -326,6 +476,10 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     case B_LEN: return check_len(x, e);
     case B_LOAD_WIDE: return check_load_wide(x, e);
     case B_MMA_UNORDERED: return check_mma(x, e);
+    case B_QUANTIZE: return check_quantize(x, e, false);
+    case B_QUANTIZE_STOCHASTIC: return check_quantize(x, e, true);
+    case B_TO_BITS: return check_to_bits(x, e);
+    case B_FROM_BITS: return check_from_bits(x, e);
     case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND: case B_ATOMIC_OR:
     case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED: return check_atomic(x, e, b);
     default: return check_later(x, e, b);

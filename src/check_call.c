@@ -437,6 +437,48 @@ static void convert_numerics(Ctx *x, Type *from, Type *to)
     }
 }
 
+/* What a storage float's conversion does past the range (numerics.md):
+ * infinity, except in f8e4m3, which has none and traps. */
+static const char *storage_overflow(const Type *to)
+{
+    return to->kind == TY_F8E4M3 ? "trap" : "infinity";
+}
+
+/* A conversion from or to a storage float. Widening to f32 or f64 is exact;
+ * narrowing from f32 or f64 rounds once, to nearest even. An integer, a
+ * bool or another storage float goes through f32 first (E-CAST), and so
+ * does a storage float on its way to an integer or a bool. */
+static Type *storage_convert(Ctx *x, Node *e, Node *a, Type *from, Type *to)
+{
+    if (from == to || (type_is_storage_float(from) && type_is_float(to)))
+        return to;
+    if (type_is_float(from)) {
+        numerics_add_overflow(x, "convert", from, to, "nearest-even", storage_overflow(to));
+        return to;
+    }
+    const char *help;
+    if (type_is_storage_float(from) && to->kind == TY_BOOL)
+        help = arena_printf(x->a, "widen and compare: `f32(%s) != 0.0`", estr(x, a));
+    else if (type_is_storage_float(from))
+        help = arena_printf(x->a, "convert through f32: %s(f32(%s))", tstr(x, to), estr(x, a));
+    else if (a->kind == N_INT || (a->kind == N_UNARY && a->unary.a && a->unary.a->kind == N_INT))
+        help = arena_printf(x->a, "write a float literal: %s(%s.0)", tstr(x, to), estr(x, a));
+    else if (type_is_int(from))
+        help = arena_printf(x->a, "convert through f32: %s(f32(%s))", tstr(x, to), estr(x, a));
+    else if (from->kind == TY_BOOL)
+        help = arena_printf(x->a, "go through an integer and f32: %s(f32(u8(%s)))", tstr(x, to), estr(x, a));
+    else if (from->kind == TY_VIEW || from->kind == TY_ARRAY)
+        help = arena_printf(x->a, "convert one element: %s(%s[i])", tstr(x, to), estr(x, a));
+    else
+        help = "a storage float converts from f32 or f64, and widens to them";
+    diag_error(x->sink, e->span, E_CAST, help, "cannot convert %s (%s) to %s%s", estr(x, a), tstr(x, from),
+               tstr(x, to),
+               type_is_storage_float(from) && type_is_storage_float(to) ? ": storage floats convert only through f32"
+               : type_is_int(from) || type_is_int(to) ? ": a storage float and an integer convert only through f32"
+                                                      : "");
+    return type_error();
+}
+
 /* T(x) for a scalar type T: between integers (guarded at run time when it
  * does not fit), int <-> float, f32 <-> f64, bool -> int. */
 static Type *check_convert(Ctx *x, Node *e, Type *to)
@@ -455,10 +497,8 @@ static Type *check_convert(Ctx *x, Node *e, Type *to)
     Type *from = check_expr(x, a, want);
     if (is_error(from))
         return to;
-    if (type_is_storage_float(to) || type_is_storage_float(from)) {
-        unsupported(x, e->span, "storage-float conversions (issue 3)", NULL);
-        return to;
-    }
+    if (type_is_storage_float(to) || type_is_storage_float(from))
+        return storage_convert(x, e, a, from, to);
     bool ok = type_is_scalar(from) &&
               ((type_is_int(to) && from->kind != TY_BOOL) || (type_is_int(to) && from->kind == TY_BOOL) ||
                (type_is_float(to) && from->kind != TY_BOOL) || (to->kind == TY_BOOL && from->kind == TY_BOOL));

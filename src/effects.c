@@ -38,16 +38,14 @@ static bool has(const Vec *v, const void *p)
     return false;
 }
 
+/* The row hangs on the function's node, so a lookup costs nothing: a
+ * search of the table per call site made the pass quadratic in the number
+ * of functions. */
 FnEff *effects_of(const EffTable *t, const Node *fn)
 {
-    if (!t || !fn)
+    if (!t || !fn || fn->kind != N_FN)
         return NULL;
-    for (int i = 0; i < t->fns.n; i++) {
-        FnEff *f = t->fns.v[i];
-        if (f->fn == fn)
-            return f;
-    }
-    return NULL;
+    return fn->fn.effects;
 }
 
 /* ------------------------------------------------------- local effects */
@@ -131,11 +129,12 @@ static bool may_trap(Node *n)
         return n->collect.op && (!strcmp(n->collect.op, "+") || !strcmp(n->collect.op, "*")) && n->ty &&
                type_is_int(n->ty);
     case N_CALL:
-        if (n->call.ck == CALL_CONVERT)
-            return n->call.args.n == 1 && int_narrowing(((Node *)n->call.args.v[0])->ty, n->ty);
+        if (n->call.ck == CALL_CONVERT)   /* f8e4m3 has no infinity: past its range, a guard */
+            return n->call.args.n == 1 && (int_narrowing(((Node *)n->call.args.v[0])->ty, n->ty) ||
+                                           (n->ty && n->ty->kind == TY_F8E4M3));
         if (n->call.ck == CALL_BUILTIN) {
             Builtin b = (Builtin)n->call.builtin;
-            if (b == B_ASSERT || b == B_SHL || b == B_SHR)
+            if (b == B_ASSERT || b == B_SHL || b == B_SHR || b == B_QUANTIZE || b == B_QUANTIZE_STOCHASTIC)
                 return true;
             if (b == B_ABS)
                 return n->ty && type_is_int(n->ty);
@@ -276,8 +275,60 @@ static FnEff *table_add(EffTable *t, Node *fn)
         return f;
     f = arena_alloc(t->a, sizeof *f);
     f->fn = fn;
+    fn->fn.effects = f;
     vec_push(t->a, &t->fns, f);
     return f;
+}
+
+/* Direct callees of each function, found once. */
+typedef struct {
+    EffTable *t;
+    FnEff *f;
+} CalleeWalk;
+
+static bool collect_callee(Node *n, void *ctx)
+{
+    CalleeWalk *w = ctx;
+    if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.target) {
+        FnEff *ce = n->call.target->fn.effects;
+        if (ce && !has(&w->f->callees, ce))
+            vec_push(w->t->a, &w->f->callees, ce);
+    }
+    return true;
+}
+
+/* Callees before callers (a depth-first post-order), so that on a call
+ * graph without cycles the fixpoint settles in one round plus the round
+ * that sees nothing change. An explicit stack: a chain of a million calls
+ * must not overflow ours. */
+static void order_callees_first(EffTable *t, Vec *order)
+{
+    Vec stack = {0}, next = {0};
+    for (int i = 0; i < t->fns.n; i++) {
+        FnEff *root = t->fns.v[i];
+        if (root->visited)
+            continue;
+        root->visited = true;
+        vec_push(t->a, &stack, root);
+        vec_push(t->a, &next, (void *)(intptr_t)0);
+        while (stack.n) {
+            FnEff *f = stack.v[stack.n - 1];
+            intptr_t k = (intptr_t)next.v[next.n - 1];
+            if (k < f->callees.n) {
+                next.v[next.n - 1] = (void *)(k + 1);
+                FnEff *c = f->callees.v[k];
+                if (!c->visited) {
+                    c->visited = true;
+                    vec_push(t->a, &stack, c);
+                    vec_push(t->a, &next, (void *)(intptr_t)0);
+                }
+                continue;
+            }
+            vec_push(t->a, order, f);
+            stack.n--;
+            next.n--;
+        }
+    }
 }
 
 EffTable *effects_compute(Arena *a, const Check *c)
@@ -287,12 +338,18 @@ EffTable *effects_compute(Arena *a, const Check *c)
     for (int i = 0; i < c->fns.n; i++)
         if (c->fns.v[i])
             table_add(t, c->fns.v[i]);
+    for (int i = 0; i < t->fns.n; i++) {
+        CalleeWalk cw = {t, t->fns.v[i]};
+        par_walk(cw.f->fn->fn.body, collect_callee, &cw);
+    }
+    Vec order = {0};
+    order_callees_first(t, &order);
     /* Each round can only add; a row has at most EF_N bits and as many
      * names as the function has parameters and buffers. */
     for (int round = 0; round < 10000; round++) {
         bool changed = false;
-        for (int i = 0; i < t->fns.n; i++) {
-            Walk w = {t, t->fns.v[i], false};
+        for (int i = 0; i < order.n; i++) {
+            Walk w = {t, order.v[i], false};
             par_walk(w.f->fn->fn.body, eff_visit, &w);
             changed |= w.changed;
         }

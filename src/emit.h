@@ -56,6 +56,7 @@ typedef struct {
     int next_closure;
     const char *file_lit; /* the source name as a C string literal */
     bool uses_par;        /* a region, pooled collector or atomic: include cairn_par.h */
+    bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
 } Ex;
 
 /* ---- emit.c */

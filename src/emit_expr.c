@@ -416,14 +416,17 @@ static bool int_range_within(const Type *from, const Type *to)
     return !fs && ts && fb < tb;   /* u8 fits i16; nothing signed fits an unsigned type */
 }
 
+/* f32(h): exact (runtime/cairn_float.h). */
 static const char *storage_to_f32(Ex *x, const Type *from, const char *v)
 {
-    return arena_printf(x->a, "cn_%s_to_f32(%s)", emit_suffix(from), v);
+    x->uses_float = true;
+    return arena_printf(x->a, "cn_widen_%s(%s)", emit_suffix(from), v);
 }
 
 /* T(v): a conversion that may not fit is guarded; int to float, f64 to f32
  * and back are C casts (round to nearest even); storage floats go through
- * the runtime's exact widening and its single rounding. */
+ * the runtime's exact widening and its single rounding, straight from the
+ * f32 or f64 (the checker lets nothing else reach one). */
 static const char *emit_convert(Ex *x, Node *e)
 {
     Node *arg = e->call.args.v[0];
@@ -438,8 +441,11 @@ static const char *emit_convert(Ex *x, Node *e)
         if (to->kind == TY_F32)
             return v;
     }
-    if (type_is_storage_float(to))
-        return arena_printf(x->a, "cn_%s_from_f64((double)(%s), %s)", emit_suffix(to), v, emit_at(x, e->span));
+    if (type_is_storage_float(to)) {
+        x->uses_float = true;
+        return arena_printf(x->a, "cn_narrow_%s%s(%s, %s)", emit_suffix(to), from->kind == TY_F64 ? "_f64" : "", v,
+                            emit_at(x, e->span));
+    }
     if (to->kind == TY_BOOL)
         return arena_printf(x->a, "((%s) != 0)", v);
     if (type_is_float(to))
@@ -681,13 +687,18 @@ static const char *emit_builtin(Ex *x, Node *e)
     case B_NEG_WRAP:
         return arena_printf(x->a, "cn_neg_wrap_%s(%s)", emit_suffix(t), v[0]);
     case B_TO_BITS:
-        if (type_is_float(t))
-            return arena_printf(x->a, "cn_bits_%s(%s)", emit_suffix(t), v[0]);
-        return arena_printf(x->a, "((%s)(%s))", emit_ctype(x, e->ty), v[0]);
+        x->uses_float |= type_is_storage_float(t);
+        return arena_printf(x->a, "cn_bits_%s(%s)", emit_suffix(t), v[0]);
     case B_FROM_BITS:
-        if (type_is_float(e->ty))
-            return arena_printf(x->a, "cn_from_bits_%s(%s)", emit_suffix(e->ty), v[0]);
-        return arena_printf(x->a, "((%s)(%s))", emit_ctype(x, e->ty), v[0]);
+        x->uses_float |= type_is_storage_float(e->ty);
+        return arena_printf(x->a, "cn_from_bits_%s(%s)", emit_suffix(e->ty), v[0]);
+    case B_QUANTIZE:
+        x->uses_float = true;
+        return arena_printf(x->a, "cn_quantize_%s(%s, %s, %s)", emit_suffix(e->ty), v[0], v[1], at);
+    case B_QUANTIZE_STOCHASTIC:
+        x->uses_float = true;
+        return arena_printf(x->a, "cn_quantize_stochastic_%s(%s, %s, %s, %s)", emit_suffix(e->ty), v[0], v[1],
+                            v[2], at);
     default:
         die("emit: built-in %s is not lowered to C yet", builtin_name(b));
     }

@@ -34,6 +34,8 @@ struct FnEff {
     Node *why[EF_N];      /* the construct that brings the bit, or the call that does */
     FnEff *via[EF_N];     /* when why is a call: the callee's effects */
     Vec reads, writes;    /* Sym*: parameters and buffers of fn */
+    Vec callees;          /* FnEff*: the functions it calls directly */
+    bool visited;         /* ordering the fixpoint */
 };
 
 typedef struct {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The build receipt's numerics list names each storage-float rounding a program performs
+# (docs/numerics.md): conversions with their overflow (infinity, or trap for f8e4m3), quantize and
+# quantize_stochastic with saturate; widening is exact and not listed.
+# Prints one line per failed check and `N passed, N failed, 0 skipped`.
+set -u
+cd "$(dirname "$0")/../.."
+CAIRN=${CAIRN:-bin/cairn}
+CAIRN=$(cd "$(dirname "$CAIRN")" && pwd)/$(basename "$CAIRN")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() {   # ok NAME CONDITION-STATUS
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL receipt: $1"; fi
+}
+
+cat >"$T/rounds.cairn" <<'CAIRN'
+fn main() -> i32 {
+  let x:f32 = 1.5;
+  let d:f64 = 2.5;
+  let a = bf16(x);
+  let b = f8e4m3(x);
+  let c = f16(d);
+  let e = f8e5m2(x);
+  let q = quantize[i8](x, 0.5);
+  let r = quantize_stochastic[u16](x, 0.5, 7);
+  let s = quantize[f8e4m3](x, 2.0);
+  let w = f32(a) + f32(b) + f32(e) + f32(s);
+  let v = f64(c);
+  if w > 0.0 && v > 0.0 && q > 0 && r > 0 { return 0; }
+  return 1;
+}
+CAIRN
+cat >"$T/widens.cairn" <<'CAIRN'
+fn wide(h:f16, g:bf16) -> f64 = f64(h) + f64(f32(g));
+fn main() -> i32 {
+  buffer hs:f16[2] = zeroed;
+  buffer gs:bf16[2] = zeroed;
+  hs[1] = from_bits[f16](to_bits(hs[0]));
+  return i32(wide(hs[1], gs[0]));
+}
+CAIRN
+
+has() {   # has RECEIPT 'JSON fragment'
+    grep -qF -- "$2" "$1"
+}
+( cd "$T" && "$CAIRN" build rounds.cairn >/dev/null 2>&1 && "$CAIRN" build widens.cairn >/dev/null 2>&1 )
+ok "both programs build" "$?"
+R="$T/build/rounds/rounds.receipt.json"
+W="$T/build/widens/widens.receipt.json"
+ok "rounds runs" "$("$T/build/rounds/rounds" >/dev/null 2>&1; echo $?)"
+ok "receipt is JSON" "$(python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$R" 2>/dev/null; echo $?)"
+ok "f32 -> bf16, to infinity" "$(has "$R" '{"op": "convert", "from": "f32", "to": "bf16", "rounding": "nearest-even", "overflow": "infinity"}'; echo $?)"
+ok "f32 -> f8e4m3, trap" "$(has "$R" '{"op": "convert", "from": "f32", "to": "f8e4m3", "rounding": "nearest-even", "overflow": "trap"}'; echo $?)"
+ok "f32 -> f8e5m2, to infinity" "$(has "$R" '{"op": "convert", "from": "f32", "to": "f8e5m2", "rounding": "nearest-even", "overflow": "infinity"}'; echo $?)"
+ok "f64 -> f16, to infinity" "$(has "$R" '{"op": "convert", "from": "f64", "to": "f16", "rounding": "nearest-even", "overflow": "infinity"}'; echo $?)"
+ok "quantize into i8, saturate" "$(has "$R" '{"op": "quantize", "from": "f32", "to": "i8", "rounding": "nearest-even", "overflow": "saturate"}'; echo $?)"
+ok "quantize into f8e4m3, saturate" "$(has "$R" '{"op": "quantize", "from": "f32", "to": "f8e4m3", "rounding": "nearest-even", "overflow": "saturate"}'; echo $?)"
+ok "quantize_stochastic into u16" "$(has "$R" '{"op": "quantize_stochastic", "from": "f32", "to": "u16", "rounding": "stochastic", "overflow": "saturate"}'; echo $?)"
+ok "each listed once" "$([ "$(grep -o '"op": "convert", "from": "f32", "to": "bf16"' "$R" | wc -l)" = 1 ]; echo $?)"
+ok "widening is not listed" "$(! grep -qE '"from": "(f16|bf16|f8e4m3|f8e5m2)"' "$R" "$W"; echo $?)"
+ok "bits are not listed" "$(! grep -qE '"to": "(f16|bf16|f8e4m3|f8e5m2)"' "$W"; echo $?)"
+
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" = 0 ]
