@@ -177,8 +177,13 @@ typedef struct {
     int n;
 } TokenList;
 
-/* Lexes a whole file. Errors go to the sink (E-PARSE) and lexing goes on;
- * the list always ends with T_EOF. */
+/* The lexer reads one token a call, so the parser never holds the whole
+ * file's tokens (48 bytes each, ten a line). Errors go to the sink (E-PARSE)
+ * and lexing goes on; at the end every call gives T_EOF. */
+typedef struct Lexer Lexer;
+Lexer *lex_open(Arena *a, Sink *s, const Source *src);
+void lex_next(Lexer *lx, Token *out);
+/* Lexes a whole file into a list that ends with T_EOF (tests, tools). */
 TokenList lex_source(Arena *a, Sink *s, const Source *src);
 
 /* ------------------------------------------------------------------- AST */
@@ -439,6 +444,8 @@ Node *node_new(Arena *a, NodeKind k, Span at);
 /* parse: tokens to AST. Syntax errors are E-PARSE with what was expected;
  * the parser recovers at the next `;` or `}` so several are reported. */
 Node *parse_program(Arena *a, Sink *s, TokenList toks);
+/* The same, pulling tokens from the lexer as it goes: what the compiler uses. */
+Node *parse_source(Arena *a, Sink *s, const Source *src);
 
 /* expand: prints a program back as CAIRN source. Parsing the output gives
  * the same AST (ast_equal). */

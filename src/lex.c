@@ -38,7 +38,7 @@ const char *tok_name(TokKind k)
     return tok_names[k];
 }
 
-typedef struct {
+struct Lexer {
     Arena *arena;
     Sink *sink;
     const Source *src;
@@ -46,19 +46,17 @@ typedef struct {
     const char *end;
     const char *line_start;
     int line;
-    Token *toks;
-    int n, cap;
+    Token *out;               /* where the token being read goes (lex_next's argument) */
+    bool produced;            /* lex_one wrote *out (a bad character writes nothing) */
     bool pending_error;       /* an error since the last token: mark the next */
-    bool counting;            /* first pass: count tokens, store and report nothing */
-    Token scratch;            /* where the counting pass "pushes" */
-} Lexer;
+    bool at_eof;              /* eof holds the T_EOF token, handed out again on every call */
+    Token eof;
+};
 
 /* Every lexer error marks the next token, so the parser does not report the
  * gap the bad character left (`let a = 3 # 4;` is one error, not two). */
 static void lex_error(Lexer *lx, Span at, const char *help, const char *fmt, ...)
 {
-    if (lx->counting)
-        return;
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -108,24 +106,14 @@ static Span span_at(Lexer *lx, const char *start, int len)
     return s;
 }
 
+/* Starts the token of kind k that began at start and ends at the cursor. */
 static Token *push(Lexer *lx, TokKind k, const char *start)
 {
-    if (lx->counting) {
-        lx->n++;
-        return &lx->scratch;
-    }
-    if (lx->n == lx->cap) {
-        int cap = lx->cap * 2;
-        Token *nt = arena_alloc(lx->arena, (size_t)cap * sizeof *nt);
-        memcpy(nt, lx->toks, (size_t)lx->n * sizeof *nt);
-        lx->toks = nt;
-        lx->cap = cap;
-    }
-    Token *t = &lx->toks[lx->n++];   /* zeroed by the arena */
-    t->kind = k;
-    t->span = span_at(lx, start, (int)(lx->p - start));
-    t->after_error = lx->pending_error;
+    Token *t = lx->out;
+    *t = (Token){.kind = k, .span = span_at(lx, start, (int)(lx->p - start)),
+                 .after_error = lx->pending_error};
     lx->pending_error = false;
+    lx->produced = true;
     return t;
 }
 
@@ -169,10 +157,6 @@ static void lex_name(Lexer *lx)
     while (lx->p < lx->end && is_alnum(*lx->p))
         lx->p++;
     size_t n = (size_t)(lx->p - start);
-    if (lx->counting) {
-        lx->n++;
-        return;
-    }
     TokKind k = keyword(start, n);
     Token *t = push(lx, k, start);
     t->text = k == T_IDENT ? arena_strndup(lx->arena, start, n) : tok_names[k];
@@ -277,10 +261,8 @@ static void lex_number(Lexer *lx)
         if (is_float) {
             size_t n = (size_t)(lx->p - start);
             Token *t = push(lx, T_FLOAT, start);
-            if (!lx->counting) {
-                t->text = arena_strndup(lx->arena, start, n);
-                t->fval = float_value(lx, start, n);
-            }
+            t->text = arena_strndup(lx->arena, start, n);
+            t->fval = float_value(lx, start, n);
             check_number_end(lx, start);
             return;
         }
@@ -290,8 +272,7 @@ static void lex_number(Lexer *lx)
         lx->p = save;
     }
     Token *t = push(lx, T_INT, start);
-    if (!lx->counting)
-        t->text = arena_strndup(lx->arena, start, (size_t)(lx->p - start));
+    t->text = arena_strndup(lx->arena, start, (size_t)(lx->p - start));
     t->ival = v;
     t->ival_overflow = overflow;
     check_number_end(lx, start);
@@ -326,14 +307,7 @@ static void lex_string(Lexer *lx)
         q++;
         cap++;
     }
-    char *buf = lx->counting ? NULL : arena_alloc(lx->arena, cap + 1);
-    if (lx->counting) {
-        lx->p = q;
-        if (lx->p < lx->end && *lx->p == '"')
-            lx->p++;
-        lx->n++;
-        return;
-    }
+    char *buf = arena_alloc(lx->arena, cap + 1);
     size_t n = 0;
     while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
         const char *c = lx->p++;
@@ -452,29 +426,50 @@ static void lex_one(Lexer *lx)
     }
 }
 
-static void lex_all(Lexer *lx)
+Lexer *lex_open(Arena *a, Sink *s, const Source *src)
 {
-    for (;;) {
+    Lexer *lx = arena_alloc(a, sizeof *lx);
+    *lx = (Lexer){.arena = a, .sink = s, .src = src, .p = src->text, .end = src->text + src->len,
+                  .line_start = src->text, .line = 1};
+    return lx;
+}
+
+void lex_next(Lexer *lx, Token *out)
+{
+    if (lx->at_eof) {
+        *out = lx->eof;
+        return;
+    }
+    lx->out = out;
+    lx->produced = false;
+    while (!lx->produced) {
         skip_space(lx);
-        if (lx->p >= lx->end)
-            break;
+        if (lx->p >= lx->end) {
+            push(lx, T_EOF, lx->p)->text = tok_names[T_EOF];
+            lx->eof = *out;
+            lx->at_eof = true;
+            return;
+        }
         lex_one(lx);
     }
 }
 
-/* Two passes: the first counts the tokens, so the array is allocated once
- * at its size. The arena zeroes what it hands out, so a doubling array
- * would touch about three times the memory, and on a large file touching
- * fresh memory is most of the cost. */
+/* The whole file at once, for tests and tools that want the list (the
+ * compiler itself streams: see parse_source). */
 TokenList lex_source(Arena *a, Sink *s, const Source *src)
 {
-    Lexer lx = {a, s, src, src->text, src->text + src->len, src->text, 1, NULL, 0, 0, false, true, {0}};
-    lex_all(&lx);
-    Lexer run = {a, s, src, src->text, src->text + src->len, src->text, 1, NULL, 0, 0, false, false, {0}};
-    run.cap = lx.n + 1;
-    run.toks = arena_alloc(a, (size_t)run.cap * sizeof *run.toks);
-    lex_all(&run);
-    push(&run, T_EOF, run.p)->text = tok_names[T_EOF];
-    TokenList tl = {run.toks, run.n};
-    return tl;
+    Lexer *lx = lex_open(a, s, src);
+    TokenList tl = {arena_alloc(a, 64 * sizeof(Token)), 0};
+    int cap = 64;
+    for (;;) {
+        if (tl.n == cap) {
+            Token *nt = arena_alloc(a, 2 * (size_t)cap * sizeof *nt);
+            memcpy(nt, tl.v, (size_t)tl.n * sizeof *nt);
+            tl.v = nt;
+            cap *= 2;
+        }
+        lex_next(lx, &tl.v[tl.n]);
+        if (tl.v[tl.n++].kind == T_EOF)
+            return tl;
+    }
 }

@@ -4,7 +4,7 @@
  * Each subcommand is one function in src/cli/. A compilation is always the
  * same pipeline (src/cli/unit.c):
  *
- *   lex_source -> parse_program -> check_program -> emit_program -> cc
+ *   parse_source (pulling tokens from lex_next) -> check_program -> emit_program -> cc
  *
  * and a stage runs only when the ones before it reported no error.
  * Exit statuses: 0 done (accepted), 1 refused (diagnostics on stderr),

@@ -39,7 +39,8 @@
  *   - `..` is not an operator: it appears only between the bounds of a `for`
  *     and of a slice, and binds looser than everything.
  *
- * Requires: a token list ending in T_EOF (lex_source).
+ * Requires: a lexer (parse_source) or a token list ending in T_EOF
+ * (parse_program).
  * Guarantees: a tree whatever the input (nodes that could not be read are
  * N_NAME "<error>"), and an error in the sink for anything not read.
  */
@@ -51,11 +52,28 @@
  * far below any stack, and no real program nests this deep. */
 enum { MAX_DEPTH = 256 };
 
+/* Tokens come from the lexer as the parser needs them, through a ring that
+ * holds the previous token (span_through), the current one and whatever is
+ * looked at ahead. The file's whole token array was ~480 bytes a line of
+ * fresh memory, and touching fresh memory was a third of a large check.
+ * Lookahead is one token, except the scans to a matching `]`
+ * (brackets_then_paren, parse_elem_type), which grow the ring when a
+ * bracket holds more tokens than it has room for.
+ *
+ * So a Token* from peek or advance lasts only until the parser reads on:
+ * code that needs a token after parsing something keeps a copy. */
+enum { RING_MIN = 64 };
+
 typedef struct {
     Arena *arena;
     Sink *sink;
-    Token *tok;
-    int pos, n;
+    Lexer *lx;            /* where tokens come from; NULL: from list */
+    const Token *list;    /* parse_program's token list (ends with T_EOF) */
+    int list_n, list_next;
+    Token *ring;          /* token i is ring[i & mask] while hi - (mask + 1) <= i < hi */
+    int mask;
+    int hi;               /* tokens fetched so far */
+    int pos;              /* index of the current token */
     int depth;
     bool panic;           /* an error was reported; quiet until resynchronised */
 } Parser;
@@ -72,7 +90,41 @@ static Node *parse_stmt(Parser *p);
 
 /* ------------------------------------------------------------- tokens */
 
-static Token *peek(Parser *p) { return &p->tok[p->pos]; }
+/* Makes the ring twice as big. The old ring is left as it was (the arena
+ * frees nothing), so a Token* into it still reads the same token. */
+static void ring_grow(Parser *p)
+{
+    int cap = p->mask + 1, ncap = 2 * cap;
+    Token *nr = arena_alloc(p->arena, (size_t)ncap * sizeof *nr);
+    for (int i = p->hi - cap > 0 ? p->hi - cap : 0; i < p->hi; i++)
+        nr[i & (ncap - 1)] = p->ring[i & (cap - 1)];
+    p->ring = nr;
+    p->mask = ncap - 1;
+}
+
+/* Fetches token p->hi into the ring, over a token already left behind. */
+static void fetch(Parser *p)
+{
+    int keep = p->pos > 0 ? p->pos - 1 : 0;   /* the previous token stays (span_through) */
+    if (p->hi - (p->mask + 1) >= keep)
+        ring_grow(p);
+    Token *t = &p->ring[p->hi & p->mask];
+    if (p->lx)
+        lex_next(p->lx, t);
+    else
+        *t = p->list[p->list_next < p->list_n - 1 ? p->list_next++ : p->list_n - 1];
+    p->hi++;
+}
+
+/* Token i (i >= pos - 1); past the end, T_EOF again. */
+static Token *tok_at(Parser *p, int i)
+{
+    while (i >= p->hi)
+        fetch(p);
+    return &p->ring[i & p->mask];
+}
+
+static Token *peek(Parser *p) { return tok_at(p, p->pos); }
 
 /* A span from `from` to the end of the last token consumed: a binary
  * expression's caret underlines all of it. Past one line it runs to the end
@@ -81,23 +133,19 @@ static Span span_through(Parser *p, Span from)
 {
     if (p->pos == 0)
         return from;
-    const Span *last = &p->tok[p->pos - 1].span;
+    const Span *last = &tok_at(p, p->pos - 1)->span;
     if (last->line == from.line && last->col + last->len > from.col)
         from.len = last->col + last->len - from.col;
     else if (last->line > from.line)
         from.len = 1 << 16;
     return from;
 }
-static Token *peek_at(Parser *p, int k)
-{
-    int i = p->pos + k;
-    return &p->tok[i < p->n ? i : p->n - 1];
-}
-static bool at(Parser *p, TokKind k) { return p->tok[p->pos].kind == k; }
+static Token *peek_at(Parser *p, int k) { return tok_at(p, p->pos + k); }
+static bool at(Parser *p, TokKind k) { return peek(p)->kind == k; }
 
 static Token *advance(Parser *p)
 {
-    Token *t = &p->tok[p->pos];
+    Token *t = peek(p);
     if (t->kind != T_EOF)
         p->pos++;
     return t;
@@ -126,12 +174,25 @@ static const char *describe(Parser *p, const Token *t)
 
 /* ------------------------------------------------------------- errors */
 
+/* Diagnostics come out as when the whole file was lexed before parsing:
+ * every lexer error before the parser's first. So before the parser
+ * reports, the lexer reads the rest of the file into the ring (which grows
+ * to hold it; the Token* of the caller stays readable, see ring_grow). Only
+ * a file with a syntax error pays for this. */
+static void lex_rest(Parser *p)
+{
+    while (p->lx && p->ring[(p->hi - 1) & p->mask].kind != T_EOF)
+        fetch(p);
+}
+
 /* An error after which the parse is lost: report it and enter panic mode.
  * A token the lexer already complained about gets no second error. */
 static void error_at(Parser *p, const Token *t, const char *help, const char *msg)
 {
-    if (!p->panic && !t->after_error)
+    if (!p->panic && !t->after_error) {
+        lex_rest(p);
         diag_error(p->sink, t->span, E_PARSE, help, "%s", msg);
+    }
     p->panic = true;
 }
 
@@ -139,8 +200,10 @@ static void error_at(Parser *p, const Token *t, const char *help, const char *ms
  * a bad assignment target): report it and stay in step. */
 static void report(Parser *p, const Token *t, const char *help, const char *msg)
 {
-    if (!p->panic && !t->after_error)
+    if (!p->panic && !t->after_error) {
+        lex_rest(p);
         diag_error(p->sink, t->span, E_PARSE, help, "%s", msg);
+    }
 }
 
 /* "expected WHAT[ WHERE], found TOKEN" at the current token. */
@@ -196,9 +259,11 @@ static Node *error_node(Parser *p)
 static bool enter(Parser *p)
 {
     if (p->depth >= MAX_DEPTH) {
-        if (!p->panic)
+        if (!p->panic) {
+            lex_rest(p);
             diag_error(p->sink, peek(p)->span, E_PARSE, "split the expression or block into smaller parts",
                        "nesting deeper than %d levels", MAX_DEPTH);
+        }
         p->panic = true;
         return false;
     }
@@ -437,18 +502,18 @@ static void parse_args(Parser *p, Vec *out)
 static bool brackets_then_paren(Parser *p)
 {
     int depth = 0;
-    for (int i = p->pos; i < p->n; i++) {
-        switch (p->tok[i].kind) {
+    for (int i = p->pos;; i++) {
+        TokKind k = tok_at(p, i)->kind;
+        switch (k) {
         case T_LBRACK: case T_LPAREN: depth++; break;
         case T_RBRACK: case T_RPAREN:
             if (--depth == 0)
-                return p->tok[i].kind == T_RBRACK && i + 1 < p->n && p->tok[i + 1].kind == T_LPAREN;
+                return k == T_RBRACK && tok_at(p, i + 1)->kind == T_LPAREN;
             break;
         case T_SEMI: case T_LBRACE: case T_RBRACE: case T_EOF: return false;
         default: break;
         }
     }
-    return false;
 }
 
 /* call = postfix args | postfix targs args */
@@ -538,9 +603,9 @@ static void parse_collect_mode(Parser *p, Node *n, bool warp_ok)
  *           | "compact" postfix mode "if" expr "yield" expr */
 static Node *parse_collector(Parser *p)
 {
-    Token *t = advance(p);
-    Node *n = node_new(p->arena, N_COLLECT, t->span);
-    n->collect.kind = t->kind == K_REDUCE ? COLLECT_REDUCE : t->kind == K_SCAN ? COLLECT_SCAN : COLLECT_COMPACT;
+    Token t = *advance(p);   /* a copy: named again after the parts are parsed */
+    Node *n = node_new(p->arena, N_COLLECT, t.span);
+    n->collect.kind = t.kind == K_REDUCE ? COLLECT_REDUCE : t.kind == K_SCAN ? COLLECT_SCAN : COLLECT_COMPACT;
     if (n->collect.kind != COLLECT_COMPACT)
         n->collect.op = parse_collect_op(p);
     bool dest = true;
@@ -554,7 +619,7 @@ static Node *parse_collector(Parser *p)
         n->collect.keep = parse_expr(p);
     }
     if (!accept(p, K_YIELD)) {
-        expected(p, "`yield`", arena_printf(p->arena, "in `%s`", tok_name(t->kind)),
+        expected(p, "`yield`", arena_printf(p->arena, "in `%s`", tok_name(t.kind)),
                  at(p, T_DOTDOT) ? "a collector's `for i in n` takes an extent n (i runs over 0..n), not a range"
                                  : NULL);
         return n;
@@ -647,10 +712,10 @@ static Node *parse_spawn(Parser *p)
         n->spawn.work = w;
         return n;
     }
-    Token *t = peek(p);
+    Token t = *peek(p);   /* a copy: reported after the postfix is parsed */
     n->spawn.work = parse_postfix(p);
     if (n->spawn.work->kind != N_CALL && !p->panic)
-        report(p, t, NULL, "expected `transfer(..)` or `parallel` after `spawn`");
+        report(p, &t, NULL, "expected `transfer(..)` or `parallel` after `spawn`");
     parse_after(p, &n->spawn.after);
     return n;
 }
@@ -735,11 +800,11 @@ static Node *parse_unary(Parser *p)
         return parse_postfix(p);
     if (!enter(p))
         return error_node(p);
-    Token *t = advance(p);
-    Node *n = node_new(p->arena, N_UNARY, t->span);
-    n->unary.op = t->kind;
+    Token t = *advance(p);   /* a copy: its span is needed after the operand is parsed */
+    Node *n = node_new(p->arena, N_UNARY, t.span);
+    n->unary.op = t.kind;
     n->unary.a = parse_unary(p);
-    n->span = span_through(p, t->span);   /* -x underlines the operand too */
+    n->span = span_through(p, t.span);   /* -x underlines the operand too */
     leave(p);
     return n;
 }
@@ -855,8 +920,8 @@ static Node *parse_elem_type(Parser *p)
     ty->type.id = expect_name(p, "an element type", "after `:`");
     if (at(p, T_LBRACK)) {
         int depth = 0, i = p->pos;
-        for (; i < p->n && p->tok[i].kind != T_EOF; i++) {
-            TokKind k = p->tok[i].kind;
+        for (; tok_at(p, i)->kind != T_EOF; i++) {
+            TokKind k = tok_at(p, i)->kind;
             if (k == T_LBRACK)
                 depth++;
             else if (k == T_RBRACK && --depth == 0)
@@ -864,7 +929,7 @@ static Node *parse_elem_type(Parser *p)
             else if (k == T_SEMI || k == T_LBRACE)
                 break;
         }
-        if (i + 1 < p->n && p->tok[i].kind == T_RBRACK && p->tok[i + 1].kind == T_LBRACK)
+        if (tok_at(p, i)->kind == T_RBRACK && tok_at(p, i + 1)->kind == T_LBRACK)
             parse_targs(p, &ty->type.args);
     }
     return ty;
@@ -977,7 +1042,7 @@ static Node *parse_parallel(Parser *p)
 /* shape = NAME {"," NAME} "in" expr {"," expr}   (one to three, as many of each) */
 static void parse_shape(Parser *p, Vec *vars, Vec *exts, const char *kw)
 {
-    Token *start = peek(p);
+    Token start = *peek(p);   /* a copy: reported after the extents are parsed */
     do
         vec_push(p->arena, vars, (void *)expect_name_kw(p, "a name", "after `%s`", kw));
     while (!p->panic && accept(p, T_COMMA));
@@ -988,12 +1053,12 @@ static void parse_shape(Parser *p, Vec *vars, Vec *exts, const char *kw)
     if (p->panic)
         return;
     if (vars->n != exts->n)
-        report(p, start, NULL,
+        report(p, &start, NULL,
                  arena_printf(p->arena, "`%s` names %d %s but gives %d %s", kw, vars->n,
                               vars->n == 1 ? "index" : "indices", exts->n,
                               exts->n == 1 ? "extent" : "extents"));
     else if (vars->n > 3)
-        report(p, start, NULL,
+        report(p, &start, NULL,
                  arena_printf(p->arena, "`%s` takes one to three names, found %d", kw, vars->n));
 }
 
@@ -1078,10 +1143,10 @@ static Node *parse_launch(Parser *p)
     expect(p, T_COMMA, "after the grid of `launch`");
     n->launch.threads = parse_expr(p);
     expect(p, T_RPAREN, "after the threads of `launch`");
-    Token *t = peek(p);
+    Token t = *peek(p);   /* a copy: reported after the postfix is parsed */
     n->launch.call = parse_postfix(p);
     if (n->launch.call->kind != N_CALL && !p->panic)
-        report(p, t, NULL, "expected a call of an extern kernel after `launch(grid, threads)`");
+        report(p, &t, NULL, "expected a call of an extern kernel after `launch(grid, threads)`");
     expect_semi(p, "after `launch`");
     return n;
 }
@@ -1114,12 +1179,12 @@ static bool is_assign_op(TokKind k)
 /* simple = expr [("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr] ";" */
 static Node *parse_simple(Parser *p)
 {
-    Token *start = peek(p);
+    Token start = *peek(p);   /* a copy: used after the expression is parsed */
     Node *e = parse_expr(p);
     if (is_assign_op(peek(p)->kind) && !p->panic) {
         Token *op = advance(p);
         if (e->kind != N_NAME && e->kind != N_INDEX && e->kind != N_FIELD)
-            report(p, start, "assign to a name `x`, an element `x[i]` or a field",
+            report(p, &start, "assign to a name `x`, an element `x[i]` or a field",
                      arena_printf(p->arena, "cannot assign to this expression with `%s`", tok_name(op->kind)));
         Node *n = node_new(p->arena, N_ASSIGN, op->span);
         n->assign.op = op->kind;
@@ -1128,7 +1193,7 @@ static Node *parse_simple(Parser *p)
         expect_semi(p, "after the assignment");
         return n;
     }
-    Node *n = node_new(p->arena, N_EXPR_STMT, start->span);
+    Node *n = node_new(p->arena, N_EXPR_STMT, start.span);
     n->unary.a = e;
     expect_semi(p, "after the expression");
     return n;
@@ -1228,14 +1293,15 @@ static Node *parse_fn(Parser *p)
  * layout = "layout" NAME "=" expr ";" */
 static Node *parse_const(Parser *p)
 {
-    Token *t = advance(p);
-    Node *n = node_new(p->arena, t->kind == K_CONST ? N_CONST : N_LAYOUT, t->span);
-    n->let.id = expect_name_kw(p, "a name", "after `%s`", tok_name(t->kind));
-    if (t->kind == K_CONST && accept(p, T_COLON))
+    Token t = *advance(p);   /* a copy: named again after the type and value */
+    TokKind kw = t.kind;
+    Node *n = node_new(p->arena, kw == K_CONST ? N_CONST : N_LAYOUT, t.span);
+    n->let.id = expect_name_kw(p, "a name", "after `%s`", tok_name(kw));
+    if (kw == K_CONST && accept(p, T_COLON))
         n->let.type = parse_type(p);
-    expect_kw(p, T_ASSIGN, "in `%s`", tok_name(t->kind));
+    expect_kw(p, T_ASSIGN, "in `%s`", tok_name(kw));
     n->let.init = parse_expr(p);
-    expect_kw(p, T_SEMI, "after the `%s`", tok_name(t->kind));
+    expect_kw(p, T_SEMI, "after the `%s`", tok_name(kw));
     return n;
 }
 
@@ -1313,21 +1379,34 @@ static Node *parse_decl(Parser *p)
 }
 
 /* program = {decl} EOF */
-Node *parse_program(Arena *a, Sink *s, TokenList toks)
+static Node *parse_all(Parser *p)
 {
-    Parser p = {a, s, toks.v, 0, toks.n, 0, false};
-    Node *prog = node_new(a, N_PROGRAM, toks.v[0].span);
-    while (!at(&p, T_EOF)) {
-        int before = p.pos;
-        Node *d = parse_decl(&p);
+    p->ring = arena_alloc(p->arena, RING_MIN * sizeof *p->ring);
+    p->mask = RING_MIN - 1;
+    Node *prog = node_new(p->arena, N_PROGRAM, peek(p)->span);
+    while (!at(p, T_EOF)) {
+        int before = p->pos;
+        Node *d = parse_decl(p);
         if (d)
-            vec_push(a, &prog->block.stmts, d);
-        if (p.panic) {
-            if (p.pos == before)
-                advance(&p);
-            sync_top(&p);
-            p.panic = false;
+            vec_push(p->arena, &prog->block.stmts, d);
+        if (p->panic) {
+            if (p->pos == before)
+                advance(p);
+            sync_top(p);
+            p->panic = false;
         }
     }
     return prog;
+}
+
+Node *parse_program(Arena *a, Sink *s, TokenList toks)
+{
+    Parser p = {.arena = a, .sink = s, .list = toks.v, .list_n = toks.n};
+    return parse_all(&p);
+}
+
+Node *parse_source(Arena *a, Sink *s, const Source *src)
+{
+    Parser p = {.arena = a, .sink = s, .lx = lex_open(a, s, src)};
+    return parse_all(&p);
 }

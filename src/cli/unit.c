@@ -140,8 +140,7 @@ bool unit_load(Unit *u, const char *path, const Options *o)
 
 bool unit_parse(Unit *u)
 {
-    TokenList toks = lex_source(u->arena, &u->sink, &u->src);
-    u->program = parse_program(u->arena, &u->sink, toks);
+    u->program = parse_source(u->arena, &u->sink, &u->src);   /* tokens streamed, never all held */
     return u->sink.errors == 0;
 }
 

@@ -25,7 +25,7 @@ passed=0; failed=0
 for cc in $CCS; do
     command -v "$cc" >/dev/null || { echo "skip $cc: not found"; continue; }
     for san in address,undefined thread; do
-        for kind in vector scalar; do
+        for kind in ${KINDS:-vector scalar}; do
             name="$cc-${san%%,*}-$kind"
             extra=""
             [ "$kind" = scalar ] && extra=-DCN_SUM_SCALAR
