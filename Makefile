@@ -14,7 +14,7 @@ OBJS    = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o)
 HDRS    = $(wildcard src/*.h) $(wildcard src/cli/*.h)
 
-.PHONY: all test test-quick test-exhaustive asan clang fuzz bench-check clean
+.PHONY: all test test-quick test-exhaustive gpu asan clang fuzz bench-check clean
 
 all: build/.setup-ok $(BIN) $(BUILD)/libcairn.a
 
@@ -55,6 +55,10 @@ test-quick: all
 # Every f32 input through each storage float's narrowing, against MPFR (minutes; both cores).
 test-exhaustive:
 	bash tests/unit/exhaustive_floats.sh
+
+# The device suite, on a machine with an NVIDIA GPU: logs under build/gpu (see tests/device/run.sh).
+gpu:
+	bash tests/device/run.sh build/gpu
 
 # libFuzzer over lexer, parser and checker, seeded from the corpus.
 fuzz:
