@@ -20,7 +20,9 @@
  *          CAIRN `reduce + parallel` (exact), CAIRN `reduce + for`, a plain ordered C loop
  *          (`s += x[i]`, one core), OpenMP `reduction(+:s)`, and, as a diagnostic, the runtime's
  *          own array path (cn_sumT_add_array per pool block, what the emitted code could call).
- *          Also a read-bandwidth probe (xor of the bits, W threads): the memory floor.
+ *          Also a read-bandwidth probe (xor of the bits, W threads): the memory floor. The sums
+ *          run again over the first 2^16 terms (512 KB of f64: resident in L2 once warm, 101
+ *          calls a block) to show the compute cost apart from memory bandwidth.
  *
  * Discipline: all data are generated (and paged in) before any timing; CLOCK_MONOTONIC around
  * each call only; each variant runs in blocks (one warm-up call, then REPS timed calls), the
@@ -211,7 +213,7 @@ __attribute__((noinline)) static uint64_t readbw(const void *p, size_t bytes)
 
 /* ------------------------------------------------------- the driver */
 
-enum { PAUSE_MS = 50, SUM_REPS = 3, SAXPY_REPS = 5, EMPTY_BATCH = 200, EMPTY_BATCHES = 25 };
+enum { PAUSE_MS = 50, SUM_REPS = 3, SUM_REPS_SMALL = 101, SAXPY_REPS = 5, EMPTY_BATCH = 200, EMPTY_BATCHES = 25 };
 
 static unsigned W;
 static int rounds = 5;
@@ -315,14 +317,15 @@ static void run_sums(int f32, const char *kind, const void *data, size_t n)
     cn_view_f64 v64 = {(double *)x64, n};
     cn_view_f32 v32 = {(float *)x32, n};
     double want = f32 ? (double)cn_sum_f32(x32, n) : cn_sum_f64(x64, n);
-    size_t total = (size_t)rounds * SUM_REPS;
+    int reps = n >= ((size_t)1 << 22) ? SUM_REPS : SUM_REPS_SMALL;
+    size_t total = (size_t)rounds * (size_t)reps;
     double *t[SM_N];
     for (int v = 0; v < SM_N; v++)
         t[v] = (double *)malloc(total * sizeof(double));
     for (int r = 0; r < rounds; r++)
         for (int v = 0; v < SM_N; v++) {
             pause_ms(PAUSE_MS);
-            for (int k = -1; k < SUM_REPS; k++) {
+            for (int k = -1; k < reps; k++) {
                 double got = 0;
                 double t0 = now_ns();
                 switch (v) {
@@ -336,7 +339,7 @@ static void run_sums(int f32, const char *kind, const void *data, size_t n)
                 double dt = now_ns() - t0;
                 sink = got;
                 if (k >= 0)
-                    t[v][(size_t)r * SUM_REPS + (size_t)k] = dt;
+                    t[v][(size_t)r * (size_t)reps + (size_t)k] = dt;
                 if ((v == SM_EXACT || v == SM_RT) && memcmp(&got, &want, sizeof got)) {
                     printf("%s %s: %a, not the exact sum %a\n", kind, sm_name[v], got, want);
                     bad = 1;
@@ -365,7 +368,7 @@ int main(int argc, char **argv)
     run_saxpy((size_t)1 << lsax);
     run_empty();
 
-    size_t n = (size_t)1 << lsum;
+    size_t n = (size_t)1 << lsum, nl2 = (size_t)1 << 16;
     double *d = (double *)malloc(n * sizeof(double));
     float *f = (float *)malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++)
@@ -374,12 +377,16 @@ int main(int argc, char **argv)
         f[i] = (float)narrow_term();
     run_sums(0, "f64narrow", d, n);
     run_sums(1, "f32narrow", f, n);
+    run_sums(0, "f64narrow-l2", d, nl2);
+    run_sums(1, "f32narrow-l2", f, nl2);
     for (size_t i = 0; i < n; i++)
         d[i] = wide_term();
     for (size_t i = 0; i < n; i++)
         f[i] = (float)wide_term();
     run_sums(0, "f64wide", d, n);
     run_sums(1, "f32wide", f, n);
+    run_sums(0, "f64wide-l2", d, nl2);
+    run_sums(1, "f32wide-l2", f, nl2);
     free(d);
     free(f);
     printf("R checks %s\n", bad ? "FAILED" : "ok");

@@ -38,7 +38,7 @@ for W in ${THREADS:-1 2}; do
 done
 
 # The table: one column per thread count.
-awk -v ws="${THREADS:-1 2}" '
+awk -v ws="${THREADS:-1 2}" -v lsum="$LSUM" '
 function r(w, k) { return val[w, k] }
 function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
 FNR == 1 { w = FILENAME; sub(/.*run-/, "", w); sub(/\.txt$/, "", w) }
@@ -53,10 +53,10 @@ END {
     line("empty region: CAIRN (us)", "empty.cairn.us")
     line("empty region: OpenMP (us)", "empty.omp.us")
     rline("empty ratio CAIRN/OpenMP (target <= 1.00)", "empty.cairn.us", "empty.omp.us")
-    split("f64narrow f64wide f32narrow f32wide", K, " ")
-    for (j = 1; j <= 4; j++) {
+    split("f64narrow f64wide f32narrow f32wide f64narrow-l2 f64wide-l2 f32narrow-l2 f32wide-l2", K, " ")
+    for (j = 1; j <= 8; j++) {
         k = K[j]
-        printf "-- %s, 2^26 terms, ns per term\n", k
+        printf "-- %s, %s terms, ns per term\n", k, (k ~ /-l2$/ ? "2^16 (in cache)" : "2^" lsum)
         line("  CAIRN reduce + parallel (exact)", k ".exact.ns")
         line("  CAIRN reduce + for (ordered)", k ".cairnfor.ns")
         line("  plain ordered C loop (one core)", k ".plain.ns")
