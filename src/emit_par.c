@@ -499,6 +499,32 @@ static void prefix_step(Ex *x, const char *iv, void *p)
     emit_line(x, "%s.p[%s] = %s;", c->dest, iv, acc_value(x, c, "cn_acc"));
 }
 
+/* `reduce + parallel i in n yield x[i]` over floats: the terms of a block
+ * are x[lo..hi] as they lie in memory, so the block hands them to the exact
+ * sum's array routine at once instead of one term at a time (which spent
+ * most of the time buffering terms: evidence/2026-11-29-host-parallel-bench.md).
+ * The result is the same: the sum is exact whatever the grouping. */
+static bool exact_over_elements(Coll *c)
+{
+    Node *v = c->e->collect.value;
+    return !c->staged && c->ak == ACC_EXACT && c->e->collect.kind == COLLECT_REDUCE && v &&
+           v->kind == N_INDEX && v->index.base && v->index.base->kind == N_NAME &&
+           v->index.base->ty && v->index.base->ty->kind == TY_VIEW && v->index.index &&
+           v->index.index->kind == N_NAME && v->index.index->name.sym == c->e->collect.sym;
+}
+
+/* The guard of the lanes' indices, once for the block: the first index
+ * past the view's end is the one a lane would have reported. */
+static void exact_elements_block(Ex *x, Coll *c)
+{
+    Node *v = c->e->collect.value;
+    const char *view = emit_expr(x, v->index.base);
+    emit_line(x, "if (cn_hi > %s.n)", view);
+    emit_line(x, "    (void)cn_idx_u(cn_lo > %s.n ? cn_lo : %s.n, %s.n, %s, %s);", view, view, view,
+              emit_str_lit(x, v->index.base->name.id), emit_at(x, v->span));
+    emit_line(x, "%s_add_array(&cn_acc, %s.p + cn_lo, cn_hi - cn_lo);", c->acc_t, view);
+}
+
 /* The block function: (ctx, worker, lo, hi); body emits the lanes. */
 static void block_fn(Ex *x, Ctxt *k, Coll *c, PlanInfo plan, Sym *is, LaneStep step, const char *pre, const char *post)
 {
@@ -509,7 +535,10 @@ static void block_fn(Ex *x, Ctxt *k, Coll *c, PlanInfo plan, Sym *is, LaneStep s
     if (pre)
         emit_line(x, "%s", pre);
     const char *iv = index_name(x, is);
-    if (c->staged) {
+    if (exact_over_elements(c)) {
+        (void)iv;
+        exact_elements_block(x, c);
+    } else if (c->staged) {
         emit_line(x, "for (size_t cn_t = cn_lo; cn_t < cn_hi; cn_t += %d) {", STAGE_TILE);
         x->fn->indent++;
         emit_line(x, "const size_t cn_te = cn_hi - cn_t < %d ? cn_hi : cn_t + %d;", STAGE_TILE, STAGE_TILE);
