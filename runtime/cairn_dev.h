@@ -1,0 +1,734 @@
+/*
+ * cairn_dev.h: the device seam. Everything the runtime asks of a GPU goes
+ * through the few calls below, and three machines implement them:
+ *
+ *   the CUDA machine       the CUDA runtime (nvcc compiles the program);
+ *   the emulated machine   CAIRN_EMULATE: device memory is host memory of
+ *                          exactly the size asked for, lanes run on the host
+ *                          lane pool (cairn_pool.h), and every queued
+ *                          operation runs to completion when it is queued;
+ *   the counting machine   CAIRN_COUNT: the emulated machine, counting every
+ *                          call, tracking what each stream has queued that no
+ *                          wait has covered, and refusing a copy to or from
+ *                          host memory on a stream with such work (the bug the
+ *                          one-wait rule must never make: "a copy inside an
+ *                          open run").
+ *
+ * Header-only, the common subset of C17 and C++17 (nvcc compiles it as C++),
+ * every function static inline but the cold failure paths.
+ *
+ * Choosing the machine
+ * --------------------
+ * At compile time, once per program, never at run time: an emitted program
+ * is built for one machine and the seam's calls inline to that machine's
+ * code, so the CUDA build carries no emulator and no indirect call.
+ *
+ *   -DCAIRN_COUNT            counting machine (implies CAIRN_EMULATE)
+ *   -DCAIRN_EMULATE          emulated machine (any host compiler, or nvcc)
+ *   neither, under nvcc      CUDA machine (__CUDACC__)
+ *   neither, no nvcc         #error: device work needs one of the three
+ *
+ * The seam's calls
+ * ----------------
+ *   cn_dev_stream_create(s) / _adopt(s, raw) / _destroy(s)
+ *                               a stream is a host struct the caller owns
+ *                               (struct cn_dev_stream) that wraps the CUDA
+ *                               stream; adopt wraps a caller's stream (a cq_
+ *                               entry's, or one bound by cairn_NAME_device_
+ *                               stream) and never destroys it
+ *   cn_dev_event_create(e) / _destroy(e) / _record(e, s)
+ *   cn_dev_stream_wait_event(s, e)   device-side order: no host wait
+ *   cn_dev_stream_synchronize(s)     THE wait. The only call that blocks the
+ *                                    host on the device, and the place a
+ *                                    trapped lane surfaces: the process aborts
+ *                                    there with the guard's message
+ *   cn_dev_malloc(n) / cn_dev_free(p)
+ *   cn_dev_copy(s, dir, dst, src, n) async on s; dir is CN_DEV_H2D, _D2H, _D2D
+ *   cn_dev_memset(s, dst, byte, n)   async on s
+ *   cn_dev_launch(s, k, n, args)     run kernel k's lane over [0, n) on s
+ *   cn_dev_count_snapshot()          the counting machine's counters
+ *
+ * There is no device-wide synchronisation in the seam at all, so nothing can
+ * wait on work that is not its own stream's.
+ *
+ * Kernels
+ * -------
+ * The emitted program writes each region's lane once, as a function of its
+ * argument struct and one index, and names it with CN_DEV_KERNEL:
+ *
+ *   struct r1 { float a; const float *x; float *y; size_t n; };
+ *   CN_DEV_LANE void r1_lane(const struct r1 *c, size_t i) {
+ *       if (i >= c->n) cn_dev_trap_bounds("f.cairn", 3, 9, (long long)i, c->n, "y");
+ *       c->y[i] = c->a * c->x[i];
+ *   }
+ *   CN_DEV_KERNEL(r1_k, struct r1, r1_lane, 256)
+ *   ...  struct r1 args = {a, x, y, n};  cn_dev_launch(s, &r1_k, n, &args);
+ *
+ * (The descriptor's name must differ from the struct's tag: in C++ a
+ * variable of the tag's name hides the type.)
+ *
+ * Under CUDA the macro writes a __global__ kernel that takes the struct by
+ * value and runs the lane in a grid-stride loop, a host launcher next to it
+ * (`r1_k_kernel<<<blocks, threads, 0, stream>>>(*(const struct r1 *)args, n)`)
+ * and a descriptor holding the launcher's address. cn_dev_launch computes the
+ * grid and calls the launcher through that pointer: the one place C reaches
+ * the triple-chevron syntax, generated next to the kernel it launches. Under
+ * emulation it writes a host function that runs the lanes of one block of
+ * the pool's partition, and the descriptor holds that.
+ *
+ * A trapped lane
+ * --------------
+ * A guard that fails in a lane calls cn_dev_trap (or cn_dev_trap_bounds),
+ * which never returns:
+ *
+ *   CUDA: the lane printf()s `FILE:LINE:COL: guard failed: MESSAGE` from the
+ *   device and executes __trap(). The kernel ends, the context is poisoned
+ *   and every later CUDA call fails, so the host cannot copy a mailbox back:
+ *   the device's printf is the message. The next cudaStreamSynchronize
+ *   returns the error (the CUDA runtime prints the device's printf buffer at
+ *   synchronization points; not yet checked on a GPU for a trapped kernel),
+ *   and the seam aborts naming the error and the kernels queued on that
+ *   stream since its last wait. Any other failing CUDA call aborts the same
+ *   way (a failed enqueue or a lost device traps).
+ *
+ *   Emulated: the first failing lane of each stream records its message in
+ *   the stream, and the first of the process poisons the machine (as __trap
+ *   poisons the context): the failing lane's block ends (a longjmp back to
+ *   the launch's trampoline), the other lanes stop at their next index, and
+ *   every launch, copy and memset queued after it is skipped. The next
+ *   synchronize on that stream prints the message exactly as a host guard
+ *   would, says which kernel trapped, and aborts (SIGABRT), as the device
+ *   would. A synchronize on another stream aborts too, naming the trap.
+ *   The longjmp crosses only the lane's own frames, which the emitted code
+ *   keeps free of C++ destructors.
+ *
+ * The seam's only mutable global state is the emulated machine's poison
+ * record and the counting machine's counters, both weak so every translation
+ * unit of a program shares them.
+ */
+#ifndef CAIRN_DEV_H
+#define CAIRN_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+/* ------------------------------------------------------ which machine */
+
+#if defined(CAIRN_COUNT) && !defined(CAIRN_EMULATE)
+#define CAIRN_EMULATE 1
+#endif
+#if defined(CAIRN_EMULATE)
+#define CN_DEV_EMULATED 1
+#define CN_DEV_CUDA 0
+#if defined(CAIRN_COUNT)
+#define CN_DEV_COUNTING 1
+#define CN_DEV_MACHINE "counting"
+#else
+#define CN_DEV_COUNTING 0
+#define CN_DEV_MACHINE "emulated"
+#endif
+#elif defined(__CUDACC__)
+#define CN_DEV_EMULATED 0
+#define CN_DEV_COUNTING 0
+#define CN_DEV_CUDA 1
+#define CN_DEV_MACHINE "cuda"
+#else
+#error "cairn_dev.h: device work needs nvcc, -DCAIRN_EMULATE or -DCAIRN_COUNT"
+#endif
+
+#if CN_DEV_CUDA
+#include <cuda_runtime.h>
+#else
+#include <setjmp.h>
+#include "cairn_pool.h"
+#endif
+
+#ifndef CN_THREAD_LOCAL
+#ifdef __cplusplus
+#define CN_THREAD_LOCAL thread_local
+#else
+#define CN_THREAD_LOCAL _Thread_local
+#endif
+#endif
+
+/* ------------------------------------------------------------ limits */
+
+/* Kernel names a stream remembers since its last wait, for the abort
+ * message: the CUDA machine cannot tell which of them trapped, and the
+ * last few are what a person needs. */
+#define CN_DEV_KERNEL_LOG 4
+/* A trapped lane's message, as the host guard prints it. Longer ones are
+ * cut: the file, line and column come first. */
+#define CN_DEV_TRAP_TEXT 512
+/* Blocks of one launch. A grid-stride loop covers any n, so the cap only
+ * bounds the grid; 2^20 blocks of 256 threads fill any current GPU many
+ * times over. */
+#define CN_DEV_MAX_BLOCKS (1u << 20)
+
+/* ------------------------------------------------------------- types */
+
+enum cn_dev_dir { CN_DEV_H2D, CN_DEV_D2H, CN_DEV_D2D };
+
+/* A stream: a host struct its owner embeds (the execution context does), so
+ * a stream costs no host allocation. */
+struct cn_dev_stream {
+#if CN_DEV_CUDA
+    cudaStream_t cu;
+#else
+    int trapped;                      /* 0, or 1 once a lane on it trapped (atomic) */
+    const char *trap_kernel;
+    char trap_text[CN_DEV_TRAP_TEXT]; /* written by the lane that set `trapped` */
+#endif
+    bool made;                        /* created here (destroy releases it) */
+    bool adopted;                     /* a caller's stream: never destroyed here */
+    unsigned long unwaited;           /* operations queued since its last wait */
+    unsigned long waits;              /* synchronizes on it, ever */
+    unsigned long nkernels;           /* launches since its last wait */
+    const char *kernels[CN_DEV_KERNEL_LOG]; /* the last of them, a ring */
+};
+
+struct cn_dev_event {
+#if CN_DEV_CUDA
+    cudaEvent_t cu;
+#else
+    unsigned long records;
+#endif
+    bool made;
+};
+
+/* What the counting machine counts: every call of the seam. `waits` is
+ * stream synchronizes; `hidden_waits` counts frees made while some stream
+ * held unwaited work (cudaFree waits for the whole device there). */
+struct cn_dev_counts {
+    unsigned long stream_create, stream_destroy, event_create, event_destroy;
+    unsigned long event_record, stream_wait_event, waits, hidden_waits;
+    unsigned long malloc, malloc_bytes, free;
+    unsigned long copy_h2d, copy_d2h, copy_d2d, memset, launch;
+    unsigned long open_streams; /* streams now holding unwaited work (a level, not a count) */
+};
+
+/* ------------------------------------------------- the failure paths */
+
+#define CN_DEV_COLD __attribute__((cold, noinline, noreturn, unused))
+
+CN_DEV_COLD static void cn_dev_die(const char *what, const char *detail)
+{
+    fflush(stdout);
+    fprintf(stderr, "cairn: device (%s machine): %s%s\n", CN_DEV_MACHINE, what, detail ? detail : "");
+    fflush(stderr);
+    abort();
+}
+
+/* "kernels a, b, c (and 3 earlier)" for the abort message. */
+static inline void cn_dev_describe_queue(const struct cn_dev_stream *s, char *buf, size_t size)
+{
+    size_t o = 0;
+    unsigned long shown = s->nkernels < CN_DEV_KERNEL_LOG ? s->nkernels : CN_DEV_KERNEL_LOG;
+    buf[0] = 0;
+    if (!s->nkernels) {
+        snprintf(buf, size, "no kernel since its last wait");
+        return;
+    }
+    o += (size_t)snprintf(buf + o, size - o, "kernels since its last wait:");
+    for (unsigned long k = s->nkernels - shown; k < s->nkernels && o < size; k++)
+        o += (size_t)snprintf(buf + o, size - o, " %s", s->kernels[k % CN_DEV_KERNEL_LOG]);
+    if (s->nkernels > shown && o < size)
+        snprintf(buf + o, size - o, " (and %lu earlier)", s->nkernels - shown);
+}
+
+static inline void cn_dev_log_kernel(struct cn_dev_stream *s, const char *name)
+{
+    s->kernels[s->nkernels % CN_DEV_KERNEL_LOG] = name;
+    s->nkernels++;
+}
+
+/* ============================================================ counting */
+
+#if CN_DEV_COUNTING
+__attribute__((weak)) struct cn_dev_counts cn_dev_count_global;
+#define CN_DEV_COUNT(field, v) __atomic_fetch_add(&cn_dev_count_global.field, (unsigned long)(v), __ATOMIC_RELAXED)
+
+/* A snapshot of the counters (each read atomically). */
+static inline struct cn_dev_counts cn_dev_count_snapshot(void)
+{
+    struct cn_dev_counts c;
+    unsigned long *dst = (unsigned long *)&c;
+    unsigned long *src = (unsigned long *)&cn_dev_count_global;
+    for (size_t k = 0; k < sizeof c / sizeof(unsigned long); k++)
+        dst[k] = __atomic_load_n(&src[k], __ATOMIC_RELAXED);
+    return c;
+}
+#else
+#define CN_DEV_COUNT(field, v) ((void)0)
+#endif
+
+/* Work queued on s that no wait has covered yet. */
+static inline void cn_dev_queued(struct cn_dev_stream *s)
+{
+#if CN_DEV_COUNTING
+    if (s->unwaited == 0)
+        CN_DEV_COUNT(open_streams, 1);
+#endif
+    s->unwaited++;
+}
+
+/* The counting machine's one refusal: a copy to or from host memory queued
+ * behind work no wait has covered. The one-wait rule waits before every
+ * such copy, so this is a bug in the lowering (or a hand-made call). */
+static inline void cn_dev_check_host_copy(const struct cn_dev_stream *s, enum cn_dev_dir dir)
+{
+#if CN_DEV_COUNTING
+    if (dir != CN_DEV_D2D && s->unwaited) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "a copy inside an open run: a copy %s host memory queued behind %lu "
+                                  "operation(s) that no wait has covered",
+                 dir == CN_DEV_D2H ? "to" : "from", s->unwaited);
+        cn_dev_die(msg, NULL);
+    }
+#else
+    (void)s;
+    (void)dir;
+#endif
+}
+
+/* ======================================================= the CUDA machine */
+
+#if CN_DEV_CUDA
+
+struct cn_dev_kernel {
+    const char *name;
+    unsigned threads; /* per block: the kernel's __launch_bounds__ */
+    void (*launch)(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n);
+};
+
+/* Lanes are device code; helpers both sides call are CN_DEV_BOTH. */
+#define CN_DEV_LANE static __device__ inline
+#define CN_DEV_BOTH static __host__ __device__ inline
+
+#define CN_DEV_KERNEL(NAME, ARGS, LANE, THREADS)                                             \
+    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
+    {                                                                                        \
+        size_t step = (size_t)gridDim.x * blockDim.x;                                        \
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)     \
+            LANE(&a, i);                                                                     \
+    }                                                                                        \
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
+                              const void *args, size_t n)                                    \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, THREADS, NAME##_launch};
+
+/* A failed guard in a lane: print from the device, then trap. Every failing
+ * lane prints (one may trap before another's print is out, so none waits for
+ * a chosen one); the host's abort message names the kernels. */
+static __device__ __noinline__ void cn_dev_trap(const char *file, int line, int col, const char *msg)
+{
+    printf("%s:%d:%d: guard failed: %s\n", file, line, col, msg);
+    __trap();
+}
+
+static __device__ __noinline__ void cn_dev_trap_bounds(const char *file, int line, int col, long long i,
+                                                       unsigned long long n, const char *name)
+{
+    printf("%s:%d:%d: guard failed: index %lld out of bounds for %s of length %llu\n", file, line, col, i,
+           name, n);
+    __trap();
+}
+
+CN_DEV_COLD static void cn_dev_cuda_fail(cudaError_t err, const char *call, const struct cn_dev_stream *s)
+{
+    char queue[256], msg[512];
+    if (s)
+        cn_dev_describe_queue(s, queue, sizeof queue);
+    bool trap = err == cudaErrorLaunchFailure || err == cudaErrorIllegalInstruction ||
+                err == cudaErrorAssert;
+    snprintf(msg, sizeof msg, "%s: %s (%s)%s%s%s", call, cudaGetErrorString(err), cudaGetErrorName(err),
+             trap ? "; a lane trapped: a failed guard, whose message the device printed above" : "",
+             s ? "; this stream had " : "", s ? queue : "");
+    cn_dev_die(msg, NULL);
+}
+
+static inline void cn_dev_cuda_check(cudaError_t err, const char *call, const struct cn_dev_stream *s)
+{
+    if (__builtin_expect(err != cudaSuccess, 0))
+        cn_dev_cuda_fail(err, call, s);
+}
+
+static inline void cn_dev_stream_create(struct cn_dev_stream *s)
+{
+    memset(s, 0, sizeof *s);
+    cn_dev_cuda_check(cudaStreamCreateWithFlags(&s->cu, cudaStreamNonBlocking), "cudaStreamCreate", NULL);
+    s->made = true;
+}
+
+static inline void cn_dev_stream_adopt(struct cn_dev_stream *s, void *raw)
+{
+    memset(s, 0, sizeof *s);
+    s->cu = (cudaStream_t)raw;
+    s->adopted = true;
+}
+
+static inline void cn_dev_stream_destroy(struct cn_dev_stream *s)
+{
+    if (s->made)
+        cn_dev_cuda_check(cudaStreamDestroy(s->cu), "cudaStreamDestroy", s);
+    s->made = false;
+}
+
+static inline void cn_dev_event_create(struct cn_dev_event *e)
+{
+    cn_dev_cuda_check(cudaEventCreateWithFlags(&e->cu, cudaEventDisableTiming), "cudaEventCreate", NULL);
+    e->made = true;
+}
+
+static inline void cn_dev_event_destroy(struct cn_dev_event *e)
+{
+    if (e->made)
+        cn_dev_cuda_check(cudaEventDestroy(e->cu), "cudaEventDestroy", NULL);
+    e->made = false;
+}
+
+static inline void cn_dev_event_record(struct cn_dev_event *e, struct cn_dev_stream *s)
+{
+    cn_dev_cuda_check(cudaEventRecord(e->cu, s->cu), "cudaEventRecord", s);
+}
+
+static inline void cn_dev_stream_wait_event(struct cn_dev_stream *s, struct cn_dev_event *e)
+{
+    cn_dev_cuda_check(cudaStreamWaitEvent(s->cu, e->cu, 0), "cudaStreamWaitEvent", s);
+}
+
+static inline void cn_dev_stream_synchronize(struct cn_dev_stream *s)
+{
+    cn_dev_cuda_check(cudaStreamSynchronize(s->cu), "cudaStreamSynchronize", s);
+    s->waits++;
+    s->unwaited = 0;
+    s->nkernels = 0;
+}
+
+/* NULL when the device is out of memory: the caller's guard says what for.
+ * The failure is not sticky, so it is cleared here, or the next launch's
+ * cudaGetLastError would report it. */
+static inline void *cn_dev_malloc(size_t n)
+{
+    void *p = NULL;
+    if (n == 0)
+        return NULL;
+    if (cudaMalloc(&p, n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static inline void cn_dev_free(void *p)
+{
+    if (p)
+        cn_dev_cuda_check(cudaFree(p), "cudaFree", NULL);
+}
+
+static inline void cn_dev_copy(struct cn_dev_stream *s, enum cn_dev_dir dir, void *dst, const void *src,
+                               size_t n)
+{
+    static const enum cudaMemcpyKind kind[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                               cudaMemcpyDeviceToDevice};
+    if (n == 0)
+        return;
+    cn_dev_cuda_check(cudaMemcpyAsync(dst, src, n, kind[dir], s->cu), "cudaMemcpyAsync", s);
+    cn_dev_queued(s);
+}
+
+static inline void cn_dev_memset(struct cn_dev_stream *s, void *dst, int byte, size_t n)
+{
+    if (n == 0)
+        return;
+    cn_dev_cuda_check(cudaMemsetAsync(dst, byte, n, s->cu), "cudaMemsetAsync", s);
+    cn_dev_queued(s);
+}
+
+static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_kernel *k, size_t n,
+                                 const void *args)
+{
+    if (n == 0)
+        return;
+    size_t blocks = (n + k->threads - 1) / k->threads;
+    if (blocks > CN_DEV_MAX_BLOCKS)
+        blocks = CN_DEV_MAX_BLOCKS;
+    cn_dev_log_kernel(s, k->name);
+    k->launch(s->cu, (unsigned)blocks, k->threads, args, n);
+    cn_dev_cuda_check(cudaGetLastError(), "kernel launch", s);
+    cn_dev_queued(s);
+}
+
+/* ================================================ the emulated machine */
+
+#else /* CN_DEV_EMULATED */
+
+typedef void (*cn_dev_lanes_fn)(void *args, size_t lo, size_t hi);
+
+struct cn_dev_kernel {
+    const char *name;
+    unsigned threads;      /* kept for the record: the host pool ignores it */
+    cn_dev_lanes_fn lanes; /* lanes [lo, hi) of one block of the pool's partition */
+};
+
+#define CN_DEV_LANE static inline
+#define CN_DEV_BOTH static inline
+
+/* The first trap of the process: the machine is poisoned from then on. */
+struct cn_emu_machine {
+    int poisoned; /* atomic: 0, or 1 once a lane trapped */
+    const char *kernel;
+    char text[CN_DEV_TRAP_TEXT];
+};
+__attribute__((weak)) struct cn_emu_machine cn_emu_machine_global;
+
+static inline bool cn_emu_poisoned(void)
+{
+    return __atomic_load_n(&cn_emu_machine_global.poisoned, __ATOMIC_ACQUIRE) != 0;
+}
+
+#define CN_DEV_KERNEL(NAME, ARGS, LANE, THREADS)                                             \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        for (size_t i = lo; i < hi && !cn_emu_poisoned(); i++)                               \
+            LANE(a, i);                                                                      \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, THREADS, NAME##_lanes};
+
+/* One launch as the pool's workers see it. */
+struct cn_emu_launch {
+    const struct cn_dev_kernel *k;
+    const void *args;
+    struct cn_dev_stream *s;
+};
+
+/* The launch a pool thread is running lanes of, and where a trap returns. */
+struct cn_emu_lane {
+    struct cn_emu_launch *launch;
+    jmp_buf *trap_exit;
+};
+__attribute__((weak)) CN_THREAD_LOCAL struct cn_emu_lane cn_emu_lane_now;
+
+CN_DEV_COLD static void cn_emu_trap_text(const char *text)
+{
+    struct cn_emu_launch *L = cn_emu_lane_now.launch;
+    if (!L) { /* not in a lane: a host guard, which aborts where it stands */
+        fflush(stdout);
+        fprintf(stderr, "%s\n", text);
+        fflush(stderr);
+        abort();
+    }
+    int zero = 0;
+    if (__atomic_compare_exchange_n(&L->s->trapped, &zero, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        snprintf(L->s->trap_text, sizeof L->s->trap_text, "%s", text);
+        L->s->trap_kernel = L->k->name;
+    }
+    struct cn_emu_machine *m = &cn_emu_machine_global;
+    zero = 0;
+    if (__atomic_compare_exchange_n(&m->poisoned, &zero, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        snprintf(m->text, sizeof m->text, "%s", text);
+        m->kernel = L->k->name;
+    }
+    longjmp(*cn_emu_lane_now.trap_exit, 1);
+}
+
+/* A failed guard in a lane: see "A trapped lane" above. */
+CN_DEV_COLD static void cn_dev_trap(const char *file, int line, int col, const char *msg)
+{
+    char text[CN_DEV_TRAP_TEXT];
+    snprintf(text, sizeof text, "%s:%d:%d: guard failed: %s", file, line, col, msg);
+    cn_emu_trap_text(text);
+}
+
+CN_DEV_COLD static void cn_dev_trap_bounds(const char *file, int line, int col, long long i,
+                                           unsigned long long n, const char *name)
+{
+    char text[CN_DEV_TRAP_TEXT];
+    snprintf(text, sizeof text, "%s:%d:%d: guard failed: index %lld out of bounds for %s of length %llu", file,
+             line, col, i, name, n);
+    cn_emu_trap_text(text);
+}
+
+/* The pool runs this for each block: it sets where a trap returns to. */
+static inline void cn_emu_run_lanes(void *launch, size_t lo, size_t hi)
+{
+    struct cn_emu_launch *L = (struct cn_emu_launch *)launch;
+    struct cn_emu_lane saved = cn_emu_lane_now;
+    jmp_buf exit_here;
+    cn_emu_lane_now.launch = L;
+    cn_emu_lane_now.trap_exit = &exit_here;
+    if (setjmp(exit_here) == 0)
+        L->k->lanes((void *)L->args, lo, hi);
+    cn_emu_lane_now = saved;
+}
+
+static inline void cn_dev_stream_create(struct cn_dev_stream *s)
+{
+    memset(s, 0, sizeof *s);
+    s->made = true;
+    CN_DEV_COUNT(stream_create, 1);
+}
+
+static inline void cn_dev_stream_adopt(struct cn_dev_stream *s, void *raw)
+{
+    (void)raw; /* the emulated machine has no caller streams: any is a fresh one */
+    memset(s, 0, sizeof *s);
+    s->adopted = true;
+}
+
+static inline void cn_dev_stream_destroy(struct cn_dev_stream *s)
+{
+    if (s->made)
+        CN_DEV_COUNT(stream_destroy, 1);
+    s->made = false;
+}
+
+static inline void cn_dev_event_create(struct cn_dev_event *e)
+{
+    e->records = 0;
+    e->made = true;
+    CN_DEV_COUNT(event_create, 1);
+}
+
+static inline void cn_dev_event_destroy(struct cn_dev_event *e)
+{
+    if (e->made)
+        CN_DEV_COUNT(event_destroy, 1);
+    e->made = false;
+}
+
+/* Queued work has already run when it was queued, so an event is complete
+ * the moment it is recorded, and waiting on one orders nothing new. */
+static inline void cn_dev_event_record(struct cn_dev_event *e, struct cn_dev_stream *s)
+{
+    (void)s;
+    e->records++;
+    CN_DEV_COUNT(event_record, 1);
+}
+
+static inline void cn_dev_stream_wait_event(struct cn_dev_stream *s, struct cn_dev_event *e)
+{
+    (void)s;
+    (void)e;
+    CN_DEV_COUNT(stream_wait_event, 1);
+}
+
+CN_DEV_COLD static void cn_emu_surface_trap(const struct cn_dev_stream *s)
+{
+    const struct cn_emu_machine *m = &cn_emu_machine_global;
+    fflush(stdout);
+    if (__atomic_load_n(&s->trapped, __ATOMIC_ACQUIRE)) {
+        fprintf(stderr, "%s\n", s->trap_text);
+        fprintf(stderr, "cairn: device (%s machine): a lane of kernel %s trapped; the wait on its stream "
+                        "reports it\n", CN_DEV_MACHINE, s->trap_kernel);
+    } else {
+        fprintf(stderr, "%s\n", m->text);
+        fprintf(stderr, "cairn: device (%s machine): a lane of kernel %s trapped on another stream and "
+                        "poisoned the device context; this wait reports it\n", CN_DEV_MACHINE, m->kernel);
+    }
+    fflush(stderr);
+    abort();
+}
+
+static inline void cn_dev_stream_synchronize(struct cn_dev_stream *s)
+{
+    CN_DEV_COUNT(waits, 1);
+    s->waits++;
+    if (__builtin_expect(cn_emu_poisoned(), 0))
+        cn_emu_surface_trap(s);
+#if CN_DEV_COUNTING
+    if (s->unwaited)
+        __atomic_fetch_sub(&cn_dev_count_global.open_streams, 1ul, __ATOMIC_RELAXED);
+#endif
+    s->unwaited = 0;
+    s->nkernels = 0;
+}
+
+/* Exactly n bytes of host memory, so a read one past the end is a heap
+ * overflow the address sanitizer reports. NULL when out of memory. */
+static inline void *cn_dev_malloc(size_t n)
+{
+    if (n == 0)
+        return NULL;
+    void *p = malloc(n);
+    if (p) {
+        CN_DEV_COUNT(malloc, 1);
+        CN_DEV_COUNT(malloc_bytes, n);
+    }
+    return p;
+}
+
+static inline void cn_dev_free(void *p)
+{
+    if (!p)
+        return;
+    CN_DEV_COUNT(free, 1);
+#if CN_DEV_COUNTING
+    if (__atomic_load_n(&cn_dev_count_global.open_streams, __ATOMIC_RELAXED))
+        CN_DEV_COUNT(hidden_waits, 1);
+#endif
+    free(p);
+}
+
+static inline bool cn_emu_overlap(const void *a, const void *b, size_t n)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + n && y < x + n;
+}
+
+static inline void cn_dev_copy(struct cn_dev_stream *s, enum cn_dev_dir dir, void *dst, const void *src,
+                               size_t n)
+{
+    if (n == 0)
+        return;
+    cn_dev_check_host_copy(s, dir);
+    if (dir == CN_DEV_H2D)
+        CN_DEV_COUNT(copy_h2d, 1);
+    else if (dir == CN_DEV_D2H)
+        CN_DEV_COUNT(copy_d2h, 1);
+    else
+        CN_DEV_COUNT(copy_d2d, 1);
+    cn_dev_queued(s);
+    if (cn_emu_poisoned()) /* nothing queued after a trap runs */
+        return;
+    if (cn_emu_overlap(dst, src, n)) /* undefined for cudaMemcpyAsync: the caller refuses it first */
+        cn_dev_die("cn_dev_copy between overlapping ranges", NULL);
+    memcpy(dst, src, n);
+}
+
+static inline void cn_dev_memset(struct cn_dev_stream *s, void *dst, int byte, size_t n)
+{
+    if (n == 0)
+        return;
+    CN_DEV_COUNT(memset, 1);
+    cn_dev_queued(s);
+    if (!cn_emu_poisoned())
+        memset(dst, byte, n);
+}
+
+static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_kernel *k, size_t n,
+                                 const void *args)
+{
+    if (n == 0)
+        return;
+    CN_DEV_COUNT(launch, 1);
+    cn_dev_log_kernel(s, k->name);
+    cn_dev_queued(s);
+    if (cn_emu_poisoned())
+        return;
+    struct cn_emu_launch L = {k, args, s};
+    cn_pool_for(n, cn_emu_run_lanes, &L);
+}
+
+#endif /* CN_DEV_EMULATED */
+
+#endif /* CAIRN_DEV_H */
