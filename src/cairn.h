@@ -81,6 +81,8 @@ typedef struct {
     X(E_ALIAS, "E-ALIAS")                                                    \
     X(E_PLACEMENT, "E-PLACEMENT")                                            \
     X(E_TARGET, "E-TARGET")                                                  \
+    X(E_TARGET_TOOLKIT, "E-TARGET-TOOLKIT")                                  \
+    X(E_TARGET_FEATURE, "E-TARGET-FEATURE")                                  \
     X(E_QUANTIZE, "E-QUANTIZE")                                              \
     X(E_REDUCE_ORDER, "E-REDUCE-ORDER")                                      \
     X(E_WIDE, "E-WIDE")                                                      \
@@ -278,10 +280,10 @@ struct Node {
         struct {                      /* N_INT N_FLOAT N_BOOL N_STRING; stmts without members */
             const char *text;         /* as written */
             uint64_t ival;
-            bool overflow;            /* N_INT did not fit in 64 bits */
             double fval;
-            bool bval;
             const char *sval;         /* N_STRING decoded */
+            bool overflow;            /* N_INT did not fit in 64 bits */
+            bool bval;                /* (the bools last: no padding between) */
         } lit;
         struct {                      /* N_NAME */
             const char *id;
@@ -311,6 +313,7 @@ struct Node {
         } call;
         struct {                      /* N_INDEX */
             Node *base, *index;
+            bool covered;             /* set by the emitter: a guard before the lane loop checks it */
         } index;
         struct {                      /* N_SLICE */
             Node *base, *lo, *hi;
@@ -439,7 +442,12 @@ struct Node {
     };
 };
 
+/* A node of kind k has room for the union member NODE_KINDS names for k and
+ * no more (node_size(k) bytes), so a name is 56 bytes, not the 168 of a
+ * function: nodes were most of a large check's memory. Never change a
+ * node's kind in place or copy a whole Node into one: copy node_size bytes. */
 Node *node_new(Arena *a, NodeKind k, Span at);
+size_t node_size(NodeKind k);
 
 /* parse: tokens to AST. Syntax errors are E-PARSE with what was expected;
  * the parser recovers at the next `;` or `}` so several are reported. */
@@ -587,7 +595,8 @@ typedef struct {
     Node *program;
     Vec fns;              /* N_FN to emit, generic instances included */
     bool emulate;         /* --emulate */
-    const char *device_target;
+    const char *device_target;   /* the resolved target's name, or NULL */
+    int device_work;      /* set by the checker: @device elements indexed (device work needs a target) */
     Vec numerics;         /* const char*: JSON objects, one per rounding kind */
 } Check;
 

@@ -53,6 +53,9 @@ void scope_pop(Ctx *x)
         x->scope = x->scope->parent;
 }
 
+/* A probe compares the stored hash first and the pointer next: names come
+ * interned from the lexer, so the same name is mostly the same pointer and
+ * strcmp runs only for names made elsewhere (built-ins, clones). */
 static Sym *scope_get(const Scope *s, const char *id, uint32_t h)
 {
     if (!s->cap)
@@ -61,7 +64,7 @@ static Sym *scope_get(const Scope *s, const char *id, uint32_t h)
         Sym *y = s->slots[i];
         if (!y)
             return NULL;
-        if (strcmp(y->id, id) == 0)
+        if (s->hashes[i] == h && (y->id == id || strcmp(y->id, id) == 0))
             return y;
     }
 }
@@ -70,16 +73,19 @@ static void scope_grow(Arena *a, Scope *s)
 {
     int cap = s->cap ? s->cap * 2 : 8;
     Sym **slots = arena_alloc(a, sizeof *slots * (size_t)cap);
+    uint32_t *hashes = arena_alloc(a, sizeof *hashes * (size_t)cap);
     for (int i = 0; i < s->cap; i++) {
         Sym *y = s->slots[i];
         if (!y)
             continue;
-        uint32_t j = hash_str(y->id) & (uint32_t)(cap - 1);
+        uint32_t j = s->hashes[i] & (uint32_t)(cap - 1);
         while (slots[j])
             j = (j + 1) & (uint32_t)(cap - 1);
         slots[j] = y;
+        hashes[j] = s->hashes[i];
     }
     s->slots = slots;
+    s->hashes = hashes;
     s->cap = cap;
 }
 
@@ -96,6 +102,7 @@ static Sym *scope_put(Arena *a, Scope *s, Sym *y)
     while (s->slots[i])
         i = (i + 1) & (uint32_t)(s->cap - 1);
     s->slots[i] = y;
+    s->hashes[i] = h;
     s->n++;
     return NULL;
 }
@@ -536,7 +543,9 @@ static double const_float_lit(Ctx *x, const Node *lit, const Type *t)
 static Type *resolve_named_type(Ctx *x, Node *t)
 {
     const char *id = t->type.id;
-    static const char *const later[] = {"WmmaA", "WmmaB", "WmmaAcc", "MmaA", "MmaB", "MmaAcc", "TmemAcc"};
+    static const char *const later[] = {"WmmaA", "WmmaB", "WmmaAcc", "MmaA", "MmaB", "MmaAcc"};
+    if (strcmp(id, "TmemAcc") == 0)
+        return check_refuse_tmem(x, t->span);
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
         if (strcmp(id, later[i]) == 0) {
             unsupported(x, t->span, "tensor-core fragments (a later issue)", NULL);
@@ -1022,6 +1031,7 @@ bool check_program(Check *c)
     check_top_signatures(&x, prog);
     check_top_bodies(&x, prog);
     check_worklist(&x);
+    c->device_work = x.device_indexes;
     if (c->sink->errors == errors_before)
         check_par_program(&x);
     if (c->sink->errors == errors_before)

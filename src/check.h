@@ -19,6 +19,7 @@ typedef struct Scope Scope;
 struct Scope {
     Scope *parent;
     Sym **slots;
+    uint32_t *hashes;     /* hashes[i]: the hash of slots[i]->id, so a probe compares it, not the string */
     int cap, n;
     int fn_level;         /* 0: globals; the function nesting it belongs to */
 };
@@ -129,6 +130,9 @@ void check_args_loose(Ctx *x, Node *e);
 
 /* ---- check_builtin.c: built-in functions */
 Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected);
+/* TmemAcc (the type or its constructor): E-TARGET-FEATURE on every target,
+ * since nothing lowers tensor memory (numerics.md, devices.md). */
+Type *check_refuse_tmem(Ctx *x, Span at);
 
 /* ---- check_par.c: lanes, atomics and plans (issue 4) */
 void check_par_program(Ctx *x);             /* after every body is typed */

@@ -485,3 +485,18 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     default: return check_later(x, e, b);
     }
 }
+
+/* TmemAcc needs tcgen05 and tensor memory: sm_100a and its family have
+ * them, no sm_120 does, and nothing here lowers a TmemAcc for any target.
+ * So it is refused wherever it stands, with the target's code, and it is
+ * never emulated. */
+Type *check_refuse_tmem(Ctx *x, Span at)
+{
+    const char *t = x->c->device_target;
+    diag_error(x->sink, at, E_TARGET_FEATURE,
+               "accumulate in registers with WmmaAcc or MmaAcc, or keep the kernel in a foreign CUDA "
+               "implementation of a CAIRN reference (devices.md, \"What fast kernels use\")",
+               "TmemAcc needs tensor memory (the tcgen05 feature), and no TmemAcc shape is lowered for %s%s",
+               t ? "the target " : "any target", t ? t : "");
+    return type_error();
+}

@@ -638,6 +638,10 @@ static Type *call_named(Ctx *x, Node *e, Node *callee, Type *expected)
 {
     const char *id = callee->name.id ? callee->name.id : "";
     Sym *s = scope_find(x, id, NULL);
+    if (!s && strcmp(id, "TmemAcc") == 0) {
+        check_args_loose(x, e);
+        return check_refuse_tmem(x, e->span);
+    }
     if (!s && is_fragment_name(id))
         return refuse_call(x, e, "tensor-core fragments (a later issue)");
     if (!s) {

@@ -1198,14 +1198,16 @@ void check_par_program(Ctx *x)
 {
     Check *c = x->c;
     EffTable *eff = effects_compute(x->a, c);
-    Vec reported = {0}, done = {0};
+    Vec reported = {0};
     RegionWalk w = {x, eff, &reported};
-    for (int i = 0; i < c->fns.n; i++) {
-        Node *fn = c->fns.v[i];
-        if (!fn || vec_has(&done, fn))
-            continue;
-        vec_push(x->a, &done, fn);
-        par_walk(fn->fn.body, region_visit, &w);
+    /* eff->fns is c->fns in order, each function once: a search of the
+     * functions already done made this quadratic in their number. A body
+     * with a region or a pooled collector (closures included) has par:host
+     * in its row, so a function without it has nothing to walk for. */
+    for (int i = 0; i < eff->fns.n; i++) {
+        FnEff *f = eff->fns.v[i];
+        if (f->bits & (1u << EF_PAR))
+            par_walk(f->fn->fn.body, region_visit, &w);
     }
     check_plans(x);
 }

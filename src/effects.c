@@ -331,6 +331,16 @@ static void order_callees_first(EffTable *t, Vec *order)
     }
 }
 
+/* Whether a function f calls grew its row after f's body was last walked
+ * (f itself included, when it calls itself). */
+static bool callee_grew(const FnEff *f)
+{
+    for (int i = 0; i < f->callees.n; i++)
+        if (((const FnEff *)f->callees.v[i])->changed_at > f->walked_at)
+            return true;
+    return false;
+}
+
 EffTable *effects_compute(Arena *a, const Check *c)
 {
     EffTable *t = arena_alloc(a, sizeof *t);
@@ -345,12 +355,23 @@ EffTable *effects_compute(Arena *a, const Check *c)
     Vec order = {0};
     order_callees_first(t, &order);
     /* Each round can only add; a row has at most EF_N bits and as many
-     * names as the function has parameters and buffers. */
+     * names as the function has parameters and buffers. A body walked
+     * again gives the same row unless a callee's row grew since it was
+     * last walked, so after the first round only those are walked: on a
+     * call graph without cycles the first round is the last (a second,
+     * full round that found nothing was a quarter of the pass). */
+    long clock = 0;
     for (int round = 0; round < 10000; round++) {
         bool changed = false;
         for (int i = 0; i < order.n; i++) {
-            Walk w = {t, order.v[i], false};
-            par_walk(w.f->fn->fn.body, eff_visit, &w);
+            FnEff *f = order.v[i];
+            if (round > 0 && !callee_grew(f))
+                continue;
+            Walk w = {t, f, false};
+            f->walked_at = ++clock;
+            par_walk(f->fn->fn.body, eff_visit, &w);
+            if (w.changed)
+                f->changed_at = ++clock;
             changed |= w.changed;
         }
         if (!changed)

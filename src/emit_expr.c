@@ -353,6 +353,8 @@ static const char *emit_index(Ex *x, Node *e)
     }
     if (bt->kind != TY_VIEW)
         die("emit: index into type kind %d", (int)bt->kind);
+    if (base->kind == N_NAME && e->index.covered)
+        return arena_printf(x->a, "%s.p[%s]", v[0], v[1]);
     if (base->kind == N_NAME) {
         const char *len = arena_printf(x->a, "%s.n", v[0]);
         return arena_printf(x->a, "%s.p[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));

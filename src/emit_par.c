@@ -295,6 +295,89 @@ int emit_par_fused(Ex *x, const Vec *stmts, int i)
     return k - i >= 2 ? k - i : 0;
 }
 
+/* Hoisted guards. A lane's `x[i]`, with i the lane index and x a view,
+ * runs for every i of the block when it sits in a statement every lane
+ * reaches (the body's leading simple statements, outside the right side of
+ * && and ||, a collector or a closure). One guard before the lane loop then
+ * stands for all of them -- it reports the first index of the block past
+ * x's end, the index that lane would have reported -- and the lanes index
+ * unchecked, so the C compiler can vectorize the loop. Which lane's guard
+ * fails first in a region is not fixed in any case; that one fails is. */
+static void cover_expr(Node *e, Sym *lane, Vec *found, Arena *a)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case N_INDEX:
+        if (e->index.base && e->index.base->kind == N_NAME && e->index.base->ty &&
+            e->index.base->ty->kind == TY_VIEW && e->index.index && e->index.index->kind == N_NAME &&
+            e->index.index->name.sym == lane)
+            vec_push(a, found, e);
+        cover_expr(e->index.base, lane, found, a);
+        cover_expr(e->index.index, lane, found, a);
+        break;
+    case N_BINARY:
+        cover_expr(e->binary.a, lane, found, a);
+        if (e->binary.op != T_ANDAND && e->binary.op != T_OROR)
+            cover_expr(e->binary.b, lane, found, a);
+        break;
+    case N_UNARY:
+        cover_expr(e->unary.a, lane, found, a);
+        break;
+    case N_CALL:
+        for (int i = 0; i < e->call.args.n; i++)
+            cover_expr(e->call.args.v[i], lane, found, a);
+        break;
+    case N_SLICE:
+        cover_expr(e->slice.base, lane, found, a);
+        cover_expr(e->slice.lo, lane, found, a);
+        cover_expr(e->slice.hi, lane, found, a);
+        break;
+    case N_FIELD:
+        cover_expr(e->field.base, lane, found, a);
+        break;
+    default:
+        break;
+    }
+}
+
+static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
+{
+    for (int i = 0; body && i < body->block.stmts.n; i++) {
+        Node *s = body->block.stmts.v[i];
+        if (s->kind == N_ASSIGN) {
+            cover_expr(s->assign.lhs, lane, found, a);
+            cover_expr(s->assign.rhs, lane, found, a);
+        } else if (s->kind == N_LET) {
+            cover_expr(s->let.init, lane, found, a);
+        } else if (s->kind == N_EXPR_STMT) {
+            cover_expr(s->unary.a, lane, found, a);
+        } else {
+            return;     /* what follows may not run in every lane */
+        }
+    }
+}
+
+static void hoist_guards(Ex *x, Node **rs, int n)
+{
+    Vec found = {0};
+    for (int k = 0; k < n; k++)
+        cover_body(rs[k]->loop.body, rs[k]->loop.sym, &found, x->a);
+    Vec done = {0};
+    for (int i = 0; i < found.n; i++) {
+        Node *e = found.v[i];
+        Sym *v = e->index.base->name.sym;
+        e->index.covered = true;
+        if (has(&done, v))
+            continue;
+        vec_push(x->a, &done, v);
+        const char *view = emit_expr(x, e->index.base);
+        emit_line(x, "if (cn_hi > %s.n)", view);
+        emit_line(x, "    (void)cn_idx_u(cn_lo > %s.n ? cn_lo : %s.n, %s.n, %s, %s);", view, view, view,
+                  emit_str_lit(x, e->index.base->name.id), emit_at(x, e->span));
+    }
+}
+
 void emit_par_regions(Ex *x, Node **rs, int n)
 {
     x->uses_par = true;
@@ -322,6 +405,7 @@ void emit_par_regions(Ex *x, Node **rs, int n)
     LaneFn L;
     lane_fn_begin(x, &L, arena_printf(x->a, "static void %s(void *cn_vc, size_t cn_lo, size_t cn_hi)", u.name));
     ctx_unpack(x, &u);
+    hoist_guards(x, rs, n);
     RegionSteps st = {rs, n, arena_alloc(x->a, sizeof(char *) * (size_t)n)};
     for (int r = 0; r < n; r++)
         st.ivs[r] = index_name(x, rs[r]->loop.sym);

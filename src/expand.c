@@ -1056,8 +1056,8 @@ Node *ast_clone(Arena *a, const Node *n)
 {
     if (!n)
         return NULL;
-    Node *c = arena_alloc(a, sizeof *c);
-    *c = *n;
+    Node *c = node_new(a, n->kind, n->span);
+    memcpy(c, n, node_size(n->kind));   /* only its kind's member: see node_new */
     c->ty = NULL;
     clone_children(a, c);
     return c;

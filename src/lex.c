@@ -6,10 +6,11 @@
  * token's column is a subtraction, not a count.
  *
  * Speed matters (the front end must check well over a million lines a
- * second), so: the token array grows by doubling, names are copied once
- * into the arena (one allocation a token, never one a character), and a
- * keyword is found by a switch on the name's length and first letter and
- * one memcmp, not by a search through the table.
+ * second), so: tokens are made one at a time as the parser asks for them
+ * (lex_next; no array of the whole file), names and integer texts are
+ * interned (one copy per distinct text, see intern), and a keyword is found
+ * by a switch on the name's length and first letter and one memcmp, not by
+ * a search through the table.
  *
  * Numbers follow notes/SYNTAX.md 21: decimal or hex integers with `_`
  * separators, and floats with a digit on both sides of the point or an
@@ -18,7 +19,8 @@
  *
  * Errors (a stray character, an unterminated string, a bad escape) are
  * E-PARSE: the lexer reports them, skips what it cannot read and goes on,
- * so that one run shows every error. The list always ends with T_EOF.
+ * so that one run shows every error. At the end lex_next gives T_EOF, again
+ * on every call.
  */
 #include "cairn.h"
 
@@ -38,6 +40,11 @@ const char *tok_name(TokKind k)
     return tok_names[k];
 }
 
+typedef struct {
+    const char *s;            /* NULL: an empty slot */
+    uint32_t hash, len;
+} Interned;
+
 struct Lexer {
     Arena *arena;
     Sink *sink;
@@ -51,6 +58,8 @@ struct Lexer {
     bool pending_error;       /* an error since the last token: mark the next */
     bool at_eof;              /* eof holds the T_EOF token, handed out again on every call */
     Token eof;
+    Interned *names;          /* the names seen: open addressing, a power of two */
+    uint32_t names_cap, names_n;
 };
 
 /* Every lexer error marks the next token, so the parser does not report the
@@ -151,15 +160,58 @@ static TokKind keyword(const char *s, size_t n)
     return T_IDENT;
 }
 
+static void intern_grow(Lexer *lx)
+{
+    uint32_t cap = lx->names_cap ? lx->names_cap * 2 : 1024;
+    Interned *t = arena_alloc(lx->arena, cap * sizeof *t);
+    for (uint32_t i = 0; i < lx->names_cap; i++) {
+        Interned e = lx->names[i];
+        if (!e.s)
+            continue;
+        uint32_t j = e.hash & (cap - 1);
+        while (t[j].s)
+            j = (j + 1) & (cap - 1);
+        t[j] = e;
+    }
+    lx->names = t;
+    lx->names_cap = cap;
+}
+
+/* Names are interned: each distinct name is stored once, and every token
+ * of it points at that copy. A large file uses a few thousand names a
+ * million times, so this saves a copy a use, and equal names are equal
+ * pointers (the checker's scope lookup compares pointers first). */
+static const char *intern(Lexer *lx, const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a, as the checker's scopes */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    if ((lx->names_n + 1) * 4 > lx->names_cap * 3)
+        intern_grow(lx);
+    uint32_t mask = lx->names_cap - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        Interned *e = &lx->names[i];
+        if (!e->s) {
+            *e = (Interned){arena_strndup(lx->arena, s, n), h, (uint32_t)n};
+            lx->names_n++;
+            return e->s;
+        }
+        if (e->hash == h && e->len == n && !memcmp(e->s, s, n))
+            return e->s;
+    }
+}
+
 static void lex_name(Lexer *lx)
 {
-    const char *start = lx->p;
-    while (lx->p < lx->end && is_alnum(*lx->p))
-        lx->p++;
+    /* A local cursor: through lx->p the compiler would store every step. */
+    const char *start = lx->p, *q = start, *end = lx->end;
+    while (q < end && is_alnum(*q))
+        q++;
+    lx->p = q;
     size_t n = (size_t)(lx->p - start);
     TokKind k = keyword(start, n);
     Token *t = push(lx, k, start);
-    t->text = k == T_IDENT ? arena_strndup(lx->arena, start, n) : tok_names[k];
+    t->text = k == T_IDENT ? intern(lx, start, n) : tok_names[k];
 }
 
 /* digits [_ digits]* in base 10 or 16: value, saturating, with overflow. */
@@ -272,7 +324,7 @@ static void lex_number(Lexer *lx)
         lx->p = save;
     }
     Token *t = push(lx, T_INT, start);
-    t->text = arena_strndup(lx->arena, start, (size_t)(lx->p - start));
+    t->text = intern(lx, start, (size_t)(lx->p - start));   /* small numbers repeat like names */
     t->ival = v;
     t->ival_overflow = overflow;
     check_number_end(lx, start);
@@ -384,24 +436,26 @@ static void lex_bad_char(Lexer *lx)
         lex_error(lx, span_at(lx, start, 1), NULL, "unexpected character 0x%02x", c);
 }
 
-/* Whitespace and // comments. */
+/* Whitespace and // comments, with a local cursor (see lex_name). */
 static void skip_space(Lexer *lx)
 {
-    while (lx->p < lx->end) {
-        char c = *lx->p;
+    const char *p = lx->p, *end = lx->end;
+    while (p < end) {
+        char c = *p;
         if (c == '\n') {
-            lx->p++;
+            p++;
             lx->line++;
-            lx->line_start = lx->p;
+            lx->line_start = p;
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-            lx->p++;
-        } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
-            while (lx->p < lx->end && *lx->p != '\n')
-                lx->p++;
+            p++;
+        } else if (c == '/' && p + 1 < end && p[1] == '/') {
+            while (p < end && *p != '\n')
+                p++;
         } else {
-            return;
+            break;
         }
     }
+    lx->p = p;
 }
 
 static void lex_one(Lexer *lx)

@@ -36,6 +36,8 @@ struct FnEff {
     Vec reads, writes;    /* Sym*: parameters and buffers of fn */
     Vec callees;          /* FnEff*: the functions it calls directly */
     bool visited;         /* ordering the fixpoint */
+    long walked_at;       /* the fixpoint's clock when its body was last walked */
+    long changed_at;      /* ... when its row last grew (0: never) */
 };
 
 typedef struct {

@@ -74,6 +74,7 @@ typedef struct {
     int mask;
     int hi;               /* tokens fetched so far */
     int pos;              /* index of the current token */
+    Token *cur;           /* its slot: peek is one load (it runs several times a token) */
     int depth;
     bool panic;           /* an error was reported; quiet until resynchronised */
 } Parser;
@@ -100,6 +101,8 @@ static void ring_grow(Parser *p)
         nr[i & (ncap - 1)] = p->ring[i & (cap - 1)];
     p->ring = nr;
     p->mask = ncap - 1;
+    if (p->pos < p->hi)
+        p->cur = &nr[p->pos & p->mask];
 }
 
 /* Fetches token p->hi into the ring, over a token already left behind. */
@@ -124,7 +127,7 @@ static Token *tok_at(Parser *p, int i)
     return &p->ring[i & p->mask];
 }
 
-static Token *peek(Parser *p) { return tok_at(p, p->pos); }
+static Token *peek(Parser *p) { return p->cur; }
 
 /* A span from `from` to the end of the last token consumed: a binary
  * expression's caret underlines all of it. Past one line it runs to the end
@@ -141,13 +144,13 @@ static Span span_through(Parser *p, Span from)
     return from;
 }
 static Token *peek_at(Parser *p, int k) { return tok_at(p, p->pos + k); }
-static bool at(Parser *p, TokKind k) { return peek(p)->kind == k; }
+static bool at(Parser *p, TokKind k) { return p->cur->kind == k; }
 
 static Token *advance(Parser *p)
 {
-    Token *t = peek(p);
+    Token *t = p->cur;
     if (t->kind != T_EOF)
-        p->pos++;
+        p->cur = tok_at(p, ++p->pos);
     return t;
 }
 
@@ -1383,6 +1386,7 @@ static Node *parse_all(Parser *p)
 {
     p->ring = arena_alloc(p->arena, RING_MIN * sizeof *p->ring);
     p->mask = RING_MIN - 1;
+    p->cur = tok_at(p, 0);
     Node *prog = node_new(p->arena, N_PROGRAM, peek(p)->span);
     while (!at(p, T_EOF)) {
         int before = p->pos;

@@ -14,6 +14,19 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Under ASan (gcc says so one way, clang another) a node's unused tail is
+ * poisoned: see node_new. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NODE_POISON 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NODE_POISON 1
+#endif
+#endif
+#ifdef NODE_POISON
+#include <sanitizer/asan_interface.h>
+#endif
+
 typedef struct Chunk Chunk;
 struct Chunk {
     Chunk *next;
@@ -70,6 +83,9 @@ void arena_free(Arena *a)
         return;
     for (Chunk *c = a->head, *next; c; c = next) {
         next = c->next;
+#ifdef NODE_POISON
+        ASAN_UNPOISON_MEMORY_REGION(c, c->mapped);   /* node tails (node_new): the next mapping may land here */
+#endif
         munmap(c, c->mapped);
     }
     free(a);
@@ -152,9 +168,32 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
     abort();
 }
 
+/* The bytes of a node of each kind: the header and the union member the
+ * kind uses (see NODE_KINDS). */
+static const unsigned short node_sizes[N_NKINDS] = {
+#define X(id, m) [id] = offsetof(Node, m) + sizeof(((Node *)0)->m),
+    NODE_KINDS(X)
+#undef X
+};
+
+size_t node_size(NodeKind k)
+{
+    if ((int)k < 0 || k >= N_NKINDS)
+        die("bad node kind %d", (int)k);
+    return node_sizes[k];
+}
+
+/* Under ASan a node gets the whole sizeof(Node), and the part beyond its
+ * kind's member is poisoned: a read of a member the kind does not have is
+ * then a report, not a silent read of the next node. */
 Node *node_new(Arena *a, NodeKind k, Span at)
 {
+#ifdef NODE_POISON
     Node *n = arena_alloc(a, sizeof *n);
+    ASAN_POISON_MEMORY_REGION((char *)n + node_size(k), sizeof *n - node_size(k));
+#else
+    Node *n = arena_alloc(a, node_size(k));
+#endif
     n->kind = k;
     n->span = at;
     return n;

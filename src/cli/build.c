@@ -154,7 +154,12 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
     fprintf(f, ", \"flags\": [");
     for (int i = 0; i < NCC_FLAGS; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", cc_flags[i]);
-    fprintf(f, "]}},\n  \"device_target\": null,\n  \"emulation\": null,\n  \"numerics\": [");
+    fprintf(f, "]}},\n  \"device_target\": ");
+    if (u->target)
+        target_write_json(f, u->target);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"emulation\": null,\n  \"numerics\": [");
     for (int i = 0; i < u->check.numerics.n; i++)
         fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.numerics.v[i]);
     fprintf(f, "%s]\n}\n", u->check.numerics.n ? "\n  " : "");
@@ -170,7 +175,7 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
 
 int build_unit(Unit *u, BuildPlan *b, const Options *o)
 {
-    if (!unit_check(u))
+    if (!unit_check_target(u, o, b->manifest_target, b->manifest))
         return EXIT_REFUSED;
     if (!b->test_main && !has_main(u->program)) {
         Span at = {.src = &u->src, .line = 1, .col = 1, .len = 1};
@@ -216,8 +221,11 @@ static const char build_help[] =
     "\n"
     "  --emit-c          also print the emitted C on standard output\n"
     "  --out DIR         write the outputs into DIR\n"
-    "  --emulate, --device-target T, --header\n"
-    "                    device builds and C headers (not yet available: issue 5)\n";
+    "  --device-target T the device target (sm_80, sm_90a, sm_120f, ...); beats the\n"
+    "                    manifest's device_target. The receipt records it under\n"
+    "                    device_target: how it was resolved, its features, limits\n"
+    "  --emulate, --header\n"
+    "                    emulation and C headers (not yet available: issue 5)\n";
 
 /* A manifest build: reads [build] and builds its source. */
 static bool manifest_plan(Arena *a, const char *path, const char **src, const char **name,
@@ -277,14 +285,13 @@ static bool resolve_program(Arena *a, const Options *o, const char **src, BuildP
     if (ends_with(path, ".toml")) {
         if (!manifest_plan(a, path, src, &name, &target))
             return false;
-        if (target && !o->device_target) {
-            fprintf(stderr, "%s: device_target = \"%s\": device targets arrive with device "
-                            "execution (issue 5); not available yet\n", path, target);
-            return false;
-        }
     } else
         *src = path;
     build_plan_for(a, b, *src, name, o);
+    if (target) {
+        b->manifest = path;
+        b->manifest_target = target;
+    }
     return true;
 }
 
@@ -324,8 +331,8 @@ static const char run_help[] =
     "cairn run exit 128 + the signal (a failed guard aborts: 134).\n"
     "Exits 1 when the program is refused, 2 on a usage or build error.\n"
     "\n"
-    "  --emulate, --device-target T\n"
-    "                    device programs (not yet available: issue 5)\n";
+    "  --device-target T the device target, as for cairn build\n"
+    "  --emulate         device programs on host threads (not yet available: issue 5)\n";
 
 int cmd_run(int argc, char **argv)
 {

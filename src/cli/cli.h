@@ -6,6 +6,7 @@
 #define CAIRN_CLI_H
 
 #include "../cairn.h"
+#include "../target.h"
 
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
@@ -29,7 +30,7 @@ typedef struct {
  * error and returns false on anything else. */
 bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *allowed);
 
-/* Refuses --emulate and --device-target until device execution lands. */
+/* Refuses --emulate and --header until device execution lands. */
 bool opts_refuse_device(const Options *o, const char *cmd);
 
 /* One compilation: the source, the arena, the sink, the AST, the checker. */
@@ -39,6 +40,9 @@ typedef struct {
     Source src;
     Node *program;
     Check check;
+    Target *target;       /* the device target, once resolved (device.c); NULL: none */
+    bool target_tried;    /* unit_target_named ran; target_ok is its answer */
+    bool target_ok;
 } Unit;
 
 /* Reads the file (false and a message on stderr when it cannot). */
@@ -46,6 +50,14 @@ bool unit_load(Unit *u, const char *path, const Options *o);
 bool unit_parse(Unit *u);           /* lex + parse; false on E-PARSE */
 bool unit_check(Unit *u);           /* parse + check */
 void unit_free(Unit *u);
+
+/* The device target (device.c). unit_target_named resolves and validates the
+ * target a flag or a manifest names (E-TARGET, E-TARGET-TOOLKIT) before the
+ * check; unit_check_target is unit_check between that and the end, where a
+ * program with device work and no named target takes nvidia-smi's GPU, and
+ * the features the program needs are recorded. */
+bool unit_target_named(Unit *u, const Options *o, const char *manifest_target, const char *manifest);
+bool unit_check_target(Unit *u, const Options *o, const char *manifest_target, const char *manifest);
 
 /* Processes. argv is NULL-terminated. Returns the exit status, or 128 + the
  * signal that killed it, or -1 when it could not start. */
@@ -69,6 +81,8 @@ typedef struct {
     const char *exe_path;    /* dir/NAME */
     const char *receipt;     /* dir/NAME.receipt.json */
     bool test_main;          /* an executable that runs one test fn by name */
+    const char *manifest;    /* the manifest built, or NULL */
+    const char *manifest_target;   /* its [build] device_target, or NULL */
 } BuildPlan;
 
 /* Emits, compiles and writes the receipt. Returns EXIT_* . */

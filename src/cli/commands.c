@@ -17,8 +17,9 @@ static const char check_help[] =
     "\n"
     "  --json            diagnostics as one JSON object per line on stderr,\n"
     "                    and a final {\"status\": ...} object on stdout\n"
-    "  --emulate, --device-target T\n"
-    "                    judge device code against a target (not yet available:\n"
+    "  --device-target T judge the program against a device target (sm_80,\n"
+    "                    sm_90a, sm_120f, ...): E-TARGET, E-TARGET-TOOLKIT\n"
+    "  --emulate         run device code on host threads (not yet available:\n"
     "                    device execution, issue 5)\n";
 
 int cmd_check(int argc, char **argv)
@@ -41,7 +42,7 @@ int cmd_check(int argc, char **argv)
         unit_free(&u);
         return EXIT_USAGE;
     }
-    bool ok = unit_check(&u);
+    bool ok = unit_check_target(&u, &o, NULL, NULL);
     if (o.json)
         printf("{\"status\": \"%s\", \"errors\": %d}\n", ok ? "accepted" : "refused", u.sink.errors);
     else if (ok)

@@ -61,7 +61,7 @@ static void run_file_tests(const char *path, const Options *o, Tally *t)
         return;
     }
     Vec tests = {0};
-    bool checked = unit_check(&u);
+    bool checked = unit_check_target(&u, o, NULL, NULL);
     if (checked)
         for (int i = 0; i < u.program->block.stmts.n; i++) {
             Node *d = u.program->block.stmts.v[i];
@@ -104,7 +104,10 @@ static const char test_help[] =
     "DIR (default: the current directory). A test passes when it returns and\n"
     "fails when a guard fails in it (assert(c) is a guard). Each test runs in a\n"
     "process of its own. Prints one line a test and `N passed, N failed`; exits\n"
-    "0 when every test passed and the files were accepted, 1 otherwise.\n";
+    "0 when every test passed and the files were accepted, 1 otherwise.\n"
+    "\n"
+    "  --device-target T judge and build each file for a device target\n"
+    "  --emulate         run device code on host threads (not yet available)\n";
 
 int cmd_test(int argc, char **argv)
 {
