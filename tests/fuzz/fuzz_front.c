@@ -48,8 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sink_init(&sink, devnull(), false);
     Source src = fuzz_source(a, data, size);
 
-    TokenList toks = lex_source(a, &sink, &src);
-    Node *prog = parse_program(a, &sink, toks);
+    Node *prog = parse_source(a, &sink, &src);   /* the compiler's path: tokens streamed */
+    /* The whole-file token list must give the same tree and errors. */
+    Sink list_sink;
+    sink_init(&list_sink, devnull(), false);
+    Node *list_prog = parse_program(a, &list_sink, lex_source(a, &list_sink, &src));
+    if (list_sink.errors != sink.errors || !ast_equal(prog, list_prog))
+        abort();
     if (sink.errors == 0 && prog) {
         Check c;
         memset(&c, 0, sizeof c);
