@@ -237,11 +237,43 @@ static Type *check_arg(Ctx *x, Node *a, Type *pt, Node *fn, int i, const char *f
     return check_expectf(x, a, pt, "%s's parameter %s", fname, pname, NULL);
 }
 
+/* An extent whose operands are all known but which is no length: a
+ * subtraction below zero, an overflow, a division by zero. The run would
+ * stop at the call's guard; the checker can say so now. *a and *b are the
+ * operands of the operation at fault, for the message. */
+static Node *ext_broken(Ctx *x, Node *e, const Subst *s, int64_t *a, int64_t *b, int depth)
+{
+    if (!e || e->kind != N_BINARY || depth > 64)
+        return NULL;
+    Node *in = ext_broken(x, e->binary.a, s, a, b, depth + 1);
+    if (!in)
+        in = ext_broken(x, e->binary.b, s, a, b, depth + 1);
+    if (in)
+        return in;
+    int64_t r;
+    if (!ext_value(x, e->binary.a, s, a, depth + 1) || !ext_value(x, e->binary.b, s, b, depth + 1))
+        return NULL;
+    switch (e->binary.op) {
+    case T_PLUS: return __builtin_add_overflow(*a, *b, &r) ? e : NULL;
+    case T_MINUS: return *a < *b ? e : NULL;
+    case T_STAR: return __builtin_mul_overflow(*a, *b, &r) ? e : NULL;
+    case T_SLASH: case T_PERCENT: return *b == 0 ? e : NULL;
+    default: return NULL;
+    }
+}
+
 static void check_extent(Ctx *x, Node *call, int i, Type *pt, Type *at, const Subst *s, const char *fname,
                          const char *pname)
 {
     Node *a = call->call.args.v[i];
-    int64_t pv, av;
+    int64_t pv, av, l, r;
+    Node *bad = ext_broken(x, pt->extent, s, &l, &r, 0);
+    if (bad) {
+        diag_error(x->sink, a->span, E_EXTENT, "pass arguments for which the extent is a length",
+                   "%s's parameter %s:%s has no length for these arguments: %s is %lld %s %lld", fname, pname,
+                   tstr(x, pt), estr(x, bad), (long long)l, tok_name(bad->binary.op), (long long)r);
+        return;
+    }
     bool pk = ext_value(x, pt->extent, s, &pv, 0), ak = ext_value(x, at->extent, NULL, &av, 0);
     if (pk && ak && pv != av) {
         diag_error(x->sink, a->span, E_EXTENT,
