@@ -68,6 +68,7 @@ const char *emit_ctype(Ex *x, Type *t);
 const char *emit_suffix(const Type *t);
 const char *emit_str_lit(Ex *x, const char *s);
 const char *emit_at(Ex *x, Span at);
+const char *emit_int_limit(const Type *t, bool max);
 Type *emit_fn_ret(Node *fn);
 Type *emit_param_type(Node *param);
 void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const char *header);

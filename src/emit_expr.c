@@ -846,7 +846,8 @@ static Sym *find_index_sym(Node *n, const char *var)
     }
 }
 
-static const char *int_limit(const Type *t, bool max)
+/* The C spelling of an integer type's largest or smallest value. */
+const char *emit_int_limit(const Type *t, bool max)
 {
     switch (t->kind) {
     case TY_I8: return max ? "INT8_MAX" : "INT8_MIN";
@@ -876,7 +877,7 @@ static const char *identity(Ex *x, const char *op, Type *t)
         bool mx = !strcmp(op, "max");
         if (fl)
             return mx ? (f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)") : (f32 ? "HUGE_VALF" : "HUGE_VAL");
-        return int_limit(t, !mx);
+        return emit_int_limit(t, !mx);
     }
     if (!strcmp(op, "*") || !strcmp(op, "mul_wrap"))
         return fl ? (f32 ? "1.0f" : "1.0") : emit_int_lit(x, t, false, 1);

@@ -431,20 +431,6 @@ typedef struct {
     int pass;             /* scan, compact: 1 or 2 */
 } Coll;
 
-static const char *int_limit(const Type *t, bool max)
-{
-    switch (t->kind) {
-    case TY_I8: return max ? "INT8_MAX" : "INT8_MIN";
-    case TY_I16: return max ? "INT16_MAX" : "INT16_MIN";
-    case TY_I32: return max ? "INT32_MAX" : "INT32_MIN";
-    case TY_I64: return max ? "INT64_MAX" : "INT64_MIN";
-    case TY_U8: return max ? "UINT8_MAX" : "((uint8_t)0)";
-    case TY_U16: return max ? "UINT16_MAX" : "((uint16_t)0)";
-    case TY_U32: return max ? "UINT32_MAX" : "0u";
-    case TY_U64: return max ? "UINT64_MAX" : "UINT64_C(0)";
-    default: return max ? "SIZE_MAX" : "((size_t)0)";
-    }
-}
 
 static const char *plain_identity(Ex *x, Coll *c)
 {
@@ -458,7 +444,7 @@ static const char *plain_identity(Ex *x, Coll *c)
         bool mx = !strcmp(op, "max");
         if (fl)
             return mx ? (f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)") : (f32 ? "HUGE_VALF" : "HUGE_VAL");
-        return int_limit(c->vt, !mx);
+        return emit_int_limit(c->vt, !mx);
     }
     if (!strcmp(op, "mul_wrap") || !strcmp(op, "*"))
         return arena_printf(x->a, "((%s)1)", ct);
