@@ -11,28 +11,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "../../src/cairn.h"
+#include "read_file.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += k;
-        if (cap - n - 1 == 0)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
+/* read_file(): tests/unit/read_file.h */
 
 /* Parses text; returns NULL (and the diagnostics in *diags) on errors. */
 static Node *parse_text(Arena *a, const Source *src, char **diags)

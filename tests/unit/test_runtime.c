@@ -17,6 +17,7 @@
  * sent to /dev/null meanwhile.
  * Prints `N passed, N failed, 0 skipped`; exits 1 on a failure.
  */
+#include "child_guard.h"
 #include "cairn_rt.h"
 
 #include <fcntl.h>
@@ -312,37 +313,7 @@ static void test_min_max(Tally *t)
 
 /* -------------------------------------------------------------- guards */
 
-/* Runs fn in a child; true when it died of SIGABRT having written exactly
- * want (and a newline) on stderr. */
-static bool child_guard(void (*fn)(void), const char *want)
-{
-    int p[2];
-    if (pipe(p))
-        return false;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGABRT, SIG_DFL);
-        dup2(p[1], 2);
-        close(p[0]);
-        fn();
-        _exit(0);
-    }
-    close(p[1]);
-    char buf[512] = {0};
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 && (r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0)
-        n += (size_t)r;
-    close(p[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    bool ok = WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT && !strncmp(buf, want, strlen(want)) &&
-              buf[strlen(want)] == '\n';
-    if (!ok)
-        printf("  child said: %s", buf);
-    return ok;
-}
+/* child_guard(): tests/unit/child_guard.h */
 
 static void bad_index(void)
 {

@@ -32,6 +32,7 @@
  * inputs); each failure prints the input bits, what came back and what was
  * expected. Exits 1 on a failure.
  */
+#include "child_guard.h"
 #include "cairn_float.h"
 
 #include <fcntl.h>
@@ -1030,37 +1031,7 @@ static void test_stochastic_mean(const Target *T)
 
 /* -------------------------------------------------------------- guards */
 
-/* Runs fn in a child; true when it died of SIGABRT having written exactly
- * want (and a newline) on stderr. */
-static bool child_guard(void (*fn)(void), const char *want)
-{
-    int p[2];
-    if (pipe(p))
-        return false;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGABRT, SIG_DFL);
-        dup2(p[1], 2);
-        close(p[0]);
-        fn();
-        _exit(0);
-    }
-    close(p[1]);
-    char buf[512] = {0};
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 && (r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0)
-        n += (size_t)r;
-    close(p[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    bool ok = WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT && !strncmp(buf, want, strlen(want)) &&
-              buf[strlen(want)] == '\n';
-    if (!ok)
-        printf("  child said: %s", buf);
-    return ok;
-}
+/* child_guard(): tests/unit/child_guard.h */
 
 static volatile float sink;
 static void bad_e4m3(void) { sink = cn_narrow_f8e4m3(500.0f, "t.cairn", 3, 4); }
