@@ -45,12 +45,85 @@
 #define CN_COLD __attribute__((cold, noinline, noreturn))
 #define CN_UNLIKELY(c) __builtin_expect(!!(c), 0)
 
+/* Under nvcc, what a device lane may call is also device code: the checked
+ * arithmetic, views, bounds and the failures below. Printing, allocation and
+ * closures stay host code (a lane cannot reach them: check_par.c). */
+#ifndef CN_HD
+#ifdef __CUDACC__
+#define CN_HD __host__ __device__
+#else
+#define CN_HD
+#endif
+#endif
+
+/* Overflow checks: GCC's and Clang's builtins compute in infinite precision;
+ * device code has no such builtin, so there the sum, difference or product
+ * is computed in 128 bits (exact for any two 64-bit operands) and checked
+ * to survive the conversion back. */
+#ifdef __CUDA_ARCH__
+template <typename T, typename W> __device__ inline bool cn_dev_fits(W w, T *r)
+{
+    *r = (T)w;
+    return w == (W)*r;
+}
+template <typename T> __device__ inline bool cn_dev_add_ovf(T a, T b, T *r)
+{
+    return (T)-1 < (T)0 ? !cn_dev_fits((__int128)a + (__int128)b, r)
+                        : !cn_dev_fits((unsigned __int128)a + (unsigned __int128)b, r);
+}
+template <typename T> __device__ inline bool cn_dev_sub_ovf(T a, T b, T *r)
+{
+    return (T)-1 < (T)0 ? !cn_dev_fits((__int128)a - (__int128)b, r) : (*r = (T)(a - b), a < b);
+}
+template <typename T> __device__ inline bool cn_dev_mul_ovf(T a, T b, T *r)
+{
+    return (T)-1 < (T)0 ? !cn_dev_fits((__int128)a * (__int128)b, r)
+                        : !cn_dev_fits((unsigned __int128)a * (unsigned __int128)b, r);
+}
+#define CN_ADD_OVF(a, b, r) cn_dev_add_ovf(a, b, r)
+#define CN_SUB_OVF(a, b, r) cn_dev_sub_ovf(a, b, r)
+#define CN_MUL_OVF(a, b, r) cn_dev_mul_ovf(a, b, r)
+#else
+#define CN_ADD_OVF(a, b, r) __builtin_add_overflow(a, b, r)
+#define CN_SUB_OVF(a, b, r) __builtin_sub_overflow(a, b, r)
+#define CN_MUL_OVF(a, b, r) __builtin_mul_overflow(a, b, r)
+#endif
+
+/* A failed guard in device code prints the host's line from the device and
+ * traps its kernel: the seam aborts at the next wait (cairn_dev.h). */
+#ifdef __CUDA_ARCH__
+#define CN_GUARD(file, line, col, fmt, ...)                                   \
+    do {                                                                      \
+        printf("%s:%d:%d: guard failed: " fmt "\n", file, line, col, __VA_ARGS__); \
+        __trap();                                                             \
+        __builtin_unreachable();                                              \
+    } while (0)
+#else
+#define CN_GUARD(file, line, col, fmt, ...) cn_guard_fail(file, line, col, fmt, __VA_ARGS__)
+#endif
+
+/* An emulated device program routes every guard through its machine, so a
+ * guard that fails in an emulated lane surfaces at the next wait as it
+ * would on the device (cairn_dev.h, included at the end of this file). */
+#if defined(CAIRN_EMULATE) || defined(CAIRN_COUNT)
+static void cn_emu_trap_text(const char *text);
+#endif
+
 /* ------------------------------------------------------------------ guards */
 
 CN_COLD __attribute__((format(printf, 4, 5))) static void
 cn_guard_fail(const char *file, int line, int col, const char *fmt, ...)
 {
     va_list ap;
+#if defined(CAIRN_EMULATE) || defined(CAIRN_COUNT)
+    char text[512];
+    int k = snprintf(text, sizeof text, "%s:%d:%d: guard failed: ", file, line, col);
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < sizeof text)
+        vsnprintf(text + k, sizeof text - (size_t)k, fmt, ap);
+    va_end(ap);
+    cn_emu_trap_text(text);
+#else
     fflush(stdout);
     fprintf(stderr, "%s:%d:%d: guard failed: ", file, line, col);
     va_start(ap, fmt);
@@ -59,13 +132,9 @@ cn_guard_fail(const char *file, int line, int col, const char *fmt, ...)
     fputc('\n', stderr);
     fflush(stderr);
     abort();
+#endif
 }
 
-static inline void cn_assert(bool ok, const char *text, const char *file, int line, int col)
-{
-    if (CN_UNLIKELY(!ok))
-        cn_guard_fail(file, line, col, "assertion failed: %s", text);
-}
 
 /* ------------------------------------------------------- float formatting */
 
@@ -183,78 +252,99 @@ static inline void cn_print_f64(double v)
 
 /* ------------------------------------------------- failures, out of line */
 
-CN_COLD static void cn_fail_binop_s(const char *file, int line, int col, long long a,
+CN_COLD static CN_HD void cn_fail_binop_s(const char *file, int line, int col, long long a,
                                     const char *op, long long b, const char *ty)
 {
-    cn_guard_fail(file, line, col, "integer overflow: %lld %s %lld does not fit in %s", a, op, b, ty);
+    CN_GUARD(file, line, col, "integer overflow: %lld %s %lld does not fit in %s", a, op, b, ty);
 }
 
-CN_COLD static void cn_fail_binop_u(const char *file, int line, int col, unsigned long long a,
+CN_COLD static CN_HD void cn_fail_binop_u(const char *file, int line, int col, unsigned long long a,
                                     const char *op, unsigned long long b, const char *ty)
 {
-    cn_guard_fail(file, line, col, "integer overflow: %llu %s %llu does not fit in %s", a, op, b, ty);
+    CN_GUARD(file, line, col, "integer overflow: %llu %s %llu does not fit in %s", a, op, b, ty);
 }
 
-CN_COLD static void cn_fail_div_zero(const char *file, int line, int col, const char *op)
+CN_COLD static CN_HD void cn_fail_assert(const char *file, int line, int col, const char *text)
 {
-    cn_guard_fail(file, line, col, "division by zero (%s)", op);
+    CN_GUARD(file, line, col, "assertion failed: %s", text);
 }
 
-CN_COLD static void cn_fail_unop_s(const char *file, int line, int col, const char *op,
+CN_COLD static CN_HD void cn_fail_div_zero(const char *file, int line, int col, const char *op)
+{
+    CN_GUARD(file, line, col, "division by zero (%s)", op);
+}
+
+CN_COLD static CN_HD void cn_fail_unop_s(const char *file, int line, int col, const char *op,
                                    long long a, const char *ty)
 {
-    cn_guard_fail(file, line, col, "integer overflow: %s(%lld) does not fit in %s", op, a, ty);
+    CN_GUARD(file, line, col, "integer overflow: %s(%lld) does not fit in %s", op, a, ty);
 }
 
-CN_COLD static void cn_fail_unop_u(const char *file, int line, int col, const char *op,
+CN_COLD static CN_HD void cn_fail_unop_u(const char *file, int line, int col, const char *op,
                                    unsigned long long a, const char *ty)
 {
-    cn_guard_fail(file, line, col, "integer overflow: %s(%llu) does not fit in %s", op, a, ty);
+    CN_GUARD(file, line, col, "integer overflow: %s(%llu) does not fit in %s", op, a, ty);
 }
 
-CN_COLD static void cn_fail_shift(const char *file, int line, int col, long long k, const char *ty)
+CN_COLD static CN_HD void cn_fail_shift(const char *file, int line, int col, long long k, const char *ty)
 {
-    cn_guard_fail(file, line, col, "shift count %lld out of range for %s", k, ty);
+    CN_GUARD(file, line, col, "shift count %lld out of range for %s", k, ty);
 }
 
-CN_COLD static void cn_fail_narrow_s(const char *file, int line, int col, long long v, const char *ty)
+CN_COLD static CN_HD void cn_fail_narrow_s(const char *file, int line, int col, long long v, const char *ty)
 {
-    cn_guard_fail(file, line, col, "narrowing conversion: %lld does not fit in %s", v, ty);
+    CN_GUARD(file, line, col, "narrowing conversion: %lld does not fit in %s", v, ty);
 }
 
-CN_COLD static void cn_fail_narrow_u(const char *file, int line, int col, unsigned long long v,
+CN_COLD static CN_HD void cn_fail_narrow_u(const char *file, int line, int col, unsigned long long v,
                                      const char *ty)
 {
-    cn_guard_fail(file, line, col, "narrowing conversion: %llu does not fit in %s", v, ty);
+    CN_GUARD(file, line, col, "narrowing conversion: %llu does not fit in %s", v, ty);
 }
 
-CN_COLD static void cn_fail_f2i(const char *file, int line, int col, double v, const char *ty)
+CN_COLD static CN_HD void cn_fail_f2i(const char *file, int line, int col, double v, const char *ty)
 {
+#ifdef __CUDA_ARCH__
+    CN_GUARD(file, line, col, "float-to-integer conversion: %.17g does not fit in %s", v, ty);
+#else
     char buf[48];
-    cn_guard_fail(file, line, col, "float-to-integer conversion: %s does not fit in %s",
+    CN_GUARD(file, line, col, "float-to-integer conversion: %s does not fit in %s",
                   cn_fmt_f64(buf, sizeof buf, v), ty);
+#endif
 }
 
-CN_COLD static void cn_fail_index_s(const char *file, int line, int col, long long i,
+CN_COLD static CN_HD void cn_fail_index_s(const char *file, int line, int col, long long i,
                                     const char *name, size_t n)
 {
-    cn_guard_fail(file, line, col, "index %lld out of bounds for %s of length %zu", i, name, n);
+    CN_GUARD(file, line, col, "index %lld out of bounds for %s of length %llu", i, name, (unsigned long long)n);
 }
 
-CN_COLD static void cn_fail_index_u(const char *file, int line, int col, unsigned long long i,
+CN_COLD static CN_HD void cn_fail_index_u(const char *file, int line, int col, unsigned long long i,
                                     const char *name, size_t n)
 {
-    cn_guard_fail(file, line, col, "index %llu out of bounds for %s of length %zu", i, name, n);
+    CN_GUARD(file, line, col, "index %llu out of bounds for %s of length %llu", i, name, (unsigned long long)n);
 }
 
-CN_COLD static void cn_fail_slice(const char *file, int line, int col, long long lo_s,
+CN_COLD static CN_HD void cn_fail_slice(const char *file, int line, int col, long long lo_s,
                                   unsigned long long lo_u, bool lo_neg, long long hi_s,
                                   unsigned long long hi_u, bool hi_neg, const char *name, size_t n)
 {
+#ifdef __CUDA_ARCH__
+    (void)lo_s; (void)hi_s; (void)lo_neg; (void)hi_neg;
+    CN_GUARD(file, line, col, "slice %lld..%lld out of bounds for %s of length %llu", lo_neg ? lo_s : (long long)lo_u,
+             hi_neg ? hi_s : (long long)hi_u, name, (unsigned long long)n);
+#else
     char lo[32], hi[32];
     if (lo_neg) snprintf(lo, sizeof lo, "%lld", lo_s); else snprintf(lo, sizeof lo, "%llu", lo_u);
     if (hi_neg) snprintf(hi, sizeof hi, "%lld", hi_s); else snprintf(hi, sizeof hi, "%llu", hi_u);
-    cn_guard_fail(file, line, col, "slice %s..%s out of bounds for %s of length %zu", lo, hi, name, n);
+    CN_GUARD(file, line, col, "slice %s..%s out of bounds for %s of length %zu", lo, hi, name, n);
+#endif
+}
+
+static inline CN_HD void cn_assert(bool ok, const char *text, const char *file, int line, int col)
+{
+    if (CN_UNLIKELY(!ok))
+        cn_fail_assert(file, line, col, text);
 }
 
 /* ------------------------------------------------ checked signed integers */
@@ -264,84 +354,84 @@ CN_COLD static void cn_fail_slice(const char *file, int line, int col, long long
  * two cases C leaves undefined: a zero divisor, and MIN / -1 (MIN % -1 is
  * refused too, as its quotient does not fit). */
 #define CN_DEF_SIGNED(T, C, U, BITS, MIN, MAX)                                \
-    static inline C cn_add_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_add_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         C r;                                                                  \
-        if (CN_UNLIKELY(__builtin_add_overflow(a, b, &r)))                    \
+        if (CN_UNLIKELY(CN_ADD_OVF(a, b, &r)))                    \
             cn_fail_binop_s(f, l, c, a, "+", b, #T);                          \
         return r;                                                             \
     }                                                                         \
-    static inline C cn_sub_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_sub_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         C r;                                                                  \
-        if (CN_UNLIKELY(__builtin_sub_overflow(a, b, &r)))                    \
+        if (CN_UNLIKELY(CN_SUB_OVF(a, b, &r)))                    \
             cn_fail_binop_s(f, l, c, a, "-", b, #T);                          \
         return r;                                                             \
     }                                                                         \
-    static inline C cn_mul_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_mul_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         C r;                                                                  \
-        if (CN_UNLIKELY(__builtin_mul_overflow(a, b, &r)))                    \
+        if (CN_UNLIKELY(CN_MUL_OVF(a, b, &r)))                    \
             cn_fail_binop_s(f, l, c, a, "*", b, #T);                          \
         return r;                                                             \
     }                                                                         \
-    static inline C cn_div_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_div_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "/");              \
         if (CN_UNLIKELY(a == MIN && b == -1))                                 \
             cn_fail_binop_s(f, l, c, a, "/", b, #T);                          \
         return (C)(a / b);                                                    \
     }                                                                         \
-    static inline C cn_rem_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_rem_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "%");              \
         if (CN_UNLIKELY(a == MIN && b == -1))                                 \
             cn_fail_binop_s(f, l, c, a, "%", b, #T);                          \
         return (C)(a % b);                                                    \
     }                                                                         \
-    static inline C cn_neg_##T(C a, const char *f, int l, int c)              \
+    static inline CN_HD C cn_neg_##T(C a, const char *f, int l, int c)              \
     {                                                                         \
         if (CN_UNLIKELY(a == MIN)) cn_fail_unop_s(f, l, c, "-", a, #T);       \
         return (C)-a;                                                         \
     }                                                                         \
-    static inline C cn_abs_##T(C a, const char *f, int l, int c)              \
+    static inline CN_HD C cn_abs_##T(C a, const char *f, int l, int c)              \
     {                                                                         \
         if (CN_UNLIKELY(a == MIN)) cn_fail_unop_s(f, l, c, "abs", a, #T);     \
         return (C)(a < 0 ? -a : a);                                           \
     }                                                                         \
     /* Shifts go through the unsigned twin: bits shifted out are lost, and */ \
     /* shr of a negative value is arithmetic (sign-filling). */               \
-    static inline C cn_shl_##T(C a, long long k, const char *f, int l, int c) \
+    static inline CN_HD C cn_shl_##T(C a, long long k, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
         return (C)(U)((uint64_t)(U)a << k);                                   \
     }                                                                         \
-    static inline C cn_shr_##T(C a, long long k, const char *f, int l, int c) \
+    static inline CN_HD C cn_shr_##T(C a, long long k, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
         return a < 0 ? (C) ~(C)((U)~(U)a >> k) : (C)((U)a >> k);              \
     }                                                                         \
-    static inline C cn_add_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a + (uint64_t)b); } \
-    static inline C cn_sub_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a - (uint64_t)b); } \
-    static inline C cn_mul_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a * (uint64_t)b); } \
-    static inline C cn_neg_wrap_##T(C a) { return (C)(U)(0u - (uint64_t)a); }  \
-    static inline C cn_min_##T(C a, C b) { return a < b ? a : b; }            \
-    static inline C cn_max_##T(C a, C b) { return a > b ? a : b; }            \
+    static inline CN_HD C cn_add_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a + (uint64_t)b); } \
+    static inline CN_HD C cn_sub_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a - (uint64_t)b); } \
+    static inline CN_HD C cn_mul_wrap_##T(C a, C b) { return (C)(U)((uint64_t)a * (uint64_t)b); } \
+    static inline CN_HD C cn_neg_wrap_##T(C a) { return (C)(U)(0u - (uint64_t)a); }  \
+    static inline CN_HD C cn_min_##T(C a, C b) { return a < b ? a : b; }            \
+    static inline CN_HD C cn_max_##T(C a, C b) { return a > b ? a : b; }            \
     /* Narrowing into T from a signed or an unsigned source. */               \
-    static inline C cn_to_##T##_s(long long v, const char *f, int l, int c)   \
+    static inline CN_HD C cn_to_##T##_s(long long v, const char *f, int l, int c)   \
     {                                                                         \
         if (CN_UNLIKELY(v < (long long)MIN || v > (long long)MAX))            \
             cn_fail_narrow_s(f, l, c, v, #T);                                 \
         return (C)v;                                                          \
     }                                                                         \
-    static inline C cn_to_##T##_u(unsigned long long v, const char *f, int l, int c) \
+    static inline CN_HD C cn_to_##T##_u(unsigned long long v, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(v > (unsigned long long)MAX))                         \
             cn_fail_narrow_u(f, l, c, v, #T);                                 \
         return (C)v;                                                          \
     }                                                                         \
     /* Truncation toward zero; in range when -2^(B-1) - 1 < v < 2^(B-1). */   \
-    static inline C cn_f2i_##T(double v, const char *f, int l, int c)         \
+    static inline CN_HD C cn_f2i_##T(double v, const char *f, int l, int c)         \
     {                                                                         \
         const double hi = ldexp(1.0, BITS - 1);                               \
         const double lo = BITS < 53 ? -hi - 1.0 : -hi;                        \
@@ -355,78 +445,78 @@ CN_SIGNED_TYPES(CN_DEF_SIGNED)
 /* ---------------------------------------------- checked unsigned integers */
 
 #define CN_DEF_UNSIGNED(T, C, BITS, MAX)                                      \
-    static inline C cn_add_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_add_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         C r;                                                                  \
-        if (CN_UNLIKELY(__builtin_add_overflow(a, b, &r)))                    \
+        if (CN_UNLIKELY(CN_ADD_OVF(a, b, &r)))                    \
             cn_fail_binop_u(f, l, c, a, "+", b, #T);                          \
         return r;                                                             \
     }                                                                         \
-    static inline C cn_sub_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_sub_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         C r;                                                                  \
-        if (CN_UNLIKELY(__builtin_sub_overflow(a, b, &r)))                    \
+        if (CN_UNLIKELY(CN_SUB_OVF(a, b, &r)))                    \
             cn_fail_binop_u(f, l, c, a, "-", b, #T);                          \
         return r;                                                             \
     }                                                                         \
-    static inline C cn_mul_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_mul_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         C r;                                                                  \
-        if (CN_UNLIKELY(__builtin_mul_overflow(a, b, &r)))                    \
+        if (CN_UNLIKELY(CN_MUL_OVF(a, b, &r)))                    \
             cn_fail_binop_u(f, l, c, a, "*", b, #T);                          \
         return r;                                                             \
     }                                                                         \
-    static inline C cn_div_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_div_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "/");              \
         return (C)(a / b);                                                    \
     }                                                                         \
-    static inline C cn_rem_##T(C a, C b, const char *f, int l, int c)         \
+    static inline CN_HD C cn_rem_##T(C a, C b, const char *f, int l, int c)         \
     {                                                                         \
         if (CN_UNLIKELY(b == 0)) cn_fail_div_zero(f, l, c, "%");              \
         return (C)(a % b);                                                    \
     }                                                                         \
     /* -x fits an unsigned type only for x = 0. */                            \
-    static inline C cn_neg_##T(C a, const char *f, int l, int c)              \
+    static inline CN_HD C cn_neg_##T(C a, const char *f, int l, int c)              \
     {                                                                         \
         if (CN_UNLIKELY(a != 0)) cn_fail_unop_u(f, l, c, "-", a, #T);         \
         return a;                                                             \
     }                                                                         \
-    static inline C cn_abs_##T(C a, const char *f, int l, int c)              \
+    static inline CN_HD C cn_abs_##T(C a, const char *f, int l, int c)              \
     {                                                                         \
         (void)f, (void)l, (void)c;                                            \
         return a;                                                             \
     }                                                                         \
-    static inline C cn_shl_##T(C a, long long k, const char *f, int l, int c) \
+    static inline CN_HD C cn_shl_##T(C a, long long k, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
         return (C)((uint64_t)a << k);                                         \
     }                                                                         \
-    static inline C cn_shr_##T(C a, long long k, const char *f, int l, int c) \
+    static inline CN_HD C cn_shr_##T(C a, long long k, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(k < 0 || k >= BITS)) cn_fail_shift(f, l, c, k, #T);   \
         return (C)((uint64_t)a >> k);                                         \
     }                                                                         \
-    static inline C cn_add_wrap_##T(C a, C b) { return (C)((uint64_t)a + (uint64_t)b); } \
-    static inline C cn_sub_wrap_##T(C a, C b) { return (C)((uint64_t)a - (uint64_t)b); } \
-    static inline C cn_mul_wrap_##T(C a, C b) { return (C)((uint64_t)a * (uint64_t)b); } \
-    static inline C cn_neg_wrap_##T(C a) { return (C)(0u - (uint64_t)a); }     \
-    static inline C cn_min_##T(C a, C b) { return a < b ? a : b; }            \
-    static inline C cn_max_##T(C a, C b) { return a > b ? a : b; }            \
-    static inline C cn_to_##T##_s(long long v, const char *f, int l, int c)   \
+    static inline CN_HD C cn_add_wrap_##T(C a, C b) { return (C)((uint64_t)a + (uint64_t)b); } \
+    static inline CN_HD C cn_sub_wrap_##T(C a, C b) { return (C)((uint64_t)a - (uint64_t)b); } \
+    static inline CN_HD C cn_mul_wrap_##T(C a, C b) { return (C)((uint64_t)a * (uint64_t)b); } \
+    static inline CN_HD C cn_neg_wrap_##T(C a) { return (C)(0u - (uint64_t)a); }     \
+    static inline CN_HD C cn_min_##T(C a, C b) { return a < b ? a : b; }            \
+    static inline CN_HD C cn_max_##T(C a, C b) { return a > b ? a : b; }            \
+    static inline CN_HD C cn_to_##T##_s(long long v, const char *f, int l, int c)   \
     {                                                                         \
         if (CN_UNLIKELY(v < 0 || (unsigned long long)v > (unsigned long long)MAX)) \
             cn_fail_narrow_s(f, l, c, v, #T);                                 \
         return (C)v;                                                          \
     }                                                                         \
-    static inline C cn_to_##T##_u(unsigned long long v, const char *f, int l, int c) \
+    static inline CN_HD C cn_to_##T##_u(unsigned long long v, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(v > (unsigned long long)MAX))                         \
             cn_fail_narrow_u(f, l, c, v, #T);                                 \
         return (C)v;                                                          \
     }                                                                         \
     /* In range when -1 < v < 2^B (truncation toward zero). */                \
-    static inline C cn_f2i_##T(double v, const char *f, int l, int c)         \
+    static inline CN_HD C cn_f2i_##T(double v, const char *f, int l, int c)         \
     {                                                                         \
         if (CN_UNLIKELY(!(v > -1.0 && v < ldexp(1.0, BITS))))                 \
             cn_fail_f2i(f, l, c, v, #T);                                      \
@@ -437,7 +527,7 @@ CN_UNSIGNED_TYPES(CN_DEF_UNSIGNED)
 
 /* A shift count of an unsigned 64-bit type, as the long long the shifts
  * take: anything past LLONG_MAX is out of range anyway. */
-static inline long long cn_count_u64(unsigned long long k)
+static inline CN_HD long long cn_count_u64(unsigned long long k)
 {
     return k > (unsigned long long)LLONG_MAX ? LLONG_MAX : (long long)k;
 }
@@ -446,45 +536,45 @@ static inline long long cn_count_u64(unsigned long long k)
 
 /* IEEE 754-2019 minimum and maximum: NaN when either operand is NaN, and
  * -0.0 below +0.0 (C's fmin/fmax return the other operand for a NaN). */
-static inline float cn_min_f32(float a, float b)
+static inline CN_HD float cn_min_f32(float a, float b)
 {
     if (a != a || b != b) return a + b;
     if (a == b) return signbit(a) ? a : b;
     return a < b ? a : b;
 }
-static inline float cn_max_f32(float a, float b)
+static inline CN_HD float cn_max_f32(float a, float b)
 {
     if (a != a || b != b) return a + b;
     if (a == b) return signbit(a) ? b : a;
     return a > b ? a : b;
 }
-static inline double cn_min_f64(double a, double b)
+static inline CN_HD double cn_min_f64(double a, double b)
 {
     if (a != a || b != b) return a + b;
     if (a == b) return signbit(a) ? a : b;
     return a < b ? a : b;
 }
-static inline double cn_max_f64(double a, double b)
+static inline CN_HD double cn_max_f64(double a, double b)
 {
     if (a != a || b != b) return a + b;
     if (a == b) return signbit(a) ? b : a;
     return a > b ? a : b;
 }
 
-static inline float cn_abs_f32(float a) { return fabsf(a); }
-static inline double cn_abs_f64(double a) { return fabs(a); }
-static inline float cn_floor_f32(float a) { return floorf(a); }
-static inline double cn_floor_f64(double a) { return floor(a); }
-static inline float cn_ceil_f32(float a) { return ceilf(a); }
-static inline double cn_ceil_f64(double a) { return ceil(a); }
-static inline float cn_trunc_f32(float a) { return truncf(a); }
-static inline double cn_trunc_f64(double a) { return trunc(a); }
+static inline CN_HD float cn_abs_f32(float a) { return fabsf(a); }
+static inline CN_HD double cn_abs_f64(double a) { return fabs(a); }
+static inline CN_HD float cn_floor_f32(float a) { return floorf(a); }
+static inline CN_HD double cn_floor_f64(double a) { return floor(a); }
+static inline CN_HD float cn_ceil_f32(float a) { return ceilf(a); }
+static inline CN_HD double cn_ceil_f64(double a) { return ceil(a); }
+static inline CN_HD float cn_trunc_f32(float a) { return truncf(a); }
+static inline CN_HD double cn_trunc_f64(double a) { return trunc(a); }
 /* Correctly rounded by IEEE 754 (and by every libm we build with). */
-static inline float cn_sqrt_f32(float a) { return sqrtf(a); }
-static inline double cn_sqrt_f64(double a) { return sqrt(a); }
+static inline CN_HD float cn_sqrt_f32(float a) { return sqrtf(a); }
+static inline CN_HD double cn_sqrt_f64(double a) { return sqrt(a); }
 /* Float %: the remainder of truncated division, exact (fmod never rounds). */
-static inline float cn_rem_f32(float a, float b) { return fmodf(a, b); }
-static inline double cn_rem_f64(double a, double b) { return fmod(a, b); }
+static inline CN_HD float cn_rem_f32(float a, float b) { return fmodf(a, b); }
+static inline CN_HD double cn_rem_f64(double a, double b) { return fmod(a, b); }
 
 /* std.math: one-argument functions, then two-argument ones. */
 #define CN_MATH1(X)                                                           \
@@ -492,11 +582,11 @@ static inline double cn_rem_f64(double a, double b) { return fmod(a, b); }
     X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(cbrt) X(expm1) X(log1p) X(erf)
 #define CN_MATH2(X) X(atan2) X(pow) X(hypot)
 #define CN_DEF_MATH1(F)                                                       \
-    static inline float cn_math_##F##_f32(float x) { return F##f(x); }        \
-    static inline double cn_math_##F##_f64(double x) { return F(x); }
+    static inline CN_HD float cn_math_##F##_f32(float x) { return F##f(x); }        \
+    static inline CN_HD double cn_math_##F##_f64(double x) { return F(x); }
 #define CN_DEF_MATH2(F)                                                       \
-    static inline float cn_math_##F##_f32(float x, float y) { return F##f(x, y); } \
-    static inline double cn_math_##F##_f64(double x, double y) { return F(x, y); }
+    static inline CN_HD float cn_math_##F##_f32(float x, float y) { return F##f(x, y); } \
+    static inline CN_HD double cn_math_##F##_f64(double x, double y) { return F(x, y); }
 CN_MATH1(CN_DEF_MATH1)
 CN_MATH2(CN_DEF_MATH2)
 #undef CN_DEF_MATH1
@@ -509,29 +599,34 @@ CN_MATH2(CN_DEF_MATH2)
  * a program that uses them includes. This is its failure for a value past
  * a format's range (an f32's text is cairn_float.h's own); marked unused
  * so that a program without storage floats does not warn of it. */
-CN_COLD __attribute__((unused)) static void cn_fail_storage(const char *file, int line, int col, double v, const char *ty)
+CN_COLD __attribute__((unused)) static CN_HD void cn_fail_storage(const char *file, int line, int col, double v,
+                                                                  const char *ty)
 {
+#ifdef __CUDA_ARCH__
+    CN_GUARD(file, line, col, "%.17g is past the range of %s", v, ty);
+#else
     char buf[48];
     cn_guard_fail(file, line, col, "%s is past the range of %s", cn_fmt_f64(buf, sizeof buf, v), ty);
+#endif
 }
 
 /* to_bits / from_bits of the computing floats. */
-static inline uint32_t cn_bits_f32(float v) { uint32_t u; memcpy(&u, &v, sizeof u); return u; }
-static inline uint64_t cn_bits_f64(double v) { uint64_t u; memcpy(&u, &v, sizeof u); return u; }
-static inline float cn_from_bits_f32(uint32_t u) { float v; memcpy(&v, &u, sizeof v); return v; }
-static inline double cn_from_bits_f64(uint64_t u) { double v; memcpy(&v, &u, sizeof v); return v; }
+static inline CN_HD uint32_t cn_bits_f32(float v) { uint32_t u; memcpy(&u, &v, sizeof u); return u; }
+static inline CN_HD uint64_t cn_bits_f64(double v) { uint64_t u; memcpy(&u, &v, sizeof u); return u; }
+static inline CN_HD float cn_from_bits_f32(uint32_t u) { float v; memcpy(&v, &u, sizeof v); return v; }
+static inline CN_HD double cn_from_bits_f64(uint64_t u) { double v; memcpy(&v, &u, sizeof v); return v; }
 
 /* --------------------------------------------------------- bounds checks */
 
 /* An index of a signed type (negative is out of bounds) or an unsigned one,
  * checked against a length; returns it as size_t. */
-static inline size_t cn_idx_s(long long i, size_t n, const char *name, const char *f, int l, int c)
+static inline CN_HD size_t cn_idx_s(long long i, size_t n, const char *name, const char *f, int l, int c)
 {
     if (CN_UNLIKELY(i < 0 || (unsigned long long)i >= n)) cn_fail_index_s(f, l, c, i, name, n);
     return (size_t)i;
 }
 
-static inline size_t cn_idx_u(unsigned long long i, size_t n, const char *name, const char *f,
+static inline CN_HD size_t cn_idx_u(unsigned long long i, size_t n, const char *name, const char *f,
                               int l, int c)
 {
     if (CN_UNLIKELY(i >= n)) cn_fail_index_u(f, l, c, i, name, n);
@@ -541,7 +636,7 @@ static inline size_t cn_idx_u(unsigned long long i, size_t n, const char *name, 
 /* The bounds of a slice lo..hi of a view of length n: 0 <= lo <= hi <= n.
  * Each bound comes as its bits in a long long and whether its CAIRN type is
  * signed (so a u64 past LLONG_MAX is not taken for a negative number). */
-static inline void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,
+static inline CN_HD void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,
                                   size_t n, const char *name, const char *f, int l, int c)
 {
     bool lo_neg = lo_signed && lo_s < 0, hi_neg = hi_signed && hi_s < 0;
@@ -552,17 +647,17 @@ static inline void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s
 
 /* At a call: a view argument's length against the extent the callee's
  * parameter type asks for (computed from the call's own arguments). */
-static inline void cn_extent_check(size_t got, long long want, bool want_signed, const char *fn,
+static inline CN_HD void cn_extent_check(size_t got, long long want, bool want_signed, const char *fn,
                                    const char *param, const char *extent, const char *f, int l,
                                    int c)
 {
     bool want_neg = want_signed && want < 0;
     if (CN_UNLIKELY(want_neg || (unsigned long long)want != got)) {
         if (want_neg)
-            cn_guard_fail(f, l, c, "extent of %s is %zu but %s expects %s = %lld", param, got, fn,
-                          extent, want);
-        cn_guard_fail(f, l, c, "extent of %s is %zu but %s expects %s = %llu", param, got, fn,
-                      extent, (unsigned long long)want);
+            CN_GUARD(f, l, c, "extent of %s is %llu but %s expects %s = %lld", param, (unsigned long long)got, fn,
+                     extent, want);
+        CN_GUARD(f, l, c, "extent of %s is %llu but %s expects %s = %llu", param, (unsigned long long)got, fn,
+                 extent, (unsigned long long)want);
     }
 }
 
@@ -575,7 +670,7 @@ static inline void cn_extent_check(size_t got, long long want, bool want_signed,
         C *p;                                                                 \
         size_t n;                                                             \
     } cn_view_##T;                                                            \
-    static inline cn_view_##T cn_view_##T##_make(C *p, size_t n)              \
+    static inline CN_HD cn_view_##T cn_view_##T##_make(C *p, size_t n)              \
     {                                                                         \
         cn_view_##T v;                                                        \
         v.p = p;                                                              \
@@ -583,17 +678,17 @@ static inline void cn_extent_check(size_t got, long long want, bool want_signed,
         return v;                                                             \
     }                                                                         \
     /* Element i, bounds checked: a pointer, so it serves as an lvalue. */    \
-    static inline C *cn_at_##T##_s(cn_view_##T v, long long i, const char *name, \
+    static inline CN_HD C *cn_at_##T##_s(cn_view_##T v, long long i, const char *name, \
                                    const char *f, int l, int c)               \
     {                                                                         \
         return v.p + cn_idx_s(i, v.n, name, f, l, c);                         \
     }                                                                         \
-    static inline C *cn_at_##T##_u(cn_view_##T v, unsigned long long i, const char *name, \
+    static inline CN_HD C *cn_at_##T##_u(cn_view_##T v, unsigned long long i, const char *name, \
                                    const char *f, int l, int c)               \
     {                                                                         \
         return v.p + cn_idx_u(i, v.n, name, f, l, c);                         \
     }                                                                         \
-    static inline cn_view_##T cn_slice_##T(cn_view_##T v, long long lo, bool lo_signed, \
+    static inline CN_HD cn_view_##T cn_slice_##T(cn_view_##T v, long long lo, bool lo_signed, \
                                            long long hi, bool hi_signed, const char *name, \
                                            const char *f, int l, int c)       \
     {                                                                         \
@@ -654,5 +749,10 @@ static inline void cn_env_free_all(cn_env_head **list)
         *list = next;
     }
 }
+
+/* The emulated device machine: the guards above route through it. */
+#if defined(CAIRN_EMULATE) || defined(CAIRN_COUNT)
+#include "cairn_dev.h"
+#endif
 
 #endif

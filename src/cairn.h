@@ -93,7 +93,11 @@ typedef struct {
     X(E_PARALLEL_CALL, "E-PARALLEL-CALL")                                    \
     X(E_ATOMIC_MIXED, "E-ATOMIC-MIXED")                                      \
     X(E_SCAN_ORDER, "E-SCAN-ORDER")                                          \
-    X(E_PLAN, "E-PLAN")
+    X(E_PLAN, "E-PLAN")                                                      \
+    X(E_SPAWN, "E-SPAWN")                                                    \
+    X(E_TICKET, "E-TICKET")                                                  \
+    X(E_EMULATE, "E-EMULATE")                                                \
+    X(E_ENQUEUE, "E-ENQUEUE")
 
 typedef enum {
 #define X(id, s) id,
@@ -332,6 +336,7 @@ struct Node {
             Node *keep;               /* compact: the `if` condition */
             Node *value;              /* yield e */
             Sym *sym;                 /* set by the checker: the index binder (NULL for warp) */
+            bool device;              /* set by the checker: it indexes @device views */
         } collect;
         struct {                      /* N_SPAWN */
             Node *work;               /* N_CALL of transfer, or N_PARALLEL */
@@ -380,6 +385,8 @@ struct Node {
             Node *cond;               /* while */
             Node *body;               /* N_BLOCK */
             Sym *sym;
+            bool device;              /* N_PARALLEL, set by the checker: its lanes index @device
+                                         views, so they run on the device */
         } loop;
         struct {                      /* N_COOP */
             Vec bvars, bext;          /* const char* / Node*: blocks b, c in G, H */
@@ -407,6 +414,7 @@ struct Node {
         struct {                      /* N_FN N_CLOSURE */
             const char *id;           /* NULL for a closure */
             bool is_kernel, is_extern, is_test;
+            bool on_device;           /* set by the checker: a device lane reaches it (or a kernel fn) */
             Vec generics;             /* N_PARAM, type N_TYPE "nat" */
             Vec params;               /* N_PARAM */
             Node *ret;                /* N_TYPE or NULL (no value) */

@@ -551,7 +551,9 @@ static Type *resolve_named_type(Ctx *x, Node *t)
             unsupported(x, t->span, "tensor-core fragments (a later issue)", NULL);
             return type_error();
         }
-    if (strcmp(id, "Ticket") == 0 || strcmp(id, "Lock") == 0 || strcmp(id, "Layout") == 0) {
+    if (strcmp(id, "Ticket") == 0)
+        return type_prim(TY_TICKET);
+    if (strcmp(id, "Lock") == 0 || strcmp(id, "Layout") == 0) {
         unsupported(x, t->span, arena_printf(x->a, "the type %s (a later issue)", id), NULL);
         return type_error();
     }
@@ -754,7 +756,7 @@ static void check_test_signature(Ctx *x, Node *fn)
 
 static const char *instance_key(Ctx *x, const char *id, const int64_t *vals, int n, bool cname)
 {
-    const char *k = cname ? arena_printf(x->a, "cn_%s_", id) : arena_printf(x->a, "%s|", id);
+    const char *k = cname ? arena_printf(x->a, "fn_%s_", id) : arena_printf(x->a, "%s|", id);
     for (int i = 0; i < n; i++)
         k = arena_printf(x->a, "%s%s%lld", k, cname ? "_" : (i ? "," : ""), (long long)vals[i]);
     return k;
@@ -894,13 +896,12 @@ static void declare_global(Ctx *x, Sym *s, Span at)
 static void declare_fn(Ctx *x, Node *d)
 {
     Sym *s = sym_new(x, SYM_FN, d->fn.id, d, NULL);
-    s->cname = arena_printf(x->a, "cn_%s", d->fn.id ? d->fn.id : "anon");
+    s->cname = arena_printf(x->a, "fn_%s", d->fn.id ? d->fn.id : "anon");
     d->fn.cname = s->cname;
     d->fn.sym = s;
-    if (d->fn.is_kernel || d->fn.is_extern) {
+    if (d->fn.is_extern) {
         s->ty = type_error();
-        unsupported(x, d->span, d->fn.is_extern ? "extern kernels (device execution, issue 5)"
-                                                : "kernel fn (device execution, issue 5)", NULL);
+        unsupported(x, d->span, "extern kernels (foreign CUDA, a later issue)", NULL);
     }
     declare_global(x, s, d->span);
 }
@@ -912,7 +913,7 @@ static void declare_derived(Ctx *x, Node *d)
         return;
     /* f_grad will exist: name it, typed <error>, so its calls are quiet. */
     Sym *s = sym_new(x, SYM_FN, arena_printf(x->a, "%s_grad", d->derive.target), NULL, type_error());
-    s->cname = arena_printf(x->a, "cn_%s", s->id);
+    s->cname = arena_printf(x->a, "fn_%s", s->id);
     scope_put(x->a, x->globals, s);
 }
 
@@ -962,7 +963,7 @@ static void check_top_bodies(Ctx *x, Node *prog)
 {
     for (int i = 0; i < prog->block.stmts.n; i++) {
         Node *d = prog->block.stmts.v[i];
-        if (!d || d->kind != N_FN || d->fn.is_kernel || d->fn.is_extern || !d->fn.sym)
+        if (!d || d->kind != N_FN || d->fn.is_extern || !d->fn.sym)
             continue;
         if (fn_is_generic(d)) {
             int before = x->sink->errors;
@@ -1034,6 +1035,8 @@ bool check_program(Check *c)
     c->device_work = x.device_indexes;
     if (c->sink->errors == errors_before)
         check_par_program(&x);
+    if (c->sink->errors == errors_before)
+        check_dev_program(&x, NULL);
     if (c->sink->errors == errors_before)
         report_deferred(&x);
     return c->sink->errors == errors_before;

@@ -72,7 +72,8 @@ typedef struct {
     Vec work_generic;     /* the generic N_FN of each work item */
     Vec broken;           /* generics whose own check reported errors */
     int instance_count;
-    int device_indexes;   /* @device elements reached where device work is refused later */
+    int device_indexes;   /* @device elements reached by lanes (a region counts its own) */
+    Node *host_index;     /* the first host element a lane reached (NULL: none yet) */
     bool generic_unknown; /* checking a generic with its parameters unknown */
     Type *resolving;      /* marker in Sym.ty: a const being evaluated (cycles) */
     Sym *builtin_syms[B_NBUILTINS];
@@ -100,6 +101,7 @@ Span closing_brace(Span open);
 /* ---- check_stmt.c: statements and function bodies */
 void check_fn_body(Ctx *x, Node *fn);
 void check_block(Ctx *x, Node *b, bool new_scope);
+void check_parallel(Ctx *x, Node *s);        /* a region (also a spawned one) */
 bool stmt_returns(const Node *s);
 Type *check_closure(Ctx *x, Node *e, Type *expected);
 
@@ -123,6 +125,15 @@ Type *binop_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type
 bool value_fits(int64_t v, const Type *t);
 Type *check_name(Ctx *x, Node *e, bool callee);
 
+/* A region's or collector's lanes: where they run (check_expr.c). */
+typedef struct {
+    int device_before;
+    Node *host_before;
+    bool outermost;
+} LanePlace;
+void lanes_begin(Ctx *x, LanePlace *p);
+bool lanes_end(Ctx *x, LanePlace *p, const char *what);   /* true: the lanes run on the device */
+
 /* ---- check_call.c: calls */
 Type *check_call(Ctx *x, Node *e, Type *expected);
 Sym *view_root(Node *e);
@@ -136,6 +147,9 @@ Type *check_refuse_tmem(Ctx *x, Span at);
 
 /* ---- check_par.c: lanes, atomics and plans (issue 4) */
 void check_par_program(Ctx *x);             /* after every body is typed */
+/* ---- check_dev.c: device rules (issue 5), after check_par_program */
+Type *check_spawn(Ctx *x, Node *e);
+void check_dev_program(Ctx *x, void *effects);
 Type *check_atomic(Ctx *x, Node *e, Builtin b);
 
 int math_arity(const char *id);   /* std.math.ID's argument count; 0: no such function */

@@ -185,6 +185,76 @@ static Type *check_len(Ctx *x, Node *e)
     return type_prim(TY_USIZE);
 }
 
+/* ------------------------------------------------- transfer and wait */
+
+/* transfer(dst, src): the only crossing between placements. Two views of
+ * one element type, dst rw; extents that agree (proved here when both are
+ * known, else checked where it runs); sides that do not overlap (two parts
+ * of one owner are refused here, and the run-time check covers the rest). */
+static Type *check_transfer(Ctx *x, Node *e)
+{
+    if (!want_args(x, e, 2, "transfer(dst, src)"))
+        return type_error();
+    Type *td = check_expr(x, arg(e, 0), NULL), *ts = check_expr(x, arg(e, 1), NULL);
+    if (is_error(td) || is_error(ts))
+        return type_error();
+    for (int i = 0; i < 2; i++) {
+        Type *t = i ? ts : td;
+        if (t->kind != TY_VIEW) {
+            diag_error(x->sink, arg(e, i)->span, E_TYPE_MISMATCH, "pass a view or a buffer",
+                       "transfer copies between views, and %s is %s", estr(x, arg(e, i)), tstr(x, t));
+            return type_error();
+        }
+    }
+    if (!type_equal(td->elem, ts->elem)) {
+        diag_error(x->sink, arg(e, 1)->span, E_TYPE_MISMATCH, "convert the elements on one side first",
+                   "transfer copies elements as they are: %s holds %s and %s holds %s", estr(x, arg(e, 0)),
+                   tstr(x, td->elem), estr(x, arg(e, 1)), tstr(x, ts->elem));
+        return type_error();
+    }
+    if (td->access != ACC_RW) {
+        diag_error(x->sink, arg(e, 0)->span, E_ASSIGN, "take the destination as an rw view",
+                   "transfer writes into %s, an ro view", estr(x, arg(e, 0)));
+        return type_error();
+    }
+    int64_t dn, sn;
+    if (const_eval(x, td->extent, &dn) && const_eval(x, ts->extent, &sn) && dn != sn) {
+        diag_error(x->sink, arg(e, 1)->span, E_EXTENT,
+                   arena_printf(x->a, "copy a part of the same length: transfer(%s[0..%lld], %s[0..%lld])",
+                                estr(x, arg(e, 0)), (long long)(dn < sn ? dn : sn), estr(x, arg(e, 1)),
+                                (long long)(dn < sn ? dn : sn)),
+                   "transfer's sides must have extents that agree: %s has %lld elements and %s has %lld",
+                   estr(x, arg(e, 0)), (long long)dn, estr(x, arg(e, 1)), (long long)sn);
+        return type_error();
+    }
+    Sym *rd = view_root(arg(e, 0)), *rs = view_root(arg(e, 1));
+    if (rd && rd == rs) {
+        diag_error(x->sink, e->span, E_ALIAS, "copy through a buffer of its own, or between different owners",
+                   "transfer's sides are parts of one owner, %s: they must not overlap, and two parts of one "
+                   "owner are not proved apart", rd->id);
+        return type_error();
+    }
+    return type_prim(TY_VOID);
+}
+
+/* wait(t): the ticket's one wait (its linearity is checked per function,
+ * check_tickets in check_par.c). */
+static Type *check_wait(Ctx *x, Node *e)
+{
+    if (!want_args(x, e, 1, "wait(ticket)"))
+        return type_error();
+    Node *a = arg(e, 0);
+    Type *t = check_expr(x, a, NULL);
+    if (is_error(t))
+        return t;
+    if (t->kind != TY_TICKET || a->kind != N_NAME) {
+        diag_error(x->sink, a->span, E_TYPE_MISMATCH, "wait for the ticket a spawn gave: `let t = spawn ...; wait(t);`",
+                   "wait takes a ticket by its name, and %s is %s", estr(x, a), tstr(x, t));
+        return type_error();
+    }
+    return type_prim(TY_VOID);
+}
+
 /* ------------------------------------------- E-WIDE, E-MMA, then later */
 
 static bool power_of_two(int64_t k)
@@ -422,8 +492,6 @@ static Type *check_from_bits(Ctx *x, Node *e)
 static Type *check_later(Ctx *x, Node *e, Builtin b)
 {
     switch (b) {
-    case B_TRANSFER: case B_WAIT:
-        return later(x, e, arena_printf(x->a, "%s (device execution, issue 5)", builtin_name(b)));
     case B_STORE_WIDE:
         return later(x, e, "wide loads and stores (device execution, a later issue)");
     case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
@@ -474,6 +542,8 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     case B_PRINT: case B_PRINTLN: return check_print(x, e);
     case B_ASSERT: return check_assert(x, e);
     case B_LEN: return check_len(x, e);
+    case B_TRANSFER: return check_transfer(x, e);
+    case B_WAIT: return check_wait(x, e);
     case B_LOAD_WIDE: return check_load_wide(x, e);
     case B_MMA_UNORDERED: return check_mma(x, e);
     case B_QUANTIZE: return check_quantize(x, e, false);

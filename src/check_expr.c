@@ -491,12 +491,30 @@ static Type *check_index_value(Ctx *x, Node *i)
     return type_error();
 }
 
-static bool host_indexes_device(Ctx *x, Node *e, Node *base, Type *bt)
+/* Where an element may be reached. A lane's index is counted (the region
+ * or collector decides its placement from what its lanes reach); a kernel
+ * fn is device code; any other code is the host's, which cannot reach
+ * @device memory. @unified memory is reachable from both sides. */
+static bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
 {
-    if (bt->place != PLACE_DEVICE)
+    bool kernel = x->fs && x->fs->fn && x->fs->fn->kind == N_FN && x->fs->fn->fn.is_kernel;
+    if (bt->place == PLACE_UNIFIED)
+        return false;
+    if (bt->place != PLACE_DEVICE) {
+        if (kernel) {
+            diag_error(x->sink, e->span, E_PLACEMENT, "take the view @device, and transfer the host data to it first",
+                       "kernel fn %s indexes %s, a host view (%s): a kernel runs on the device",
+                       x->fs->fn->fn.id, estr(x, base), tstr(x, bt));
+            return true;
+        }
+        if (x->fs && x->fs->parallel && !x->host_index)
+            x->host_index = e;
+        return false;
+    }
+    if (kernel)
         return false;
     if (x->fs && x->fs->parallel) {
-        x->device_indexes++;   /* device work: the region or collector refuses it for now */
+        x->device_indexes++;   /* device work: the region or collector runs on the device */
         return false;
     }
     diag_error(x->sink, e->span, E_PLACEMENT,
@@ -504,6 +522,38 @@ static bool host_indexes_device(Ctx *x, Node *e, Node *base, Type *bt)
                                   "transfer(h, %s);`", tstr(x, bt->elem), estr(x, base)),
                "host code indexes %s, a @device view (%s)", estr(x, base), tstr(x, bt));
     return true;
+}
+
+/* Lanes: a region's or a collector's body. They run on the device when
+ * they reach a @device element, and then reaching a host element too is
+ * E-PLACEMENT. Lanes inside another region's lane are that lane's: only
+ * the outermost decide (x->fs->parallel was 0 when they began). */
+void lanes_begin(Ctx *x, LanePlace *p)
+{
+    p->device_before = x->device_indexes;
+    p->host_before = x->host_index;
+    p->outermost = !x->fs || x->fs->parallel == 0;
+    if (p->outermost)
+        x->host_index = NULL;
+}
+
+bool lanes_end(Ctx *x, LanePlace *p, const char *what)
+{
+    bool dev = x->device_indexes != p->device_before;
+    Node *h = x->host_index;
+    if (!p->outermost)
+        return false;
+    x->host_index = p->host_before;
+    if (!dev || !h)
+        return dev;
+    Node *base = h->kind == N_INDEX ? h->index.base : h;
+    diag_error(x->sink, h->span, E_PLACEMENT,
+               arena_printf(x->a, "transfer %s to a @device buffer before %s, or take it as a @device view",
+                            estr(x, base), what),
+               "a device lane of %s indexes %s, a host view (%s): lanes that reach @device memory run on the "
+               "device, where host memory cannot be reached",
+               what, estr(x, base), base->ty ? tstr(x, base->ty) : "a view");
+    return dev;
 }
 
 static Type *check_index(Ctx *x, Node *e)
@@ -516,7 +566,7 @@ static Type *check_index(Ctx *x, Node *e)
     if (is_error(bt) || is_error(it))
         return type_error();
     if (bt->kind == TY_VIEW)
-        return host_indexes_device(x, e, base, bt) ? type_error() : bt->elem;
+        return index_placement(x, e, base, bt) ? type_error() : bt->elem;
     if (bt->kind == TY_ARRAY)
         return bt->elem;
     diag_error(x->sink, base->span, E_TYPE_MISMATCH, "index a view, a buffer or an Array", "%s is %s: it has no elements to index",
@@ -737,15 +787,21 @@ static Type *collect_dest(Ctx *x, Node *e)
     Node *d = e->collect.dest;
     if (!d)
         return NULL;
+    int device_before = x->device_indexes;
+    Node *host_before = x->host_index;
     if (x->fs)
-        x->fs->parallel++;    /* device totals: refused as unsupported, not E-PLACEMENT */
+        x->fs->parallel++;    /* a device total's element: judged below, not as host code */
     Type *t = check_expr(x, d, NULL);
     if (x->fs)
         x->fs->parallel--;
     if (is_error(t))
         return t;
-    if (e->collect.kind == COLLECT_REDUCE)
+    if (e->collect.kind == COLLECT_REDUCE) {
+        /* the total's element is not a lane's: collect_total_placement judges it */
+        x->device_indexes = device_before;
+        x->host_index = host_before;
         return place_assignable(x, d, true, "write the total into") ? t : type_error();
+    }
     if (t->kind != TY_VIEW) {
         diag_error(x->sink, d->span, E_TYPE_MISMATCH, "write into an rw view: `scan + out for ...`",
                    "%s writes into a view, and %s is %s", collect_name(e), estr(x, d), tstr(x, t));
@@ -758,7 +814,38 @@ static Type *collect_dest(Ctx *x, Node *e)
     }
     if (t->place == PLACE_DEVICE)
         x->device_indexes++;
+    else if (t->place != PLACE_UNIFIED && !x->host_index)
+        x->host_index = d;
     return t->elem;
+}
+
+/* A device total lands only in a @device element, and a @device element
+ * takes only a device reduction: the other way, the total would cross
+ * placements without a transfer. A device reduction without an element
+ * returns its total to the host (bound with let). */
+static bool collect_total_placement(Ctx *x, Node *e)
+{
+    Node *d = e->collect.dest;
+    if (e->collect.kind != COLLECT_REDUCE || !d)
+        return true;
+    bool dest_device = d->kind == N_INDEX && d->index.base->ty && d->index.base->ty->kind == TY_VIEW &&
+                       d->index.base->ty->place == PLACE_DEVICE;
+    bool dest_unified = d->kind == N_INDEX && d->index.base->ty && d->index.base->ty->kind == TY_VIEW &&
+                        d->index.base->ty->place == PLACE_UNIFIED;
+    if (dest_unified || dest_device == e->collect.device)
+        return true;
+    if (e->collect.device)
+        diag_error(x->sink, d->span, E_PLACEMENT,
+                   arena_printf(x->a, "bind the total on the host: `let s = reduce %s for ...;`, or write it into "
+                                      "a @device element", e->collect.op ? e->collect.op : "+"),
+                   "a device reduction writes its total into %s, which is not a @device element: a device total "
+                   "lands only in device memory", estr(x, d));
+    else
+        diag_error(x->sink, d->span, E_PLACEMENT,
+                   "reduce over @device views into it, or bind a host total with let and transfer it",
+                   "a reduction on the host writes its total into %s, a @device element: a device element takes "
+                   "only a device reduction", estr(x, d));
+    return false;
 }
 
 static Type *collect_body(Ctx *x, Node *e, Type *want)
@@ -789,7 +876,8 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     }
     if (e->collect.extent)
         check_expect(x, e->collect.extent, type_prim(TY_USIZE), "a collector's extent");
-    int device_before = x->device_indexes;
+    LanePlace lp;
+    lanes_begin(x, &lp);
     Type *dt = collect_dest(x, e);
     if (dt && is_error(dt))
         return type_error();
@@ -802,9 +890,9 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     vt = collect_op(x, e, vt);
     if (is_error(vt))
         return vt;
-    if (x->device_indexes != device_before)
-        unsupported(x, e->span, arena_printf(x->a, "%s over @device views (device execution, issue 5)",
-                                             collect_name(e)), NULL);
+    e->collect.device = lanes_end(x, &lp, arena_printf(x->a, "the %s at line %d", collect_name(e), e->span.line));
+    if (!collect_total_placement(x, e))
+        return type_error();
     if (vt->kind == TY_VOID) {
         diag_error(x->sink, e->collect.value->span, E_TYPE_MISMATCH, "yield a number (or a bool)", "%s yields no value", collect_name(e));
         return type_error();
@@ -911,9 +999,7 @@ static Type *check_expr_kind(Ctx *x, Node *e, Type *expected)
     case N_FIELD: return check_field(x, e);
     case N_COLLECT: return check_collect(x, e, expected);
     case N_CLOSURE: return check_closure(x, e, expected);
-    case N_SPAWN:
-        unsupported(x, e->span, "spawn (queued device work, issue 5)", NULL);
-        return type_error();
+    case N_SPAWN: return check_spawn(x, e);
     case N_TASK:
         unsupported(x, e->span, "host tasks (a later issue)", NULL);
         return type_error();

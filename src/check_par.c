@@ -774,7 +774,7 @@ static void lane_fn_call(Lane *L, Node *n)
     const char *name = fn && fn->fn.id ? fn->fn.id : "the function";
     if (fe) {
         static const EffBit call_bits[] = {EF_IO, EF_LIBM, EF_ALLOC, EF_SYNC, EF_VALUE};
-        static const EffBit nest_bits[] = {EF_PAR, EF_MMA};
+        static const EffBit nest_bits[] = {EF_PAR, EF_DEV, EF_MMA};
         for (size_t b = 0; b < sizeof nest_bits / sizeof *nest_bits; b++)
             if (fe->bits & (1u << nest_bits[b]))
                 return lane_nest(L, n, arena_printf(L->a, "a call of %s, which reaches %s,", name,
@@ -929,9 +929,15 @@ static void check_region(Ctx *x, EffTable *eff, Vec *reported, Node *r)
 static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c)
 {
     if (c->collect.kind == COLLECT_SCAN && c->collect.value && type_is_float(c->collect.value->ty)) {
-        diag_error(x->sink, c->span, E_SCAN_ORDER, "scan floats in written order: `scan + out for i in n yield ...`",
-                   "a float scan (%s) on the pool: each prefix would be rounded in another order than written",
-                   tstr(x, c->collect.value->ty));
+        if (c->collect.device)
+            diag_error(x->sink, c->span, E_SCAN_ORDER,
+                       "transfer the values to host memory and scan them there in written order",
+                       "a float scan (%s) over @device views: the device combines in a tree, so each prefix would "
+                       "be rounded in another order than written", tstr(x, c->collect.value->ty));
+        else
+            diag_error(x->sink, c->span, E_SCAN_ORDER, "scan floats in written order: `scan + out for i in n yield ...`",
+                       "a float scan (%s) on the pool: each prefix would be rounded in another order than written",
+                       tstr(x, c->collect.value->ty));
         return;
     }
     Lane L;
@@ -971,7 +977,7 @@ static bool region_visit(Node *n, void *c)
         check_region(w->x, w->eff, w->reported, n);
         return false;
     }
-    if (n->kind == N_COLLECT && n->collect.mode == MODE_PARALLEL) {
+    if (n->kind == N_COLLECT && (n->collect.mode == MODE_PARALLEL || n->collect.device)) {
         check_pooled_collect(w->x, w->eff, w->reported, n);
         return false;
     }
@@ -1206,7 +1212,7 @@ void check_par_program(Ctx *x)
      * in its row, so a function without it has nothing to walk for. */
     for (int i = 0; i < eff->fns.n; i++) {
         FnEff *f = eff->fns.v[i];
-        if (f->bits & (1u << EF_PAR))
+        if (f->bits & ((1u << EF_PAR) | (1u << EF_DEV)))
             par_walk(f->fn->fn.body, region_visit, &w);
     }
     check_plans(x);

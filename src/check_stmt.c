@@ -260,10 +260,11 @@ static void check_while(Ctx *x, Node *s)
  * (check_par.c). A region that indexes @device views is device work
  * (issue 5): refused, but after its body, so a rule broken inside it (d20's
  * E-WIDE) is reported with its own code. */
-static void check_parallel(Ctx *x, Node *s)
+void check_parallel(Ctx *x, Node *s)
 {
-    int device_before = x->device_indexes;
     check_expect(x, s->loop.hi, type_prim(TY_USIZE), "a parallel region's extent");
+    LanePlace lp;
+    lanes_begin(x, &lp);
     scope_push(x);
     s->loop.sym = new_local(x, s->loop.var, s, type_prim(TY_USIZE), false);
     if (x->fs) {
@@ -275,8 +276,7 @@ static void check_parallel(Ctx *x, Node *s)
         x->fs->loop_depth = depth;
     }
     scope_pop(x);
-    if (x->device_indexes != device_before)
-        unsupported(x, s->span, "a parallel region over @device views (device execution, issue 5)", NULL);
+    s->loop.device = lanes_end(x, &lp, arena_printf(x->a, "the region at line %d", s->span.line));
 }
 
 static void check_jump(Ctx *x, Node *s)

@@ -76,9 +76,15 @@ int effects_construct(Node *n, const char **what)
     const char *w = NULL;
     int bit = -1;
     switch (n->kind) {
-    case N_PARALLEL: bit = EF_PAR; w = "a parallel region"; break;
+    case N_PARALLEL:
+        bit = n->loop.device ? EF_DEV : EF_PAR;
+        w = n->loop.device ? "a device region" : "a parallel region";
+        break;
     case N_COLLECT:
-        if (n->collect.mode == MODE_PARALLEL) {
+        if (n->collect.device) {
+            bit = EF_DEV;
+            w = "a device collector";
+        } else if (n->collect.mode == MODE_PARALLEL) {
             bit = EF_PAR;
             w = "a pooled collector";
         }
@@ -214,11 +220,43 @@ static void map_call(Walk *w, Node *call, FnEff *ce)
     }
 }
 
+/* What device work adds to a row beyond its one construct bit: the ways
+ * the host observes device memory (devices.md, "One wait, or none"). */
+static void device_bits(Walk *w, Node *n)
+{
+    switch (n->kind) {
+    case N_BUFFER:
+        if (n->buffer.place == PLACE_DEVICE)
+            set_bit(w, EF_GPU_ALLOC, n, NULL);
+        break;
+    case N_COLLECT:
+        if (n->collect.device)
+            set_bit(w, EF_GPU_ALLOC, n, NULL);
+        break;
+    case N_SPAWN: set_bit(w, EF_QUEUE, n, NULL); break;
+    case N_INDEX:
+        if (n->index.base->ty && n->index.base->ty->kind == TY_VIEW && n->index.base->ty->place == PLACE_UNIFIED)
+            set_bit(w, EF_UNIFIED, n, NULL);
+        break;
+    case N_CALL:
+        if (n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER) {
+            for (int i = 0; i < n->call.args.n; i++) {
+                Type *t = ((Node *)n->call.args.v[i])->ty;
+                if (t && t->kind == TY_VIEW && t->place != PLACE_DEVICE)
+                    set_bit(w, t->place == PLACE_UNIFIED ? EF_UNIFIED : EF_HOST_COPY, n, NULL);
+            }
+        }
+        break;
+    default: break;
+    }
+}
+
 static bool eff_visit(Node *n, void *c)
 {
     Walk *w = c;
     const char *what;
     set_bit(w, effects_construct(n, &what), n, NULL);
+    device_bits(w, n);
     if (may_trap(n))
         set_bit(w, EF_TRAP, n, NULL);
     switch (n->kind) {
@@ -391,9 +429,10 @@ const char *effects_row(Arena *a, const FnEff *f)
 {
     static const struct { EffBit b; const char *s; } names[] = {
         {EF_ALLOC, "alloc"}, {EF_ATOMIC, "atomic"}, {EF_IO, "io"}, {EF_LIBM, "libm"},
-        {EF_PAR, "par:host"}, {EF_TRAP, "trap"},
+        {EF_PAR, "par:host"}, {EF_TRAP, "trap"}, {EF_DEV, "par:device"}, {EF_GPU_ALLOC, "gpu_alloc"},
+        {EF_GPU_ALLOC, "gpu_free"}, {EF_HOST_COPY, "copy:host"}, {EF_QUEUE, "queue"}, {EF_UNIFIED, "unified"},
     };
-    int cap = 8 + f->reads.n + f->writes.n, n = 0;
+    int cap = 16 + f->reads.n + f->writes.n, n = 0;
     const char **v = arena_alloc(a, sizeof *v * (size_t)cap);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (f->bits & (1u << names[i].b))

@@ -25,7 +25,16 @@ void par_walk(Node *n, ParVisit visit, void *ctx);
  * (locks, tasks, waits, transfers) and EF_MMA (the tensor-core multiply)
  * are kept for the lane rules and not printed: their constructs are
  * refused elsewhere until their issue lands. */
-typedef enum { EF_ALLOC, EF_ATOMIC, EF_IO, EF_LIBM, EF_PAR, EF_TRAP, EF_SYNC, EF_MMA, EF_VALUE, EF_N } EffBit;
+typedef enum {
+    EF_ALLOC, EF_ATOMIC, EF_IO, EF_LIBM, EF_PAR, EF_TRAP, EF_SYNC, EF_MMA, EF_VALUE,
+    /* device work (issue 5), printed par:device, gpu_alloc + gpu_free, copy:host, queue, unified */
+    EF_DEV,               /* a device region or collector (lanes on the device) */
+    EF_GPU_ALLOC,         /* a device buffer, or a device collector's scratch (the arena may grow) */
+    EF_HOST_COPY,         /* a transfer with a host side */
+    EF_QUEUE,             /* spawn: queued work */
+    EF_UNIFIED,           /* a @unified element reached: the host reads it without a CUDA call */
+    EF_N
+} EffBit;
 
 typedef struct FnEff FnEff;
 struct FnEff {

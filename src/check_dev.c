@@ -1,0 +1,453 @@
+/*
+ * check_dev.c: the rules of device work (devices.md), run after every body
+ * is typed and the lane rules have run (check_par.c).
+ *
+ *   spawn        only a transfer or a device region is queued (E-SPAWN)
+ *   placement    a helper a device lane reaches runs on the device: a host
+ *                view parameter or a closure made there is refused at the
+ *                lane's call, naming the chain (E-PLACEMENT); a kernel fn is
+ *                called only from device lanes and other kernels, and takes
+ *                no host view (E-PLACEMENT)
+ *   tickets      a ticket is linear: bound by let, waited once, in the block
+ *                that spawned it, used only by wait and after; until its
+ *                wait it leases every view its work touches, which nothing
+ *                but work queued after it may name (E-TICKET)
+ *
+ * Requires: a program check_program typed without errors.
+ * Guarantees: every function a device lane or a kernel reaches has
+ * fn.on_device set (the emitter writes it for both sides), and
+ * c->device_work counts the device constructs (a device build needs a
+ * target only when it is not 0).
+ */
+#include "check.h"
+#include "par.h"
+
+#include <string.h>
+
+static bool vec_has(const Vec *v, const void *p)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i] == p)
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------ spawn */
+
+static bool is_transfer_call(const Node *w)
+{
+    return w && w->kind == N_CALL && w->call.callee && w->call.callee->kind == N_NAME &&
+           w->call.callee->name.id && strcmp(w->call.callee->name.id, "transfer") == 0;
+}
+
+Type *check_spawn(Ctx *x, Node *e)
+{
+    bool ok = true;
+    for (int i = 0; i < e->spawn.after.n; i++) {
+        Node *a = e->spawn.after.v[i];
+        Type *t = check_expr(x, a, NULL);
+        if (is_error(t)) {
+            ok = false;
+        } else if (t->kind != TY_TICKET || a->kind != N_NAME) {
+            diag_error(x->sink, a->span, E_TYPE_MISMATCH, "name a live ticket: `after up`",
+                       "after takes tickets, and %s is %s", estr(x, a), tstr(x, t));
+            ok = false;
+        }
+    }
+    Node *w = e->spawn.work;
+    if (w && w->kind == N_PARALLEL) {
+        check_parallel(x, w);
+        if (!w->loop.device) {
+            diag_error(x->sink, w->span, E_SPAWN,
+                       "run it as a plain region: `parallel i in n { .. }` (host regions return when done)",
+                       "spawn queues device work, and this region's lanes reach no @device memory, so it would "
+                       "run on host threads");
+            ok = false;
+        }
+    } else if (is_transfer_call(w)) {
+        ok = !is_error(check_expr(x, w, NULL)) && ok;
+    } else {
+        if (w)
+            check_expr(x, w, NULL);
+        diag_error(x->sink, w ? w->span : e->span, E_SPAWN,
+                   "queue a transfer or a device region: `spawn transfer(d, h)`, `spawn parallel i in n after t { .. }`",
+                   "spawn queues device work only: a transfer or a region over @device views");
+        ok = false;
+    }
+    return ok ? type_prim(TY_TICKET) : type_error();
+}
+
+/* ------------------------------------------------------------ placement */
+
+typedef struct {
+    Ctx *x;
+    Vec done;             /* N_FN already marked on_device */
+} Reach;
+
+typedef struct {
+    Node *fn;             /* the first function of the chain that breaks the rule */
+    const char *why;      /* "its parameter host_side is a host view (ro<u64>[m])" */
+    const char *chain;    /* "peek (line 4)" or "f (line 3) -> g (line 9)" */
+} HostOnly;
+
+typedef struct {
+    Reach *r;
+    HostOnly *found;
+    int depth;
+} FnWalk;
+
+static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth);
+
+/* What in fn's body only the host has: a closure made, or a call of a
+ * function that has something. */
+static bool fn_body_visit(Node *n, void *p)
+{
+    FnWalk *w = p;
+    if (w->found->fn)
+        return false;
+    if (n->kind == N_CLOSURE) {
+        w->found->why = arena_printf(w->r->x->a, "it makes a closure (line %d), whose environment lives in host "
+                                                 "memory", n->span.line);
+        return false;
+    }
+    if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.target && !n->call.target->fn.is_kernel) {
+        HostOnly sub = {0};
+        if (host_only_of(w->r, n->call.target, &sub, w->depth + 1)) {
+            *w->found = sub;
+            w->found->chain = arena_printf(w->r->x->a, "%s (line %d) -> %s", n->call.target->fn.id,
+                                           n->span.line, sub.chain);
+            w->found->fn = sub.fn;
+            w->found->why = sub.why;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Does fn (reached from a device lane) use what only the host has? Marks
+ * it on_device either way. */
+static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth)
+{
+    Arena *a = r->x->a;
+    if (!fn || fn->kind != N_FN || depth > 32)
+        return false;
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        Node *p = fn->fn.params.v[i];
+        Type *t = p->param.sym ? p->param.sym->ty : NULL;
+        if (t && t->kind == TY_VIEW && (t->place == PLACE_HOST || t->place == PLACE_PINNED)) {
+            out->fn = fn;
+            out->why = arena_printf(a, "its parameter %s is a host view (%s)", p->param.id, type_str(a, t));
+            out->chain = fn->fn.id;
+            return true;
+        }
+    }
+    if (vec_has(&r->done, fn))
+        return false;
+    vec_push(a, &r->done, fn);
+    fn->fn.on_device = true;
+    HostOnly found = {0};
+    FnWalk w = {r, &found, depth};
+    par_walk(fn->fn.body, fn_body_visit, &w);
+    if (found.why && !found.fn) {
+        found.fn = fn;
+        found.chain = fn->fn.id;
+    }
+    if (!found.fn)
+        return false;
+    *out = found;
+    return true;
+}
+
+typedef struct {
+    Reach *r;
+    const char *lane;     /* "the region at line 7" */
+} LaneWalk;
+
+/* A device lane's calls: each callee, and what it reaches, is device code. */
+static bool device_lane_visit(Node *n, void *p)
+{
+    LaneWalk *w = p;
+    Ctx *x = w->r->x;
+    if (n->kind != N_CALL || n->call.ck != CALL_FN || !n->call.target)
+        return true;
+    Node *fn = n->call.target;
+    if (fn->fn.is_kernel)
+        return true;
+    HostOnly h = {0};
+    if (host_only_of(w->r, fn, &h, 0))
+        diag_error(x->sink, n->span, E_PLACEMENT,
+                   arena_printf(x->a, "give %s only @device views and values, or call it before the region on the "
+                                      "host", h.fn->fn.id),
+                   "a device lane of %s reaches %s, where %s: whatever a device lane reaches runs on the device",
+                   w->lane, h.chain, h.why);
+    return true;
+}
+
+/* kernel fn: device code, reached only from device lanes and kernels. */
+static bool host_code_visit(Node *n, void *p)
+{
+    Ctx *x = p;
+    if ((n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device))
+        return false;
+    if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.target && n->call.target->fn.is_kernel)
+        diag_error(x->sink, n->span, E_PLACEMENT,
+                   "call it from a lane of a region over @device views, or make it a plain fn",
+                   "host code calls %s, a kernel fn: a kernel fn runs only on the device, from device lanes and "
+                   "other kernels", n->call.target->fn.id);
+    return true;
+}
+
+static void check_kernel_params(Ctx *x, Node *fn)
+{
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        Node *p = fn->fn.params.v[i];
+        Type *t = p->param.sym ? p->param.sym->ty : NULL;
+        if (t && t->kind == TY_VIEW && (t->place == PLACE_HOST || t->place == PLACE_PINNED))
+            diag_error(x->sink, p->span, E_PLACEMENT, arena_printf(x->a, "take it @device: %s:%s[..]@device",
+                                                                   p->param.id, t->access == ACC_RW ? "rw<..>" : "ro<..>"),
+                       "kernel fn %s takes %s, a host view (%s): a kernel runs on the device", fn->fn.id,
+                       p->param.id, type_str(x->a, t));
+    }
+}
+
+typedef struct {
+    Reach *r;
+    int device_work;
+} DevWalk;
+
+static bool dev_visit(Node *n, void *p)
+{
+    DevWalk *d = p;
+    bool lanes = (n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device);
+    if (lanes) {
+        d->device_work++;
+        LaneWalk w = {d->r, arena_printf(d->r->x->a, "the %s at line %d",
+                                         n->kind == N_PARALLEL ? "region" : "collector", n->span.line)};
+        par_walk(n, device_lane_visit, &w);
+        return false;
+    }
+    if ((n->kind == N_BUFFER && n->buffer.place == PLACE_DEVICE) || n->kind == N_SPAWN ||
+        (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER))
+        d->device_work++;
+    return true;
+}
+
+/* ------------------------------------------------------------ tickets */
+
+typedef struct {
+    Sym *t;               /* the ticket */
+    Node *let;            /* its binding */
+    Vec leased;           /* Sym*: the roots of the views its work touches */
+    bool waited;
+} Live;
+
+typedef struct {
+    Arena *a;
+    Vec *out;
+} RootWalk;
+
+static bool root_visit(Node *n, void *p)
+{
+    RootWalk *w = p;
+    if (n->kind == N_NAME && n->ty && n->ty->kind == TY_VIEW) {
+        Sym *s = view_root(n);
+        if (s && !vec_has(w->out, s))
+            vec_push(w->a, w->out, s);
+    }
+    return true;
+}
+
+typedef struct {
+    Ctx *x;
+    Vec live;             /* Live*, innermost last */
+    Node *stmt_spawn;     /* the statement being judged is this spawn (its own work is not a use) */
+} Tk;
+
+static Live *live_of(Tk *k, Sym *s)
+{
+    for (int i = 0; i < k->live.n; i++)
+        if (((Live *)k->live.v[i])->t == s)
+            return k->live.v[i];
+    return NULL;
+}
+
+static bool spawn_after(const Node *sp, const Sym *t)
+{
+    for (int i = 0; sp && i < sp->spawn.after.n; i++) {
+        const Node *a = sp->spawn.after.v[i];
+        if (a->kind == N_NAME && a->name.sym == t)
+            return true;
+    }
+    return false;
+}
+
+typedef struct {
+    Tk *k;
+    Node *spawn;          /* the spawn the statement is, or NULL */
+} UseWalk;
+
+/* A statement's uses of tickets and leased views. */
+static bool use_visit(Node *n, void *p)
+{
+    UseWalk *u = p;
+    Tk *k = u->k;
+    Ctx *x = k->x;
+    if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_WAIT)
+        return false;                               /* judged by the statement walk */
+    if (n->kind == N_SPAWN && n != u->spawn) {
+        diag_error(x->sink, n->span, E_TICKET, "bind it: `let t = spawn ...;` and `wait(t);` once",
+                   "a spawn whose ticket is not bound by let: nothing could wait for its work");
+        return false;
+    }
+    if (n->kind == N_SPAWN)
+        return true;
+    if (n->kind != N_NAME || !n->name.sym)
+        return true;
+    Sym *s = n->name.sym;
+    if (s->ty && s->ty->kind == TY_TICKET) {
+        bool in_after = u->spawn && spawn_after(u->spawn, s);
+        if (!in_after)
+            diag_error(x->sink, n->span, E_TICKET, arena_printf(x->a, "wait for it: `wait(%s);`", s->id),
+                       "ticket %s used as a value: a ticket is linear, and only wait and after take it", s->id);
+        return true;
+    }
+    for (int i = 0; i < k->live.n; i++) {
+        Live *L = k->live.v[i];
+        if (L->waited || !vec_has(&L->leased, s) || (u->spawn && spawn_after(u->spawn, L->t)))
+            continue;
+        diag_error(x->sink, n->span, E_TICKET,
+                   arena_printf(x->a, "wait(%s) first, or queue the work after it: `spawn ... after %s`",
+                                L->t->id, L->t->id),
+                   "%s is leased by ticket %s (line %d) until its wait: its work may still be using it",
+                   s->id, L->t->id, L->let->span.line);
+        return true;
+    }
+    return true;
+}
+
+static void tk_block(Tk *k, Node *b, bool loop_body);
+
+static void tk_wait(Tk *k, Node *call, bool loop_body)
+{
+    Ctx *x = k->x;
+    Node *a = call->call.args.n ? call->call.args.v[0] : NULL;
+    Sym *s = a && a->kind == N_NAME ? a->name.sym : NULL;
+    Live *L = s ? live_of(k, s) : NULL;
+    if (!s)
+        return;
+    if (!L) {
+        diag_error(x->sink, call->span, E_TICKET, "wait for a ticket in the block whose let bound it",
+                   "wait(%s) outside the block that spawned %s: a ticket is waited once, in its own block",
+                   s->id, s->id);
+        return;
+    }
+    if (L->waited) {
+        diag_error(x->sink, call->span, E_TICKET, "drop this wait: the first one ended the ticket",
+                   "ticket %s is waited twice: a ticket is linear, and its first wait ended it", s->id);
+        return;
+    }
+    (void)loop_body;
+    L->waited = true;
+}
+
+static void tk_stmt(Tk *k, Node *s, bool loop_body)
+{
+    if (s->kind == N_EXPR_STMT && s->unary.a && s->unary.a->kind == N_CALL &&
+        s->unary.a->call.ck == CALL_BUILTIN && s->unary.a->call.builtin == B_WAIT)
+        return tk_wait(k, s->unary.a, loop_body);
+    Node *sp = s->kind == N_LET && s->let.init && s->let.init->kind == N_SPAWN ? s->let.init : NULL;
+    UseWalk u = {k, sp};
+    switch (s->kind) {
+    case N_BLOCK: case N_UNSAFE: return tk_block(k, s, false);
+    case N_IF:
+        par_walk(s->if_.cond, use_visit, &u);
+        tk_block(k, s->if_.then, false);
+        if (s->if_.els)
+            tk_stmt(k, s->if_.els, false);
+        return;
+    case N_FOR: case N_WHILE:
+        par_walk(s->loop.lo, use_visit, &u);
+        par_walk(s->loop.hi, use_visit, &u);
+        par_walk(s->loop.cond, use_visit, &u);
+        return tk_block(k, s->loop.body, true);
+    case N_RETURN:
+        par_walk(s, use_visit, &u);
+        for (int i = 0; i < k->live.n; i++) {
+            Live *L = k->live.v[i];
+            if (!L->waited)
+                diag_error(k->x->sink, s->span, E_TICKET, arena_printf(k->x->a, "wait(%s) before returning", L->t->id),
+                           "return while ticket %s (line %d) is not waited: its work would outlive the views it "
+                           "leases", L->t->id, L->let->span.line);
+        }
+        return;
+    default:
+        break;
+    }
+    par_walk(s, use_visit, &u);
+    if (sp && s->let.sym) {
+        Live *L = arena_alloc(k->x->a, sizeof *L);
+        memset(L, 0, sizeof *L);
+        L->t = s->let.sym;
+        L->let = s;
+        RootWalk rw = {k->x->a, &L->leased};
+        par_walk(sp->spawn.work, root_visit, &rw);
+        vec_push(k->x->a, &k->live, L);
+    }
+}
+
+static void tk_block(Tk *k, Node *b, bool loop_body)
+{
+    if (!b)
+        return;
+    if (b->kind != N_BLOCK && b->kind != N_UNSAFE)
+        return tk_stmt(k, b, loop_body);
+    int base = k->live.n;
+    for (int i = 0; i < b->block.stmts.n; i++)
+        tk_stmt(k, b->block.stmts.v[i], loop_body);
+    for (int i = base; i < k->live.n; i++) {
+        Live *L = k->live.v[i];
+        if (!L->waited)
+            diag_error(k->x->sink, L->let->span, E_TICKET,
+                       arena_printf(k->x->a, "wait for it before the block ends: `wait(%s);`", L->t->id),
+                       "ticket %s is never waited: queued work must be waited once, in the block that spawned it",
+                       L->t->id);
+    }
+    k->live.n = base;
+}
+
+static bool has_spawn(Node *n, void *p)
+{
+    if (n->kind == N_SPAWN || (n->ty && n->ty->kind == TY_TICKET))
+        *(bool *)p = true;
+    return !*(bool *)p;
+}
+
+/* ------------------------------------------------------------ the pass */
+
+void check_dev_program(Ctx *x, void *effects)
+{
+    (void)effects;
+    Check *c = x->c;
+    Reach r = {x, {0}};
+    DevWalk d = {&r, 0};
+    for (int i = 0; i < c->fns.n; i++) {
+        Node *fn = c->fns.v[i];
+        if (fn->fn.is_kernel) {
+            fn->fn.on_device = true;
+            d.device_work++;
+            check_kernel_params(x, fn);
+            LaneWalk w = {&r, arena_printf(x->a, "kernel fn %s", fn->fn.id)};
+            par_walk(fn->fn.body, device_lane_visit, &w);
+            continue;
+        }
+        par_walk(fn->fn.body, dev_visit, &d);
+        par_walk(fn->fn.body, host_code_visit, x);
+        bool spawns = false;
+        par_walk(fn->fn.body, has_spawn, &spawns);
+        if (spawns) {
+            Tk k = {x, {0}, NULL};
+            tk_block(&k, fn->fn.body, false);
+        }
+    }
+    c->device_work += d.device_work;
+}
