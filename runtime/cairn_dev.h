@@ -731,4 +731,52 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
 
 #endif /* CN_DEV_EMULATED */
 
+/* ======================================= the parts of a device collector */
+
+/* A device reduce, scan or compact runs in passes of independent lanes: in
+ * the first, lane p of L folds part p of [0, n) into a partial; then one
+ * lane combines the partials in order. On the CUDA machine a reduction's
+ * parts interleave (lane p takes p, p + L, p + 2L, ...), so the lanes of a
+ * warp read neighbouring elements; everywhere else, and for scans and
+ * compactions on every machine, part p is one contiguous stretch, so the
+ * parts taken in order are the indices in order: an emulated reduction
+ * folds in index order, as numerics.md says. */
+#if CN_DEV_CUDA
+#define CN_DEV_PARTS_MAX ((size_t)1 << 16)
+#define CN_DEV_INTERLEAVE 1
+#else
+#define CN_DEV_PARTS_MAX ((size_t)64)
+#define CN_DEV_INTERLEAVE 0
+#endif
+
+static inline size_t cn_dev_parts(size_t n) { return n < CN_DEV_PARTS_MAX ? n : CN_DEV_PARTS_MAX; }
+
+/* Part p of [0, n) in L contiguous parts: [lo, hi). */
+CN_DEV_BOTH size_t cn_part_lo(size_t n, size_t L, size_t p)
+{
+    size_t q = n / L, r = n % L;
+    return p * q + (p < r ? p : r);
+}
+
+CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t L, size_t p)
+{
+    return cn_part_lo(n, L, p) + n / L + (p < n % L ? 1 : 0);
+}
+
+/* A reduction's part p: its first index, the end, and the step. */
+CN_DEV_BOTH size_t cn_rpart_lo(size_t n, size_t L, size_t p)
+{
+    return CN_DEV_INTERLEAVE ? p : cn_part_lo(n, L, p);
+}
+
+CN_DEV_BOTH size_t cn_rpart_hi(size_t n, size_t L, size_t p)
+{
+    return CN_DEV_INTERLEAVE ? n : cn_part_hi(n, L, p);
+}
+
+CN_DEV_BOTH size_t cn_rpart_step(size_t L)
+{
+    return CN_DEV_INTERLEAVE ? L : 1;
+}
+
 #endif /* CAIRN_DEV_H */

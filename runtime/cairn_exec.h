@@ -317,6 +317,18 @@ static inline void *cn_exec_alloc(struct cn_exec *x, size_t bytes, const char *f
     return p;
 }
 
+/* buffer x:T[n]@device = zeroed: its bytes (n * size must fit), allocated
+ * (an observation) and zeroed on the run (queued, no wait). */
+static inline void *cn_exec_buffer(size_t n, size_t size, const char *name, const char *f, int l, int c)
+{
+    struct cn_exec *x = cn_exec_get();
+    if (CN_UNLIKELY(size && n > SIZE_MAX / size))
+        cn_guard_fail(f, l, c, "device buffer %s of %zu elements of %zu bytes: the size does not fit", name, n, size);
+    void *p = cn_exec_alloc(x, n * size, f, l, c);
+    cn_exec_memset(x, p, 0, n * size);
+    return p;
+}
+
 static inline void cn_exec_free(struct cn_exec *x, void *p)
 {
     if (!p)

@@ -39,20 +39,20 @@ static inline void *cn_par_alloc(size_t n, size_t size, const char *f, int l, in
  * guard fires exactly when the whole total does not fit. */
 typedef __int128 cn_i128;
 
-CN_COLD static void cn_fail_total(const char *f, int l, int c, const char *what, const char *ty)
+CN_COLD static CN_HD void cn_fail_total(const char *f, int l, int c, const char *what, const char *ty)
 {
-    cn_guard_fail(f, l, c, "integer overflow: %s does not fit in %s", what, ty);
+    CN_GUARD(f, l, c, "integer overflow: %s does not fit in %s", what, ty);
 }
 
 #define CN_PAR_FIT_S(T, C, U, BITS, MIN, MAX)                                 \
-    static inline C cn_par_fit_##T(cn_i128 v, const char *what, const char *f, int l, int c) \
+    static inline CN_HD C cn_par_fit_##T(cn_i128 v, const char *what, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(v < (cn_i128)(MIN) || v > (cn_i128)(MAX)))            \
             cn_fail_total(f, l, c, what, #T);                                 \
         return (C)v;                                                          \
     }
 #define CN_PAR_FIT_U(T, C, BITS, MAX)                                         \
-    static inline C cn_par_fit_##T(cn_i128 v, const char *what, const char *f, int l, int c) \
+    static inline CN_HD C cn_par_fit_##T(cn_i128 v, const char *what, const char *f, int l, int c) \
     {                                                                         \
         if (CN_UNLIKELY(v < 0 || v > (cn_i128)(MAX)))                         \
             cn_fail_total(f, l, c, what, #T);                                 \
@@ -74,7 +74,7 @@ typedef struct {
 
 #define CN_PMUL_BIG (((unsigned __int128)1 << 64) + 1)
 
-static inline cn_pmul cn_pmul_one(void)
+static inline CN_HD cn_pmul cn_pmul_one(void)
 {
     cn_pmul p;
     p.zero = 0;
@@ -83,7 +83,7 @@ static inline cn_pmul cn_pmul_one(void)
     return p;
 }
 
-static inline void cn_pmul_mag(cn_pmul *p, unsigned __int128 m)
+static inline CN_HD void cn_pmul_mag(cn_pmul *p, unsigned __int128 m)
 {
     if (p->mag >= CN_PMUL_BIG || m >= CN_PMUL_BIG) {
         p->mag = CN_PMUL_BIG;
@@ -98,7 +98,7 @@ static inline void cn_pmul_mag(cn_pmul *p, unsigned __int128 m)
         p->mag = CN_PMUL_BIG;
 }
 
-static inline void cn_pmul_add_s(cn_pmul *p, long long v)
+static inline CN_HD void cn_pmul_add_s(cn_pmul *p, long long v)
 {
     if (v == 0) {
         p->zero = 1;
@@ -109,7 +109,7 @@ static inline void cn_pmul_add_s(cn_pmul *p, long long v)
     cn_pmul_mag(p, v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v);
 }
 
-static inline void cn_pmul_add_u(cn_pmul *p, unsigned long long v)
+static inline CN_HD void cn_pmul_add_u(cn_pmul *p, unsigned long long v)
 {
     if (v == 0) {
         p->zero = 1;
@@ -118,14 +118,14 @@ static inline void cn_pmul_add_u(cn_pmul *p, unsigned long long v)
     cn_pmul_mag(p, (unsigned __int128)v);
 }
 
-static inline void cn_pmul_merge(cn_pmul *p, cn_pmul q)
+static inline CN_HD void cn_pmul_merge(cn_pmul *p, cn_pmul q)
 {
     p->zero |= q.zero;
     p->neg ^= q.neg;
     cn_pmul_mag(p, q.mag);
 }
 
-static inline cn_i128 cn_pmul_value(cn_pmul p)
+static inline CN_HD cn_i128 cn_pmul_value(cn_pmul p)
 {
     if (p.zero)
         return 0;

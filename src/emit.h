@@ -40,6 +40,7 @@ typedef struct {
     bool has_envs;        /* declares cn_envs: it makes closures */
     bool free_envs;       /* frees them at each exit: no function value can leave it */
     const Vec *captures;  /* Sym*: names read through cn_env (a closure); NULL otherwise */
+    bool unheld;          /* device work waits where it stands (devices.md, "One wait, or none") */
 } EFn;
 
 typedef struct {
@@ -57,6 +58,9 @@ typedef struct {
     const char *file_lit; /* the source name as a C string literal */
     bool uses_par;        /* a region, pooled collector or atomic: include cairn_par.h */
     bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
+    bool uses_dev;        /* device work: include cairn_exec.h */
+    Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
+    Buf kernels;          /* device lanes and their kernels: after the prototypes */
 } Ex;
 
 /* ---- emit.c */
@@ -83,9 +87,68 @@ bool emit_is_impure(const Node *e);
 void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
 
 /* ---- emit_par.c: regions, pooled collectors, atomics (issue 4) */
+
+/* What a lane reads from outside (emit_par.c; emit_dev.c shares it). */
+typedef struct {
+    Vec declared;         /* Sym* declared inside */
+    Vec used;             /* Sym* named, in first-use order */
+} Caps;
+void caps_add(Ex *x, Caps *c, Node *n);
+
+/* A lane's context: a struct of what it reads, filled at the call site. */
+typedef struct {
+    const char *name;     /* cn_regionK: the function and its struct */
+    Vec ctypes, fields, values;
+} Ctxt;
+void field(Ex *x, Ctxt *k, const char *ctype, const char *name, const char *value);
+void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1);
+void ctx_struct(Ex *x, Ctxt *k);
+const char *ctx_fill(Ex *x, Ctxt *k);
+const char *index_name(Ex *x, Sym *s);
+
+/* A lane function: its own output and scope, appended to the definitions. */
+typedef struct {
+    EFn f;
+    EFn *saved;
+    Buf out;
+} LaneFn;
+void lane_fn_begin(Ex *x, LaneFn *L, const char *header);
+void lane_fn_end(Ex *x, LaneFn *L);
+
+/* A collector's accumulator: how partials are kept, folded and merged. */
+typedef enum { ACC_PLAIN, ACC_SUM128, ACC_PMUL, ACC_EXACT } AccKind;
+typedef struct {
+    Node *e;
+    Type *vt;
+    const char *op;
+    AccKind ak;
+    const char *acc_t;    /* C type of a partial */
+    const char *suf;      /* vt's suffix */
+    const char *at;       /* CN_AT(l, c) */
+    const char *what;     /* for the overflow guard */
+    bool staged;
+    const char *dest;     /* scan, compact: the view (a field) */
+    int pass;             /* scan, compact: 1 or 2 */
+} Coll;
+void coll_init(Ex *x, Coll *c, Node *e);
+void acc_decl(Ex *x, Coll *c, const char *a);
+void acc_fold(Ex *x, Coll *c, const char *a, const char *y);
+void acc_merge(Ex *x, Coll *c, const char *a, const char *b);
+const char *acc_value(Ex *x, Coll *c, const char *a);
+Ctxt coll_ctx(Ex *x, Node *e, const char *prefix);
+
 int emit_par_fused(Ex *x, const Vec *stmts, int i);     /* statements fused from i, or 0 */
 void emit_par_regions(Ex *x, Node **regions, int n);    /* n regions as one pass */
 const char *emit_par_collect(Ex *x, Node *e);           /* reduce / scan / compact ... parallel */
 const char *emit_par_atomic(Ex *x, Node *e);
+
+/* ---- emit_dev.c: device work (issue 5) */
+void emit_dev_regions(Ex *x, Node **regions, int n);    /* kernels on the device */
+const char *emit_dev_collect(Ex *x, Node *e);           /* reduce / scan / compact over @device views */
+const char *emit_dev_transfer(Ex *x, Node *call);
+const char *emit_dev_spawn(Ex *x, Node *e);
+const char *emit_dev_wait(Ex *x, Node *call);
+void emit_dev_buffer(Ex *x, Node *s);
+void emit_dev_after_op(Ex *x);                          /* an unheld function waits here */
 
 #endif

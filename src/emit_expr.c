@@ -660,6 +660,10 @@ static const char *emit_builtin(Ex *x, Node *e)
         return emit_print(x, e, b == B_PRINTLN);
     if (b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED)
         return emit_par_atomic(x, e);
+    if (b == B_TRANSFER)
+        return emit_dev_transfer(x, e);
+    if (b == B_WAIT)
+        return emit_dev_wait(x, e);
     const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
     emit_operands(x, args, n, NULL, v);
     Type *t = n ? args[0]->ty : e->ty;
@@ -918,8 +922,8 @@ static const char *combine(Ex *x, const char *op, Type *t, const char *acc, cons
 static const char *emit_collect(Ex *x, Node *e)
 {
     CollectKind k = e->collect.kind;
-    if (e->collect.mode == MODE_PARALLEL)
-        return emit_par_collect(x, e);   /* on the pool: emit_par.c */
+    if (e->collect.mode == MODE_PARALLEL || e->collect.device)
+        return emit_par_collect(x, e);   /* on the pool or the device: emit_par.c, emit_dev.c */
     if (e->collect.mode == MODE_WARP || !e->collect.extent)
         die("emit: warp collectors are not lowered to C yet");
     Node *ext = e->collect.extent, *value = e->collect.value;
@@ -996,6 +1000,7 @@ const char *emit_expr(Ex *x, Node *e)
     case N_SLICE: return emit_slice(x, e);
     case N_COLLECT: return emit_collect(x, e);
     case N_CLOSURE: return emit_closure(x, e);
+    case N_SPAWN: return emit_dev_spawn(x, e);
     default: die("emit: %s expressions are not lowered to C yet", node_kind_name(e->kind));
     }
 }

@@ -54,11 +54,6 @@ enum { STAGE_TILE = 1024 };
 
 /* -------------------------------------------------------- captures */
 
-typedef struct {
-    Vec declared;         /* Sym* declared inside */
-    Vec used;             /* Sym* named, in first-use order */
-} Caps;
-
 static bool has(const Vec *v, const void *p)
 {
     for (int i = 0; i < v->n; i++)
@@ -92,7 +87,7 @@ static bool cap_visit(Node *n, void *p)
     return true;
 }
 
-static void caps_add(Ex *x, Caps *c, Node *n)
+void caps_add(Ex *x, Caps *c, Node *n)
 {
     CapWalk w = {x->a, c};
     par_walk(n, cap_visit, &w);
@@ -110,12 +105,7 @@ static const char *raw_place(Ex *x, Sym *s)
 
 /* -------------------------------------------------------- the context */
 
-typedef struct {
-    const char *name;     /* cn_regionK: the function and its struct */
-    Vec ctypes, fields, values;
-} Ctxt;
-
-static void field(Ex *x, Ctxt *k, const char *ctype, const char *name, const char *value)
+void field(Ex *x, Ctxt *k, const char *ctype, const char *name, const char *value)
 {
     vec_push(x->a, &k->ctypes, (void *)ctype);
     vec_push(x->a, &k->fields, (void *)name);
@@ -123,7 +113,7 @@ static void field(Ex *x, Ctxt *k, const char *ctype, const char *name, const cha
 }
 
 /* The captures as fields (the lane's own index is declared by the loop). */
-static void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1)
+void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1)
 {
     for (int i = 0; i < c->used.n; i++) {
         Sym *s = c->used.v[i];
@@ -134,7 +124,7 @@ static void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1)
 }
 
 /* The struct, after every field's type has been written to the types. */
-static void ctx_struct(Ex *x, Ctxt *k)
+void ctx_struct(Ex *x, Ctxt *k)
 {
     buf_printf(x->a, &x->types, "struct %s {\n", k->name);
     for (int i = 0; i < k->fields.n; i++)
@@ -145,7 +135,7 @@ static void ctx_struct(Ex *x, Ctxt *k)
 }
 
 /* At the call site: the struct, filled. */
-static const char *ctx_fill(Ex *x, Ctxt *k)
+const char *ctx_fill(Ex *x, Ctxt *k)
 {
     const char *v = emit_tmp(x, "rc");
     emit_line(x, "struct %s %s;", k->name, v);
@@ -166,13 +156,7 @@ static void ctx_unpack(Ex *x, Ctxt *k)
 }
 
 /* A lane function: its own output and scope, appended to the definitions. */
-typedef struct {
-    EFn f;
-    EFn *saved;
-    Buf out;
-} LaneFn;
-
-static void lane_fn_begin(Ex *x, LaneFn *L, const char *header)
+void lane_fn_begin(Ex *x, LaneFn *L, const char *header)
 {
     memset(L, 0, sizeof *L);
     L->f.fn = x->fn ? x->fn->fn : NULL;
@@ -185,7 +169,7 @@ static void lane_fn_begin(Ex *x, LaneFn *L, const char *header)
     buf_printf(x->a, &L->out, "%s\n{\n", header);
 }
 
-static void lane_fn_end(Ex *x, LaneFn *L)
+void lane_fn_end(Ex *x, LaneFn *L)
 {
     buf_printf(x->a, &L->out, "}\n\n");
     x->fn = L->saved;
@@ -243,7 +227,7 @@ static PlanInfo plan_here(Ex *x)
     return par_plan_for(x->e->check->program, fn->fn.id);
 }
 
-static const char *index_name(Ex *x, Sym *s)
+const char *index_name(Ex *x, Sym *s)
 {
     return s && s->cname ? s->cname : emit_tmp(x, "i");
 }
@@ -380,6 +364,8 @@ static void hoist_guards(Ex *x, Node **rs, int n)
 
 void emit_par_regions(Ex *x, Node **rs, int n)
 {
+    if (rs[0]->loop.device)
+        return emit_dev_regions(x, rs, n);
     x->uses_par = true;
     Node *first = rs[0];
     PlanInfo plan = plan_here(x);
@@ -415,21 +401,6 @@ void emit_par_regions(Ex *x, Node **rs, int n)
 
 /* ------------------------------------------------------------ collectors */
 
-typedef enum { ACC_PLAIN, ACC_SUM128, ACC_PMUL, ACC_EXACT } AccKind;
-
-typedef struct {
-    Node *e;
-    Type *vt;
-    const char *op;
-    AccKind ak;
-    const char *acc_t;    /* C type of a partial */
-    const char *suf;      /* vt's suffix */
-    const char *at;       /* CN_AT(l, c) */
-    const char *what;     /* for the overflow guard */
-    bool staged;
-    const char *dest;     /* scan, compact: the view (a field) */
-    int pass;             /* scan, compact: 1 or 2 */
-} Coll;
 
 
 static const char *plain_identity(Ex *x, Coll *c)
@@ -468,7 +439,7 @@ static const char *plain_combine(Ex *x, Coll *c, const char *a, const char *b)
     return arena_printf(x->a, "((%s)(%s %s %s))", emit_ctype(x, c->vt), a, o, b);
 }
 
-static void coll_init(Ex *x, Coll *c, Node *e)
+void coll_init(Ex *x, Coll *c, Node *e)
 {
     memset(c, 0, sizeof *c);
     c->e = e;
@@ -497,7 +468,7 @@ static void coll_init(Ex *x, Coll *c, Node *e)
 }
 
 /* `ACC a = identity;` (declaration statement). */
-static void acc_decl(Ex *x, Coll *c, const char *a)
+void acc_decl(Ex *x, Coll *c, const char *a)
 {
     switch (c->ak) {
     case ACC_SUM128: emit_line(x, "cn_i128 %s = 0;", a); break;
@@ -511,7 +482,7 @@ static void acc_decl(Ex *x, Coll *c, const char *a)
 }
 
 /* a = a OP y, for a term y of the value type. */
-static void acc_fold(Ex *x, Coll *c, const char *a, const char *y)
+void acc_fold(Ex *x, Coll *c, const char *a, const char *y)
 {
     switch (c->ak) {
     case ACC_SUM128: emit_line(x, "%s += (cn_i128)%s;", a, y); break;
@@ -527,7 +498,7 @@ static void acc_fold(Ex *x, Coll *c, const char *a, const char *y)
 }
 
 /* a = a OP b, for two partials (b an lvalue). */
-static void acc_merge(Ex *x, Coll *c, const char *a, const char *b)
+void acc_merge(Ex *x, Coll *c, const char *a, const char *b)
 {
     switch (c->ak) {
     case ACC_SUM128: emit_line(x, "%s += %s;", a, b); break;
@@ -538,7 +509,7 @@ static void acc_merge(Ex *x, Coll *c, const char *a, const char *b)
 }
 
 /* The value of a partial, as the value type (guarded where it may not fit). */
-static const char *acc_value(Ex *x, Coll *c, const char *a)
+const char *acc_value(Ex *x, Coll *c, const char *a)
 {
     switch (c->ak) {
     case ACC_SUM128:
@@ -625,7 +596,7 @@ static void block_fn(Ex *x, Ctxt *k, Coll *c, PlanInfo plan, Sym *is, LaneStep s
     lane_fn_end(x, &L);
 }
 
-static Ctxt coll_ctx(Ex *x, Node *e, const char *prefix)
+Ctxt coll_ctx(Ex *x, Node *e, const char *prefix)
 {
     Caps caps = {0};
     caps_add(x, &caps, e->collect.keep);
@@ -802,6 +773,8 @@ static const char *emit_par_compact(Ex *x, Node *e)
 
 const char *emit_par_collect(Ex *x, Node *e)
 {
+    if (e->collect.device)
+        return emit_dev_collect(x, e);
     x->uses_par = true;
     switch (e->collect.kind) {
     case COLLECT_SCAN: return emit_par_scan(x, e);

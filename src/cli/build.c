@@ -90,28 +90,65 @@ static bool write_c(Unit *u, const BuildPlan *b, const char *runtime)
     return true;
 }
 
-static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime)
+/* How the emitted file is compiled: by cc for a host program, by cc with
+ * CAIRN_EMULATE for an emulated device program, and by nvcc for the target
+ * otherwise (the same file, read as CUDA C++). nvcc runs with --fmad=false
+ * and its host compiler with the host's strict floating point, so + - * /
+ * and sqrt give the same bits on both sides (numerics.md). */
+static bool device_build(const Unit *u, const Options *o)
+{
+    return u->check.device_work > 0 && !(o && o->emulate);
+}
+
+static int device_argv(Unit *u, char **argv, int n)
+{
+    const char *t = u->target->name;              /* sm_90a */
+    argv[n++] = "nvcc";
+    argv[n++] = "-std=c++17";
+    argv[n++] = "-O3";
+    argv[n++] = "-x";
+    argv[n++] = "cu";
+    argv[n++] = "--fmad=false";
+    argv[n++] = arena_printf(u->arena, "-gencode=arch=compute_%s,code=%s", t + 3, t);
+    argv[n++] = "-Xcompiler";
+    argv[n++] = "-ffp-contract=off,-fno-fast-math,-fno-strict-aliasing";
+    argv[n++] = "-w";
+    return n;
+}
+
+static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime, const Options *o)
 {
     const char *tmp = arena_printf(u->arena, "%s.tmp", b->exe_path);
-    char *argv[NCC_FLAGS + 10];
+    char *argv[NCC_FLAGS + 20];
     int n = 0;
-    argv[n++] = (char *)host_cc();
-    for (int i = 0; i < NCC_FLAGS; i++)
-        argv[n++] = (char *)cc_flags[i];
+    bool dev = device_build(u, o);
+    if (dev) {
+        n = device_argv(u, argv, n);
+    } else {
+        argv[n++] = (char *)host_cc();
+        for (int i = 0; i < NCC_FLAGS; i++)
+            argv[n++] = (char *)cc_flags[i];
+        if (o && o->emulate)
+            argv[n++] = "-DCAIRN_EMULATE";
+    }
     argv[n++] = arena_printf(u->arena, "-I%s", runtime);
     argv[n++] = "-o";
     argv[n++] = (char *)tmp;
     argv[n++] = (char *)b->c_path;
     argv[n++] = "-lm";
-    argv[n++] = "-pthread";   /* the lane pool (runtime/cairn_pool.h) */
+    argv[n++] = dev ? "-Xcompiler=-pthread" : "-pthread";   /* the lane pool (runtime/cairn_pool.h) */
     argv[n] = NULL;
     int rc = proc_run(argv, NULL);
     if (rc != 0 || rename(tmp, b->exe_path)) {
         unlink(tmp);
-        fprintf(stderr,
-                "cairn: internal error: the C compiler (%s) refused the emitted %s (status %d); "
-                "this is a bug in cairn, please report it with the program\n",
-                host_cc(), b->c_path, rc);
+        if (rc < 0 && dev)
+            fprintf(stderr, "cairn: cannot run nvcc for the device target %s: is the CUDA toolkit on PATH? "
+                            "(--emulate builds the program for the host)\n", u->target->name);
+        else
+            fprintf(stderr,
+                    "cairn: internal error: the %s refused the emitted %s (status %d); "
+                    "this is a bug in cairn, please report it with the program\n",
+                    dev ? "CUDA compiler (nvcc)" : "C compiler", b->c_path, rc);
         return false;
     }
     return true;
@@ -159,11 +196,19 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
         target_write_json(f, u->target);
     else
         fputs("null", f);
-    fprintf(f, ",\n  \"emulation\": null,\n  \"numerics\": [");
+    fprintf(f, ",\n  \"emulation\": ");
+    if (o && o->emulate && u->target) {
+        fprintf(f, "{\"machine\": \"emulated\", \"judged_against\": ");
+        json_str(f, u->target->name);
+        fprintf(f, ", \"note\": \"device work ran on host threads: evidence about the host, never about a "
+                   "device; nvcc did not run, so nothing only nvcc or ptxas refuses was checked\"}");
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\n  \"numerics\": [");
     for (int i = 0; i < u->check.numerics.n; i++)
         fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.numerics.v[i]);
     fprintf(f, "%s]\n}\n", u->check.numerics.n ? "\n  " : "");
-    (void)o;
     bool ok = !ferror(f);
     ok = !fclose(f) && ok;
     if (!ok || rename(tmp, b->receipt)) {
@@ -199,7 +244,7 @@ int build_unit(Unit *u, BuildPlan *b, const Options *o)
         if (f)
             fclose(f);
     }
-    if (!compile_c(u, b, runtime))
+    if (!compile_c(u, b, runtime, o))
         return EXIT_USAGE;
     if (!write_receipt(u, b, o)) {
         fprintf(stderr, "cairn: cannot write %s\n", b->receipt);
@@ -224,8 +269,9 @@ static const char build_help[] =
     "  --device-target T the device target (sm_80, sm_90a, sm_120f, ...); beats the\n"
     "                    manifest's device_target. The receipt records it under\n"
     "                    device_target: how it was resolved, its features, limits\n"
-    "  --emulate, --header\n"
-    "                    emulation and C headers (not yet available: issue 5)\n";
+    "  --emulate         build device work for host threads (CAIRN_EMULATE), judged\n"
+    "                    against the device target; nvcc does not run\n"
+    "  --header          (not yet available)\n";
 
 /* A manifest build: reads [build] and builds its source. */
 static bool manifest_plan(Arena *a, const char *path, const char **src, const char **name,
@@ -332,7 +378,8 @@ static const char run_help[] =
     "Exits 1 when the program is refused, 2 on a usage or build error.\n"
     "\n"
     "  --device-target T the device target, as for cairn build\n"
-    "  --emulate         device programs on host threads (not yet available: issue 5)\n";
+    "  --emulate         device work on host threads, judged against the target;\n"
+    "                    a note on standard error says the run was emulated\n";
 
 int cmd_run(int argc, char **argv)
 {
@@ -349,10 +396,15 @@ int cmd_run(int argc, char **argv)
     const char *src;
     BuildPlan b;
     int rc = EXIT_USAGE;
+    bool u_emulated = false;
+    const char *u_target = "";
     if (resolve_program(a, &o, &src, &b)) {
         Unit u;
-        if (unit_load(&u, src, &o))
+        if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);
+            u_emulated = u.target != NULL;
+            u_target = u.target ? arena_strdup(a, u.target->name) : "";
+        }
         unit_free(&u);
     }
     if (rc == EXIT_OK) {
@@ -363,6 +415,9 @@ int cmd_run(int argc, char **argv)
         for (int i = 0; i < o.nprog_args; i++)
             argv2[i + 1] = o.prog_args[i];
         fflush(stdout);
+        if (o.emulate && u_emulated)
+            fprintf(stderr, "cairn run: emulated: device work runs on host threads, judged against %s; "
+                            "nothing here is evidence about a device\n", u_target);
         rc = proc_run(argv2, NULL);
         if (rc < 0) {
             fprintf(stderr, "cairn run: cannot start %s\n", b.exe_path);

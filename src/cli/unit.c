@@ -80,13 +80,6 @@ bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *
 
 bool opts_refuse_device(const Options *o, const char *cmd)
 {
-    if (o->emulate) {
-        fprintf(stderr,
-                "cairn %s: --emulate is not available yet: emulation arrives with device execution "
-                "(issue 5); --device-target judges a program against a target already\n",
-                cmd);
-        return true;
-    }
     if (o->header) {
         fprintf(stderr, "cairn %s: --header is not available yet: C library headers arrive with "
                         "device execution (issue 5)\n", cmd);
@@ -135,6 +128,7 @@ bool unit_load(Unit *u, const char *path, const Options *o)
     free(buf);
     u->check.arena = u->arena;
     u->check.sink = &u->sink;
+    u->check.emulate = o && o->emulate;
     return true;
 }
 
