@@ -254,6 +254,28 @@ static inline void cn_exec_bind_stream(void *raw)
     }
 }
 
+/* A cq_ entry: a context on the entry's own stack whose run is the caller's
+ * stream, adopted, so the work is queued there behind what the caller
+ * queued, and nothing is made, allocated or waited for. It has no arena (a
+ * function with device scratch has no cq_ entry) and no ticket slots (nor
+ * one that spawns). The thread's own context, if any, is set aside and put
+ * back at the end, with nothing of its own changed. */
+static inline struct cn_exec *cn_exec_enqueue_begin(struct cn_exec *q, void *raw)
+{
+    struct cn_exec *saved = cn_exec_tls;
+    memset(q, 0, sizeof *q);
+    cn_dev_stream_adopt(&q->own, raw);
+    q->run = &q->own;
+    cn_exec_tls = q;
+    return saved;
+}
+
+static inline void cn_exec_enqueue_end(struct cn_exec *q, struct cn_exec *saved)
+{
+    (void)q;
+    cn_exec_tls = saved;
+}
+
 /* ---------------------------------------------------- synchronous work */
 
 static inline void cn_exec_launch(struct cn_exec *x, const struct cn_dev_kernel *k, size_t n, const void *args)

@@ -623,6 +623,8 @@ typedef struct {
     bool with_main;            /* emit a C main() calling main() */
     bool test_main;            /* emit a C main(argc, argv) running the test fn named argv[1]
                                   (exit 0 when it passes; `--list` prints the test names) */
+    FILE *header;              /* a library build: the C entries' header goes here (emit_lib.c) */
+    const char *lib_name;      /* ... and the library's name (cairn_NAME_device_stream) */
 } Emit;
 
 void emit_program(Emit *e);

@@ -142,6 +142,9 @@ void emit_par_regions(Ex *x, Node **regions, int n);    /* n regions as one pass
 const char *emit_par_collect(Ex *x, Node *e);           /* reduce / scan / compact ... parallel */
 const char *emit_par_atomic(Ex *x, Node *e);
 
+/* ---- emit_lib.c: cf_ / cq_ entries and their header (cairn build --header) */
+void emit_library(Ex *x, FILE *header, const char *lib);
+
 /* ---- emit_dev.c: device work (issue 5) */
 void emit_dev_regions(Ex *x, Node **regions, int n);    /* kernels on the device */
 const char *emit_dev_collect(Ex *x, Node *e);           /* reduce / scan / compact over @device views */

@@ -57,6 +57,12 @@ void build_plan_for(Arena *a, BuildPlan *b, const char *path, const char *name, 
     b->c_path = arena_printf(a, "%s/%s.c", b->dir, b->name);
     b->exe_path = arena_printf(a, "%s/%s", b->dir, b->name);
     b->receipt = arena_printf(a, "%s/%s.receipt.json", b->dir, b->name);
+    if (o && o->header) {
+        b->library = true;
+        b->kind = "lib";
+        b->exe_path = arena_printf(a, "%s/lib%s.a", b->dir, b->name);
+        b->header_path = arena_printf(a, "%s/%s.h", b->dir, b->name);
+    }
 }
 
 static bool has_main(const Node *prog)
@@ -77,17 +83,46 @@ static bool write_c(Unit *u, const BuildPlan *b, const char *runtime)
         fprintf(stderr, "cairn: cannot write %s: %s\n", tmp, strerror(errno));
         return false;
     }
+    const char *htmp = b->library ? arena_printf(u->arena, "%s.tmp", b->header_path) : NULL;
+    FILE *h = htmp ? fopen(htmp, "w") : NULL;
+    if (htmp && !h) {
+        fclose(f);
+        unlink(tmp);
+        fprintf(stderr, "cairn: cannot write %s: %s\n", htmp, strerror(errno));
+        return false;
+    }
     Emit e = {.arena = u->arena, .out = f, .check = &u->check, .runtime_dir = runtime,
-              .with_main = !b->test_main, .test_main = b->test_main};
+              .with_main = !b->test_main && !b->library, .test_main = b->test_main, .header = h,
+              .lib_name = b->name};
     emit_program(&e);
     bool ok = !ferror(f);
     ok = !fclose(f) && ok;
-    if (!ok || rename(tmp, b->c_path)) {
+    if (h) {
+        ok = !ferror(h) && ok;
+        ok = !fclose(h) && ok;
+    }
+    if (!ok || rename(tmp, b->c_path) || (htmp && rename(htmp, b->header_path))) {
         unlink(tmp);
+        if (htmp)
+            unlink(htmp);
         fprintf(stderr, "cairn: cannot write %s\n", b->c_path);
         return false;
     }
     return true;
+}
+
+/* A library: the object, alone in libNAME.a (written beside, then renamed
+ * over the plan's output by the caller). */
+static int archive(Unit *u, const BuildPlan *b, const char *obj)
+{
+    const char *atmp = arena_printf(u->arena, "%s.a.tmp", b->exe_path);
+    unlink(atmp);
+    char *argv[] = {"ar", "rcs", (char *)atmp, (char *)obj, NULL};
+    int rc = proc_run(argv, NULL);
+    if (rc == 0 && rename(atmp, obj))
+        rc = 1;
+    unlink(atmp);
+    return rc;
 }
 
 /* How the emitted file is compiled: by cc for a host program, by cc with
@@ -132,13 +167,19 @@ static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime, const Op
             argv[n++] = "-DCAIRN_EMULATE";
     }
     argv[n++] = arena_printf(u->arena, "-I%s", runtime);
+    if (b->library)
+        argv[n++] = "-c";
     argv[n++] = "-o";
     argv[n++] = (char *)tmp;
     argv[n++] = (char *)b->c_path;
-    argv[n++] = "-lm";
-    argv[n++] = dev ? "-Xcompiler=-pthread" : "-pthread";   /* the lane pool (runtime/cairn_pool.h) */
+    if (!b->library) {
+        argv[n++] = "-lm";
+        argv[n++] = dev ? "-Xcompiler=-pthread" : "-pthread";   /* the lane pool (runtime/cairn_pool.h) */
+    }
     argv[n] = NULL;
     int rc = proc_run(argv, NULL);
+    if (rc == 0 && b->library)
+        rc = archive(u, b, tmp);
     if (rc != 0 || rename(tmp, b->exe_path)) {
         unlink(tmp);
         if (rc < 0 && dev)
@@ -222,7 +263,7 @@ int build_unit(Unit *u, BuildPlan *b, const Options *o)
 {
     if (!unit_check_target(u, o, b->manifest_target, b->manifest))
         return EXIT_REFUSED;
-    if (!b->test_main && !has_main(u->program)) {
+    if (!b->test_main && !b->library && !has_main(u->program)) {
         Span at = {.src = &u->src, .line = 1, .col = 1, .len = 1};
         diag_error(&u->sink, at, E_MAIN, "add `fn main() -> i32 { ... return 0; }`",
                    "%s has no fn main() -> i32, so there is nothing to run", u->src.name);
@@ -271,11 +312,12 @@ static const char build_help[] =
     "                    device_target: how it was resolved, its features, limits\n"
     "  --emulate         build device work for host threads (CAIRN_EMULATE), judged\n"
     "                    against the device target; nvcc does not run\n"
-    "  --header          (not yet available)\n";
+    "  --header          a library: NAME.h (cf_ and cq_ entries, E-ENQUEUE list)\n"
+    "                    and libNAME.a, in place of an executable\n";
 
 /* A manifest build: reads [build] and builds its source. */
 static bool manifest_plan(Arena *a, const char *path, const char **src, const char **name,
-                          const char **target)
+                          const char **target, bool *lib)
 {
     Toml t;
     char err[512];
@@ -287,11 +329,12 @@ static bool manifest_plan(Arena *a, const char *path, const char **src, const ch
     *name = toml_get(&t, "build", "name");
     *src = toml_get(&t, "build", "source");
     *target = toml_get(&t, "build", "device_target");
-    if (kind && strcmp(kind, "exe")) {
-        fprintf(stderr, "%s: [build] kind = \"%s\": only \"exe\" is available yet (library builds "
-                        "arrive with C headers, issue 5)\n", path, kind);
+    if (kind && strcmp(kind, "exe") && strcmp(kind, "lib")) {
+        fprintf(stderr, "%s: [build] kind = \"%s\": a build is an \"exe\" or a \"lib\" (a library with a C "
+                        "header)\n", path, kind);
         return false;
     }
+    *lib = kind && !strcmp(kind, "lib");
     if (!*src) {
         fprintf(stderr, "%s: [build] needs source = \"FILE.cairn\"\n", path);
         return false;
@@ -326,14 +369,17 @@ static bool resolve_program(Arena *a, const Options *o, const char **src, BuildP
 {
     const char *path = o->path ? o->path : ".";
     const char *name = NULL, *target = NULL;
+    bool lib = false;
     if (is_dir(path))
         path = arena_printf(a, "%s/cairn.toml", path);
     if (ends_with(path, ".toml")) {
-        if (!manifest_plan(a, path, src, &name, &target))
+        if (!manifest_plan(a, path, src, &name, &target, &lib))
             return false;
     } else
         *src = path;
-    build_plan_for(a, b, *src, name, o);
+    Options lo = *o;
+    lo.header = o->header || lib;
+    build_plan_for(a, b, *src, name, &lo);
     if (target) {
         b->manifest = path;
         b->manifest_target = target;
@@ -350,8 +396,6 @@ int cmd_build(int argc, char **argv)
         fputs(build_help, stdout);
         return EXIT_OK;
     }
-    if (opts_refuse_device(&o, "build"))
-        return EXIT_USAGE;
     Arena *a = arena_new();
     const char *src;
     BuildPlan b;
@@ -361,7 +405,8 @@ int cmd_build(int argc, char **argv)
         if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);
             if (rc == EXIT_OK && !o.emit_c)
-                fprintf(stderr, "cairn: built %s (receipt %s)\n", b.exe_path, b.receipt);
+                fprintf(stderr, "cairn: built %s%s%s (receipt %s)\n", b.exe_path, b.library ? " and " : "",
+                        b.library ? b.header_path : "", b.receipt);
         }
         unit_free(&u);
     }
@@ -390,8 +435,6 @@ int cmd_run(int argc, char **argv)
         fputs(run_help, stdout);
         return EXIT_OK;
     }
-    if (opts_refuse_device(&o, "run"))
-        return EXIT_USAGE;
     Arena *a = arena_new();
     const char *src;
     BuildPlan b;

@@ -30,8 +30,6 @@ typedef struct {
  * error and returns false on anything else. */
 bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *allowed);
 
-/* Refuses --emulate and --header until device execution lands. */
-bool opts_refuse_device(const Options *o, const char *cmd);
 
 /* One compilation: the source, the arena, the sink, the AST, the checker. */
 typedef struct {
@@ -83,6 +81,8 @@ typedef struct {
     bool test_main;          /* an executable that runs one test fn by name */
     const char *manifest;    /* the manifest built, or NULL */
     const char *manifest_target;   /* its [build] device_target, or NULL */
+    bool library;            /* --header (or kind = "lib"): NAME.h and libNAME.a */
+    const char *header_path; /* dir/NAME.h */
 } BuildPlan;
 
 /* Emits, compiles and writes the receipt. Returns EXIT_* . */

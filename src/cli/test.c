@@ -118,8 +118,6 @@ int cmd_test(int argc, char **argv)
         fputs(test_help, stdout);
         return EXIT_OK;
     }
-    if (opts_refuse_device(&o, "test"))
-        return EXIT_USAGE;
     Arena *a = arena_new();
     Vec files = {0};
     const char *path = o.path ? o.path : ".";

@@ -78,15 +78,6 @@ bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *
     return true;
 }
 
-bool opts_refuse_device(const Options *o, const char *cmd)
-{
-    if (o->header) {
-        fprintf(stderr, "cairn %s: --header is not available yet: C library headers arrive with "
-                        "device execution (issue 5)\n", cmd);
-        return true;
-    }
-    return false;
-}
 
 bool unit_load(Unit *u, const char *path, const Options *o)
 {

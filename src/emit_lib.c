@@ -1,0 +1,228 @@
+/*
+ * emit_lib.c: the C entries of a library build (`cairn build --header`).
+ *
+ * Requires: a program check_program accepted, its effect rows computed
+ * (fn.effects).
+ * Guarantees: for each exported function (top level, not main, not a test,
+ * not generic, not a kernel fn, every parameter a scalar, an rw<T> or a
+ * view) the emitted C defines
+ *
+ *   cf_NAME(args)           the checked entry: builds each view from its
+ *                           pointer and the extent its type names (computed
+ *                           from the scalar arguments, checked), refuses a
+ *                           NULL pointer with elements, calls the function,
+ *                           and waits for its device work before returning
+ *                           to the C caller (cn_exec_leave);
+ *   cq_NAME(stream, args)   the enqueued entry, for a function with device
+ *                           work whose effect row holds no way to observe
+ *                           device memory (devices.md, "One wait, or none"):
+ *                           the same checks, then the same work queued on
+ *                           the caller's stream through a context on the
+ *                           entry's own stack (no stream, event, allocation
+ *                           or wait), returning at once;
+ *
+ * and cairn_LIB_device_stream(stream), which binds the calling thread's
+ * synchronous device work to a caller's stream. The header declares them
+ * with C linkage, and lists under E-ENQUEUE each function without a cq_
+ * entry and the reason.
+ */
+#include "emit.h"
+#include "par.h"
+
+#include <string.h>
+
+static bool exportable_type(const Type *t)
+{
+    if (!t)
+        return false;
+    if (t->kind == TY_VIEW || t->kind == TY_REF)
+        return t->elem && type_is_scalar(t->elem);
+    return type_is_scalar(t) || t->kind == TY_VOID;
+}
+
+static bool exported(const Node *fn)
+{
+    if (!fn->fn.id || !strcmp(fn->fn.id, "main") || fn->fn.is_test || fn->fn.is_kernel || fn->fn.is_extern ||
+        fn->fn.generics.n || fn->fn.is_instance || !fn->fn.body)
+        return false;
+    for (int i = 0; i < fn->fn.params.n; i++)
+        if (!exportable_type(emit_param_type(fn->fn.params.v[i])))
+            return false;
+    return exportable_type(emit_fn_ret((Node *)fn));
+}
+
+/* Why a function gets no cq_ entry, or NULL when it gets one. */
+static const char *no_enqueue(Ex *x, Node *fn)
+{
+    const FnEff *f = fn->fn.effects;
+    unsigned b = f ? f->bits : 0;
+    if (!(b & (1u << EF_DEV)))
+        return "it does no device work: cf_ runs it on the host and returns when it is done";
+    if (emit_fn_ret(fn)->kind != TY_VOID)
+        return "it returns a value, which the host has only once its work is done";
+    if (b & (1u << EF_GPU_ALLOC))
+        return "it allocates device memory: a device buffer, or the scratch of a device reduce, scan or compact, "
+               "which grows when a call needs more than it holds, and a caller's graph capture cannot allocate";
+    if (b & (1u << EF_HOST_COPY))
+        return "it copies to or from host memory, which waits for the device work before it";
+    if (b & (1u << EF_QUEUE))
+        return "it queues work on streams of its own (spawn), and waits for it";
+    static const struct { EffBit bit; const char *what; } other[] = {
+        {EF_IO, "I/O"}, {EF_VALUE, "a call through a function value"}, {EF_ATOMIC, "an atomic update"},
+        {EF_UNIFIED, "a @unified view, which the host reads without a CUDA call"},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+        if (b & (1u << other[i].bit))
+            return arena_printf(x->a, "its effect row has another way to observe device memory: %s", other[i].what);
+    return NULL;
+}
+
+/* The C type of a parameter as a C caller passes it. */
+static const char *c_param_type(Ex *x, const Type *t)
+{
+    if (t->kind == TY_VIEW)
+        return arena_printf(x->a, "%s%s *", t->access == ACC_RW ? "" : "const ", emit_ctype(x, t->elem));
+    if (t->kind == TY_REF)
+        return arena_printf(x->a, "%s *", emit_ctype(x, t->elem));   /* "float *": no space before the name */
+    return emit_ctype(x, (Type *)t);
+}
+
+/* "size_t n, float *out, ..." with the CAIRN names (header) or the C names
+ * (definition: a view's pointer is cn_p_NAME). */
+static const char *c_params(Ex *x, Node *fn, bool definition)
+{
+    Buf b = {0};
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        Node *p = fn->fn.params.v[i];
+        Type *t = emit_param_type(p);
+        const char *name = !definition ? p->param.id
+                           : t->kind == TY_VIEW ? arena_printf(x->a, "cn_p_%s", p->param.sym->cname)
+                                                : p->param.sym->cname;
+        const char *ct = c_param_type(x, t);
+        buf_printf(x->a, &b, "%s%s%s%s", i ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", name);
+    }
+    return b.s ? b.s : "";
+}
+
+/* The body both entries share: the views made and checked, then the call. */
+static void entry_body(Ex *x, Node *fn, const char *at)
+{
+    Buf args = {0};
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        Node *p = fn->fn.params.v[i];
+        Type *t = emit_param_type(p);
+        const char *c = p->param.sym->cname;
+        if (t->kind == TY_VIEW) {
+            const char *n = emit_tmp(x, "n");
+            const char *ext = t->extent ? emit_expr(x, t->extent) : "0";
+            if (t->extent && type_is_signed(t->extent->ty))
+                ext = arena_printf(x->a, "cn_to_usize_s((long long)(%s), %s)", ext, at);
+            emit_line(x, "const size_t %s = %s;", n, ext);
+            emit_line(x, "if (!cn_p_%s && %s)", c, n);
+            emit_line(x, "    cn_guard_fail(%s, \"%s: %s is NULL, with %%zu elements\", %s);", at, fn->fn.id,
+                      p->param.id, n);
+            emit_line(x, "const cn_view_%s %s = cn_view_%s_make((%s *)cn_p_%s, %s);", emit_suffix(t->elem), c,
+                      emit_suffix(t->elem), emit_ctype(x, t->elem), c, n);
+        }
+        buf_printf(x->a, &args, "%s%s", i ? ", " : "", c);
+    }
+    Type *ret = emit_fn_ret(fn);
+    if (ret->kind == TY_VOID)
+        emit_line(x, "%s(%s);", fn->fn.cname, args.s ? args.s : "");
+    else
+        emit_line(x, "const %s cn_r = %s(%s);", emit_ctype(x, ret), fn->fn.cname, args.s ? args.s : "");
+}
+
+static void entry(Ex *x, Node *fn, bool enqueue, FILE *h)
+{
+    Type *ret = emit_fn_ret(fn);
+    const char *rt = emit_ctype(x, ret), *at = emit_at(x, fn->span);
+    const char *pre = enqueue ? "cq_" : "cf_";
+    const char *hp = c_params(x, fn, false), *dp = c_params(x, fn, true);
+    const char *sep = fn->fn.params.n ? ", " : "";
+    fprintf(h, "%s %s%s(%s%s%s);\n", rt, pre, fn->fn.id, enqueue ? "void *stream" : "", enqueue ? sep : "",
+            enqueue ? hp : (*hp ? hp : "void"));
+    Buf out = {0};
+    EFn f = {0};
+    f.fn = fn;
+    f.ret = ret;
+    f.out = &out;
+    f.indent = 1;
+    EFn *saved = x->fn;
+    x->fn = &f;
+    buf_printf(x->a, &out, "CN_EXPORT %s %s%s(%s%s%s)\n{\n", rt, pre, fn->fn.id, enqueue ? "void *cn_stream" : "",
+               enqueue ? sep : "", enqueue ? dp : (*dp ? dp : "void"));
+    if (enqueue) {
+        emit_line(x, "struct cn_exec cn_q;");
+        emit_line(x, "struct cn_exec *cn_saved = cn_exec_enqueue_begin(&cn_q, cn_stream);");
+    }
+    entry_body(x, fn, at);
+    emit_line(x, enqueue ? "cn_exec_enqueue_end(&cn_q, cn_saved);" : "cn_exec_leave();");
+    if (ret->kind != TY_VOID)
+        emit_line(x, "return cn_r;");
+    buf_printf(x->a, &out, "}\n\n");
+    x->fn = saved;
+    buf_append(x->a, &x->defs, &out);
+}
+
+/* " * text" lines of at most about 110 columns, broken at spaces. */
+static void comment_wrapped(FILE *h, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        size_t n = strlen(p);
+        if (n > 110) {
+            n = 110;
+            while (n > 0 && p[n] != ' ')
+                n--;
+            if (n == 0)
+                n = strlen(p);
+        }
+        fprintf(h, " * %.*s\n", (int)n, p);
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+void emit_library(Ex *x, FILE *h, const char *lib)
+{
+    x->uses_dev = true;
+    const Vec *fns = &x->e->check->fns;
+    char *guard = arena_printf(x->a, "CAIRN_%s_H", lib);
+    for (char *p = guard; *p; p++)
+        *p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : (*p >= '0' && *p <= '9') || *p == '_' ? *p
+             : (*p >= 'A' && *p <= 'Z') ? *p : '_';
+    fprintf(h, "/* Generated by cairn: the C entries of the library %s. Do not edit.\n"
+               " * cf_NAME checks its arguments, runs the work and returns when it is done; cq_NAME, where\n"
+               " * there is one, checks them as cf_NAME does and queues the same work on the caller's CUDA\n"
+               " * stream, returning without waiting (no stream, event or allocation is made). A failed\n"
+               " * guard in queued work surfaces at the caller's next synchronization. */\n", lib);
+    fprintf(h, "#ifndef %s\n#define %s\n\n#include <stddef.h>\n#include <stdint.h>\n#ifndef __cplusplus\n"
+               "#include <stdbool.h>\n#endif\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard);
+    fprintf(h, "/* Synchronous device work of the calling thread runs on this stream (NULL: its own). */\n");
+    fprintf(h, "void cairn_%s_device_stream(void *stream);\n\n", lib);
+    buf_printf(x->a, &x->defs, "CN_EXPORT void cairn_%s_device_stream(void *cn_stream)\n{\n"
+                               "    cn_exec_bind_stream(cn_stream);\n}\n\n", lib);
+    Vec refused = {0}, why = {0};
+    for (int i = 0; i < fns->n; i++) {
+        Node *fn = fns->v[i];
+        if (!exported(fn))
+            continue;
+        entry(x, fn, false, h);
+        const char *r = no_enqueue(x, fn);
+        if (r) {
+            vec_push(x->a, &refused, fn);
+            vec_push(x->a, &why, (void *)r);
+        } else {
+            entry(x, fn, true, h);
+        }
+    }
+    if (refused.n) {
+        fprintf(h, "/* No enqueued entry (E-ENQUEUE), because each must wait on the host before it returns:\n");
+        for (int i = 0; i < refused.n; i++)
+            comment_wrapped(h, arena_printf(x->a, "%s: %s.", ((Node *)refused.v[i])->fn.id, (const char *)why.v[i]));
+        fprintf(h, " */\n");
+    }
+    fprintf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+}
