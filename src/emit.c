@@ -257,6 +257,7 @@ const char *emit_ctype(Ex *x, Type *t)
     case TY_REF: return arena_printf(x->a, "%s *", emit_ctype(x, t->elem));
     case TY_ARRAY: return array_type(x, t);
     case TY_FN: return fn_type(x, t);
+    case TY_TICKET: return "struct cn_ticket";
     default: die("emit: type kind %d has no C form", (int)t->kind);
     }
 }

@@ -93,6 +93,10 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
     emit_line(x, "{");
     x->fn->indent++;
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, rs[0]->loop.hi));
+    /* a lane's x[i] is checked here, once for all lanes, before the launch;
+     * the lanes then index unchecked (the first index past x's end is the
+     * one a lane would have reported) */
+    emit_hoist_guards(x, rs, n, "0", end);
     const char *v = ctx_fill(x, &u);
     launch(x, &u, "_lane", end, v);
     emit_dev_after_op(x);

@@ -534,7 +534,8 @@ static const char *extent_wrapper(Ex *x, Node *fn)
     Type *ret = emit_fn_ret(fn);
     Buf params = {0}, out = {0};
     emit_params_decl(x, fn, &params, false);
-    const char *header = arena_printf(x->a, "static %s %s(const char *cn_f, int cn_l, int cn_c%s%s)",
+    const char *qual = fn->fn.is_kernel ? "CN_DEV_LANE" : fn->fn.on_device ? "CN_DEV_BOTH" : "static";
+    const char *header = arena_printf(x->a, "%s %s %s(const char *cn_f, int cn_l, int cn_c%s%s)", qual,
                                       emit_ctype(x, ret), name, fn->fn.params.n ? ", " : "",
                                       fn->fn.params.n ? params.s : "");
     buf_printf(x->a, &x->protos, "%s;\n", header);

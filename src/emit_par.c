@@ -342,7 +342,9 @@ static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
     }
 }
 
-static void hoist_guards(Ex *x, Node **rs, int n)
+/* lo and hi: the C names of the lanes' bounds where the guard stands (the
+ * block's, in a lane function; 0 and the extent, before a device launch). */
+void emit_hoist_guards(Ex *x, Node **rs, int n, const char *lo, const char *hi)
 {
     Vec found = {0};
     for (int k = 0; k < n; k++)
@@ -356,8 +358,8 @@ static void hoist_guards(Ex *x, Node **rs, int n)
             continue;
         vec_push(x->a, &done, v);
         const char *view = emit_expr(x, e->index.base);
-        emit_line(x, "if (cn_hi > %s.n)", view);
-        emit_line(x, "    (void)cn_idx_u(cn_lo > %s.n ? cn_lo : %s.n, %s.n, %s, %s);", view, view, view,
+        emit_line(x, "if (%s > %s.n)", hi, view);
+        emit_line(x, "    (void)cn_idx_u(%s > %s.n ? %s : %s.n, %s.n, %s, %s);", lo, view, lo, view, view,
                   emit_str_lit(x, e->index.base->name.id), emit_at(x, e->span));
     }
 }
@@ -391,7 +393,7 @@ void emit_par_regions(Ex *x, Node **rs, int n)
     LaneFn L;
     lane_fn_begin(x, &L, arena_printf(x->a, "static void %s(void *cn_vc, size_t cn_lo, size_t cn_hi)", u.name));
     ctx_unpack(x, &u);
-    hoist_guards(x, rs, n);
+    emit_hoist_guards(x, rs, n, "cn_lo", "cn_hi");
     RegionSteps st = {rs, n, arena_alloc(x->a, sizeof(char *) * (size_t)n)};
     for (int r = 0; r < n; r++)
         st.ivs[r] = index_name(x, rs[r]->loop.sym);

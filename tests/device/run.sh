@@ -6,10 +6,16 @@
 #   float_agree   every f32 input through each storage-float narrowing, widening, quantize and
 #                 quantize_stochastic: a hash of the results computed by a kernel and by host
 #                 threads must agree bit for bit (one rounding routine, integer operations only)
+#   device programs   every tests/dev/*.cairn and tests/spec/d*.cairn that expects `run`, built by
+#                 cairn for the target (nvcc, one emitted file) and run on the GPU: the same exit code,
+#                 stdout and guard message the emulated run gives (a device guard's printf goes to
+#                 stdout, so the guard text is looked for in both streams)
+#   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-build/gpu}
 ARCH=${ARCH:-sm_90a}
+CAIRN=${CAIRN:-bin/cairn}
 mkdir -p "$OUTDIR"
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -28,4 +34,56 @@ for t in float_agree; do
     if "$OUTDIR/$t" >"$OUTDIR/$t.log" 2>&1; then echo "PASS $t"; else echo "FAIL $t"; fail=1; fi
     cat "$OUTDIR/$t.log"
 done
+
+# Device programs: the corpus's run tests, built for the GPU instead of emulated.
+mkdir -p "$OUTDIR/dev"
+npass=0; nfail=0
+for f in tests/dev/*.cairn tests/spec/d*.cairn; do
+    head=$(sed -n '1,40{/^\/\//p}' "$f")
+    want=$(echo "$head" | sed -n 's/^\/\/ expect: run exit \([0-9]*\).*/\1/p')
+    [ -n "$want" ] || continue
+    name=$(basename "$f" .cairn)
+    o="$OUTDIR/dev/$name"
+    if ! "$CAIRN" build "$f" --device-target "$ARCH" --out "$o" >"$o.build.log" 2>&1; then
+        echo "FAIL $f: does not build for $ARCH"; sed -n 1,5p "$o.build.log"; nfail=$((nfail + 1)); continue
+    fi
+    "$o/$name" >"$o.stdout" 2>"$o.stderr"; rc=$?
+    why=""
+    [ "$rc" = "$want" ] || why="exit $rc, expected $want"
+    if [ -z "$why" ] && echo "$head" | grep -q '^// stdout:' && [ "$want" = 0 ]; then
+        echo "$head" | sed -n 's|^// stdout: \{0,1\}||p' >"$o.want"
+        cmp -s "$o.want" "$o.stdout" || why="stdout differs: $(diff "$o.want" "$o.stdout" | head -4 | tr '\n' ' ')"
+    fi
+    if [ -z "$why" ]; then
+        while IFS= read -r line; do
+            [ -n "$line" ] || continue
+            cat "$o.stdout" "$o.stderr" | grep -qF -- "$line" || why="output lacks: $line"
+        done < <(echo "$head" | sed -n 's|^// stderr: *||p')
+    fi
+    if [ -z "$why" ]; then echo "PASS $f"; npass=$((npass + 1)); else echo "FAIL $f: $why"; nfail=$((nfail + 1)); fi
+done
+echo "device programs: $npass passed, $nfail failed"
+[ $nfail = 0 ] || fail=1
+
+# A cq_ entry in a CUDA graph.
+mkdir -p "$OUTDIR/graph"
+cat >"$OUTDIR/graph/smoothlib.cairn" <<'CAIRN'
+fn smooth(n:usize, out:rw<f32>[n]@device, x:ro<f32>[n]@device, tmp:rw<f32>[n]@device) {
+  parallel i in n { tmp[i] = 2.0 * x[i]; }
+  parallel i in n { out[i] = tmp[i] + 1.0; }
+}
+fn total(n:usize, x:ro<f32>[n]@device, t:rw<f32>[1]@device) {
+  reduce + t[0] parallel i in n yield x[i];
+}
+CAIRN
+cc=${ARCH#sm_}
+if "$CAIRN" build "$OUTDIR/graph/smoothlib.cairn" --header --device-target "$ARCH" --out "$OUTDIR/graph/lib" \
+        >"$OUTDIR/graph/build.log" 2>&1 &&
+    nvcc -std=c++17 -O2 -gencode=arch=compute_$cc,code=$ARCH -I"$OUTDIR/graph/lib" -o "$OUTDIR/graph/graph_cq" \
+        tests/device/graph_cq.cu "$OUTDIR/graph/lib/libsmoothlib.a" -lcudart >>"$OUTDIR/graph/build.log" 2>&1; then
+    if "$OUTDIR/graph/graph_cq" >"$OUTDIR/graph/run.log" 2>&1; then echo "PASS graph_cq"; else echo "FAIL graph_cq"; fail=1; fi
+    cat "$OUTDIR/graph/run.log"
+else
+    echo "FAIL graph_cq: does not build"; tail -20 "$OUTDIR/graph/build.log"; fail=1
+fi
 exit $fail
