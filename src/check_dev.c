@@ -94,6 +94,7 @@ typedef struct {
     Reach *r;
     HostOnly *found;
     int depth;
+    Node *fn;             /* the function whose body this is */
 } FnWalk;
 
 static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth);
@@ -114,10 +115,8 @@ static bool fn_body_visit(Node *n, void *p)
         HostOnly sub = {0};
         if (host_only_of(w->r, n->call.target, &sub, w->depth + 1)) {
             *w->found = sub;
-            w->found->chain = arena_printf(w->r->x->a, "%s (line %d) -> %s", n->call.target->fn.id,
-                                           n->span.line, sub.chain);
-            w->found->fn = sub.fn;
-            w->found->why = sub.why;
+            w->found->chain = arena_printf(w->r->x->a, "%s, which calls (line %d) %s", w->fn->fn.id, n->span.line,
+                                           sub.chain);
             return false;
         }
     }
@@ -146,7 +145,7 @@ static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth)
     vec_push(a, &r->done, fn);
     fn->fn.on_device = true;
     HostOnly found = {0};
-    FnWalk w = {r, &found, depth};
+    FnWalk w = {r, &found, depth, fn};
     par_walk(fn->fn.body, fn_body_visit, &w);
     if (found.why && !found.fn) {
         found.fn = fn;
@@ -239,6 +238,7 @@ typedef struct {
     Node *let;            /* its binding */
     Vec leased;           /* Sym*: the roots of the views its work touches */
     bool waited;
+    int depth, loops;     /* the block nesting and loop nesting where it was spawned */
 } Live;
 
 typedef struct {
@@ -261,6 +261,7 @@ typedef struct {
     Ctx *x;
     Vec live;             /* Live*, innermost last */
     Node *stmt_spawn;     /* the statement being judged is this spawn (its own work is not a use) */
+    int depth, loops;     /* block nesting and loop nesting of the statement being judged */
 } Tk;
 
 static Live *live_of(Tk *k, Sym *s)
@@ -346,6 +347,15 @@ static void tk_wait(Tk *k, Node *call, bool loop_body)
                    "ticket %s is waited twice: a ticket is linear, and its first wait ended it", s->id);
         return;
     }
+    if (L->depth != k->depth) {
+        diag_error(x->sink, call->span, E_TICKET,
+                   arena_printf(x->a, "wait(%s) in the block of its let (line %d), where every path reaches it once",
+                                s->id, L->let->span.line),
+                   "wait(%s) inside a nested block (a branch or a loop): on some path it would run never or more "
+                   "than once, and a ticket is waited exactly once", s->id);
+        L->waited = true;
+        return;
+    }
     (void)loop_body;
     L->waited = true;
 }
@@ -370,6 +380,15 @@ static void tk_stmt(Tk *k, Node *s, bool loop_body)
         par_walk(s->loop.hi, use_visit, &u);
         par_walk(s->loop.cond, use_visit, &u);
         return tk_block(k, s->loop.body, true);
+    case N_BREAK: case N_CONTINUE:
+        for (int i = 0; i < k->live.n; i++) {
+            Live *L = k->live.v[i];
+            if (!L->waited && L->loops == k->loops && k->loops > 0)
+                diag_error(k->x->sink, s->span, E_TICKET, arena_printf(k->x->a, "wait(%s) before leaving", L->t->id),
+                           "%s while ticket %s (line %d), spawned in this loop's body, is not waited",
+                           s->kind == N_BREAK ? "break" : "continue", L->t->id, L->let->span.line);
+        }
+        return;
     case N_RETURN:
         par_walk(s, use_visit, &u);
         for (int i = 0; i < k->live.n; i++) {
@@ -389,6 +408,8 @@ static void tk_stmt(Tk *k, Node *s, bool loop_body)
         memset(L, 0, sizeof *L);
         L->t = s->let.sym;
         L->let = s;
+        L->depth = k->depth;
+        L->loops = k->loops;
         RootWalk rw = {k->x->a, &L->leased};
         par_walk(sp->spawn.work, root_visit, &rw);
         vec_push(k->x->a, &k->live, L);
@@ -402,8 +423,12 @@ static void tk_block(Tk *k, Node *b, bool loop_body)
     if (b->kind != N_BLOCK && b->kind != N_UNSAFE)
         return tk_stmt(k, b, loop_body);
     int base = k->live.n;
+    k->depth++;
+    k->loops += loop_body;
     for (int i = 0; i < b->block.stmts.n; i++)
         tk_stmt(k, b->block.stmts.v[i], loop_body);
+    k->depth--;
+    k->loops -= loop_body;
     for (int i = base; i < k->live.n; i++) {
         Live *L = k->live.v[i];
         if (!L->waited)
@@ -445,7 +470,7 @@ void check_dev_program(Ctx *x, void *effects)
         bool spawns = false;
         par_walk(fn->fn.body, has_spawn, &spawns);
         if (spawns) {
-            Tk k = {x, {0}, NULL};
+            Tk k = {x, {0}, NULL, 0, 0};
             tk_block(&k, fn->fn.body, false);
         }
     }
