@@ -220,8 +220,7 @@ static Type *check_transfer(Ctx *x, Node *e)
     int64_t dn, sn;
     if (const_eval(x, td->extent, &dn) && const_eval(x, ts->extent, &sn) && dn != sn) {
         diag_error(x->sink, arg(e, 1)->span, E_EXTENT,
-                   arena_printf(x->a, "copy a part of the same length: transfer(%s[0..%lld], %s[0..%lld])",
-                                estr(x, arg(e, 0)), (long long)(dn < sn ? dn : sn), estr(x, arg(e, 1)),
+                   arena_printf(x->a, "copy parts of the same length (%lld elements each)",
                                 (long long)(dn < sn ? dn : sn)),
                    "transfer's sides must have extents that agree: %s has %lld elements and %s has %lld",
                    estr(x, arg(e, 0)), (long long)dn, estr(x, arg(e, 1)), (long long)sn);

@@ -115,7 +115,7 @@ static bool fn_body_visit(Node *n, void *p)
         HostOnly sub = {0};
         if (host_only_of(w->r, n->call.target, &sub, w->depth + 1)) {
             *w->found = sub;
-            w->found->chain = arena_printf(w->r->x->a, "%s, which calls (line %d) %s", w->fn->fn.id, n->span.line,
+            w->found->chain = arena_printf(w->r->x->a, "%s (line %d) -> %s", w->fn->fn.id, n->span.line,
                                            sub.chain);
             return false;
         }
@@ -342,11 +342,6 @@ static void tk_wait(Tk *k, Node *call, bool loop_body)
                    s->id, s->id);
         return;
     }
-    if (L->waited) {
-        diag_error(x->sink, call->span, E_TICKET, "drop this wait: the first one ended the ticket",
-                   "ticket %s is waited twice: a ticket is linear, and its first wait ended it", s->id);
-        return;
-    }
     if (L->depth != k->depth) {
         diag_error(x->sink, call->span, E_TICKET,
                    arena_printf(x->a, "wait(%s) in the block of its let (line %d), where every path reaches it once",
@@ -354,6 +349,11 @@ static void tk_wait(Tk *k, Node *call, bool loop_body)
                    "wait(%s) inside a nested block (a branch or a loop): on some path it would run never or more "
                    "than once, and a ticket is waited exactly once", s->id);
         L->waited = true;
+        return;
+    }
+    if (L->waited) {
+        diag_error(x->sink, call->span, E_TICKET, "drop this wait: the first one ended the ticket",
+                   "ticket %s is waited twice: a ticket is linear, and its first wait ended it", s->id);
         return;
     }
     (void)loop_body;

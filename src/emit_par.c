@@ -465,8 +465,9 @@ void coll_init(Ex *x, Coll *c, Node *e)
     default: c->acc_t = emit_ctype(x, c->vt);
     }
     const char *k = e->collect.kind == COLLECT_REDUCE ? "the total" : "a prefix";
-    c->what = emit_str_lit(x, arena_printf(x->a, "%s of %s %s parallel", k,
-                                           e->collect.kind == COLLECT_SCAN ? "scan" : "reduce", c->op));
+    c->what = emit_str_lit(x, arena_printf(x->a, "%s of %s %s %s", k,
+                                           e->collect.kind == COLLECT_SCAN ? "scan" : "reduce", c->op,
+                                           e->collect.mode == MODE_FOR ? "for" : "parallel"));
 }
 
 /* `ACC a = identity;` (declaration statement). */
