@@ -901,7 +901,12 @@ static void declare_fn(Ctx *x, Node *d)
     d->fn.sym = s;
     if (d->fn.is_extern) {
         s->ty = type_error();
-        unsupported(x, d->span, "extern kernels (foreign CUDA, a later issue)", NULL);
+        if (x->c->emulate)   /* final under emulation: the host has its declaration, not its body */
+            diag_error(x->sink, d->span, E_EMULATE, "build for the device target without --emulate",
+                       "extern kernel %s under --emulate: the host has its declaration and not its body",
+                       d->fn.id ? d->fn.id : "?");
+        else
+            unsupported(x, d->span, "extern kernels (foreign CUDA, a later issue)", NULL);
     }
     declare_global(x, s, d->span);
 }
@@ -1036,7 +1041,7 @@ bool check_program(Check *c)
     if (c->sink->errors == errors_before)
         check_par_program(&x);
     if (c->sink->errors == errors_before)
-        check_dev_program(&x, NULL);
+        check_dev_program(&x);
     if (c->sink->errors == errors_before)
         report_deferred(&x);
     return c->sink->errors == errors_before;

@@ -149,7 +149,7 @@ Type *check_refuse_tmem(Ctx *x, Span at);
 void check_par_program(Ctx *x);             /* after every body is typed */
 /* ---- check_dev.c: device rules (issue 5), after check_par_program */
 Type *check_spawn(Ctx *x, Node *e);
-void check_dev_program(Ctx *x, void *effects);
+void check_dev_program(Ctx *x);
 Type *check_atomic(Ctx *x, Node *e, Builtin b);
 
 int math_arity(const char *id);   /* std.math.ID's argument count; 0: no such function */

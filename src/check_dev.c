@@ -40,6 +40,16 @@ static bool is_transfer_call(const Node *w)
            w->call.callee->name.id && strcmp(w->call.callee->name.id, "transfer") == 0;
 }
 
+static bool touches_device(const Node *call)
+{
+    for (int i = 0; i < call->call.args.n; i++) {
+        const Type *t = ((const Node *)call->call.args.v[i])->ty;
+        if (t && t->kind == TY_VIEW && (t->place == PLACE_DEVICE || t->place == PLACE_UNIFIED))
+            return true;
+    }
+    return false;
+}
+
 Type *check_spawn(Ctx *x, Node *e)
 {
     bool ok = true;
@@ -66,6 +76,11 @@ Type *check_spawn(Ctx *x, Node *e)
         }
     } else if (is_transfer_call(w)) {
         ok = !is_error(check_expr(x, w, NULL)) && ok;
+        if (ok && !touches_device(w)) {
+            diag_error(x->sink, w->span, E_SPAWN, "copy host memory with a plain `transfer(dst, src);`",
+                       "spawn queues device work, and this transfer has no side in device memory");
+            ok = false;
+        }
     } else {
         if (w)
             check_expr(x, w, NULL);
@@ -260,7 +275,6 @@ static bool root_visit(Node *n, void *p)
 typedef struct {
     Ctx *x;
     Vec live;             /* Live*, innermost last */
-    Node *stmt_spawn;     /* the statement being judged is this spawn (its own work is not a use) */
     int depth, loops;     /* block nesting and loop nesting of the statement being judged */
 } Tk;
 
@@ -328,7 +342,7 @@ static bool use_visit(Node *n, void *p)
 
 static void tk_block(Tk *k, Node *b, bool loop_body);
 
-static void tk_wait(Tk *k, Node *call, bool loop_body)
+static void tk_wait(Tk *k, Node *call)
 {
     Ctx *x = k->x;
     Node *a = call->call.args.n ? call->call.args.v[0] : NULL;
@@ -356,7 +370,6 @@ static void tk_wait(Tk *k, Node *call, bool loop_body)
                    "ticket %s is waited twice: a ticket is linear, and its first wait ended it", s->id);
         return;
     }
-    (void)loop_body;
     L->waited = true;
 }
 
@@ -364,7 +377,7 @@ static void tk_stmt(Tk *k, Node *s, bool loop_body)
 {
     if (s->kind == N_EXPR_STMT && s->unary.a && s->unary.a->kind == N_CALL &&
         s->unary.a->call.ck == CALL_BUILTIN && s->unary.a->call.builtin == B_WAIT)
-        return tk_wait(k, s->unary.a, loop_body);
+        return tk_wait(k, s->unary.a);
     Node *sp = s->kind == N_LET && s->let.init && s->let.init->kind == N_SPAWN ? s->let.init : NULL;
     UseWalk u = {k, sp};
     switch (s->kind) {
@@ -449,9 +462,8 @@ static bool has_spawn(Node *n, void *p)
 
 /* ------------------------------------------------------------ the pass */
 
-void check_dev_program(Ctx *x, void *effects)
+void check_dev_program(Ctx *x)
 {
-    (void)effects;
     Check *c = x->c;
     Reach r = {x, {0}};
     DevWalk d = {&r, 0};
@@ -470,7 +482,7 @@ void check_dev_program(Ctx *x, void *effects)
         bool spawns = false;
         par_walk(fn->fn.body, has_spawn, &spawns);
         if (spawns) {
-            Tk k = {x, {0}, NULL, 0, 0};
+            Tk k = {x, {0}, 0, 0};
             tk_block(&k, fn->fn.body, false);
         }
     }

@@ -136,6 +136,8 @@ void acc_fold(Ex *x, Coll *c, const char *a, const char *y);
 void acc_merge(Ex *x, Coll *c, const char *a, const char *b);
 const char *acc_value(Ex *x, Coll *c, const char *a);
 Ctxt coll_ctx(Ex *x, Node *e, const char *prefix);
+/* A scan's or compaction's destination: a local, a cn_dest field, and its name for messages. */
+const char *emit_dest_view(Ex *x, Node *e, Ctxt *k, const char **name);
 
 int emit_par_fused(Ex *x, const Vec *stmts, int i);     /* statements fused from i, or 0 */
 void emit_par_regions(Ex *x, Node **regions, int n);    /* n regions as one pass */

@@ -144,6 +144,23 @@ static void part_loop_close(Ex *x)
     emit_line(x, "}");
 }
 
+/* Pass 1 of a reduce or scan: lane p folds its part's terms into partial
+ * p (a scan also stores each term where its prefix will go). */
+static void fold_parts_lane(Ex *x, Ctxt *k, Coll *c, Node *e, bool store_terms)
+{
+    LaneFn F;
+    dev_lane_begin(x, &F, k, "_l1");
+    acc_decl(x, c, "cn_acc");
+    part_loop_open(x, e->collect.sym, !store_terms);
+    emit_line(x, "const %s cn_y = %s;", emit_ctype(x, c->vt), emit_expr(x, e->collect.value));
+    if (store_terms)
+        emit_line(x, "cn_dest.p[cn_j] = cn_y;");
+    acc_fold(x, c, "cn_acc", "cn_y");
+    part_loop_close(x);
+    emit_line(x, "cn_part[cn_i] = cn_acc;");
+    dev_lane_end(x, &F, k, "_l1");
+}
+
 /* The scratch of a collector: L + 1 partials, then room for one value. */
 static const char *scratch(Ex *x, const char *L, const char *part_t, const char *at)
 {
@@ -202,16 +219,8 @@ static const char *dev_reduce(Ex *x, Node *e)
     else
         emit_dev_after_op(x);
 
+    fold_parts_lane(x, &k, &c, e, false);
     LaneFn F;
-    dev_lane_begin(x, &F, &k, "_l1");
-    acc_decl(x, &c, "cn_acc");
-    part_loop_open(x, e->collect.sym, true);
-    emit_line(x, "const %s cn_y = %s;", vt, emit_expr(x, e->collect.value));
-    acc_fold(x, &c, "cn_acc", "cn_y");
-    part_loop_close(x);
-    emit_line(x, "cn_part[cn_i] = cn_acc;");
-    dev_lane_end(x, &F, &k, "_l1");
-
     dev_lane_begin(x, &F, &k, "_l2");
     acc_decl(x, &c, "cn_acc");
     emit_line(x, "for (size_t cn_p = 0; cn_p < cn_L; cn_p++) {");
@@ -220,17 +229,6 @@ static const char *dev_reduce(Ex *x, Node *e)
     emit_line(x, "*cn_out = %s;", acc_value(x, &c, "cn_acc"));
     dev_lane_end(x, &F, &k, "_l2");
     return res;
-}
-
-/* The destination of a scan or compaction, and its name for messages. */
-static const char *dest_of(Ex *x, Node *e, Ctxt *k, const char **name)
-{
-    Type *dt = e->collect.dest->ty;
-    const char *d = emit_tmp(x, "dest");
-    emit_line(x, "const cn_view_%s %s = %s;", emit_suffix(dt->elem), d, emit_expr(x, e->collect.dest));
-    field(x, k, arena_printf(x->a, "cn_view_%s", emit_suffix(dt->elem)), "cn_dest", d);
-    *name = emit_str_lit(x, expand_expr(x->a, e->collect.dest));
-    return d;
 }
 
 /* scan OP DEST over @device views (integers: floats are E-SCAN-ORDER):
@@ -244,7 +242,7 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     Ctxt k = coll_ctx(x, e, "dscan");
     const char *n = emit_tmp(x, "n"), *L = emit_tmp(x, "L"), *parts = emit_tmp(x, "part"), *dname;
     emit_line(x, "const size_t %s = %s;", n, emit_expr(x, e->collect.extent));
-    const char *d = dest_of(x, e, &k, &dname);
+    const char *d = emit_dest_view(x, e, &k, &dname);
     part_fields(x, &k, n, L, c.acc_t, parts);
     const char *out = emit_tmp(x, "out");
     field(x, &k, arena_printf(x->a, "%s *", vt), "cn_out", out);
@@ -265,17 +263,8 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     else
         res = copy_back(x, vt, out, c.at);
 
+    fold_parts_lane(x, &k, &c, e, true);
     LaneFn F;
-    dev_lane_begin(x, &F, &k, "_l1");
-    acc_decl(x, &c, "cn_acc");
-    part_loop_open(x, e->collect.sym, false);
-    emit_line(x, "const %s cn_y = %s;", vt, emit_expr(x, e->collect.value));
-    emit_line(x, "cn_dest.p[cn_j] = cn_y;");
-    acc_fold(x, &c, "cn_acc", "cn_y");
-    part_loop_close(x);
-    emit_line(x, "cn_part[cn_i] = cn_acc;");
-    dev_lane_end(x, &F, &k, "_l1");
-
     dev_lane_begin(x, &F, &k, "_l2");
     acc_decl(x, &c, "cn_acc");
     emit_line(x, "for (size_t cn_p = 0; cn_p < cn_L; cn_p++) {");
@@ -305,13 +294,12 @@ static const char *dev_compact(Ex *x, Node *e, bool discarded)
     Ctxt k = coll_ctx(x, e, "dcompact");
     const char *n = emit_tmp(x, "n"), *L = emit_tmp(x, "L"), *parts = emit_tmp(x, "cnt"), *dname;
     emit_line(x, "const size_t %s = %s;", n, emit_expr(x, e->collect.extent));
-    const char *d = dest_of(x, e, &k, &dname);
+    emit_dest_view(x, e, &k, &dname);
     part_fields(x, &k, n, L, "size_t", parts);
     ctx_struct(x, &k);
     emit_line(x, "const size_t %s = cn_dev_parts(%s);", L, n);
     const char *s = scratch(x, L, "size_t", at);
     emit_line(x, "size_t *%s = (size_t *)%s;", parts, s);
-    (void)d;
     const char *v = ctx_fill(x, &k);
     launch(x, &k, "_l1", L, v);
     launch(x, &k, "_l2", "1", v);
@@ -383,17 +371,26 @@ static const char *dir_of(const Type *dst, const Type *src)
     return NULL;
 }
 
+/* transfer's two sides as view locals (*d, *s); its direction, or NULL
+ * when both sides are host memory. */
+static const char *transfer_sides(Ex *x, Node *call, const char **d, const char **s)
+{
+    Node *dn = call->call.args.v[0], *sn = call->call.args.v[1];
+    const char *vt = arena_printf(x->a, "cn_view_%s", emit_suffix(dn->ty->elem));
+    *d = emit_tmp(x, "td");
+    *s = emit_tmp(x, "ts");
+    emit_line(x, "const %s %s = %s;", vt, *d, emit_expr(x, dn));
+    emit_line(x, "const %s %s = %s;", vt, *s, emit_expr(x, sn));
+    return dir_of(dn->ty, sn->ty);
+}
+
 /* transfer(dst, src): the extents and the overlap are checked where it runs
  * (cn_exec_transfer_bytes); a copy with a host side observes first. */
 const char *emit_dev_transfer(Ex *x, Node *call)
 {
     x->uses_dev = true;
-    Node *dn = call->call.args.v[0], *sn = call->call.args.v[1];
-    const char *d = emit_tmp(x, "td"), *s = emit_tmp(x, "ts"), *at = emit_at(x, call->span);
-    const char *vt = arena_printf(x->a, "cn_view_%s", emit_suffix(dn->ty->elem));
-    emit_line(x, "const %s %s = %s;", vt, d, emit_expr(x, dn));
-    emit_line(x, "const %s %s = %s;", vt, s, emit_expr(x, sn));
-    const char *dir = dir_of(dn->ty, sn->ty);
+    const char *d, *s, *at = emit_at(x, call->span);
+    const char *dir = transfer_sides(x, call, &d, &s);
     if (!dir) {   /* host to host: the same two checks, then a copy */
         emit_line(x, "memcpy(%s.p, %s.p, cn_exec_transfer_bytes(%s.p, %s.n, %s.p, %s.n, sizeof *%s.p, %s));", d, s, d,
                   d, s, s, d, at);
@@ -429,14 +426,10 @@ const char *emit_dev_spawn(Ex *x, Node *e)
     const char *at = emit_at(x, e->span), *count, *t = emit_tmp(x, "ticket");
     const char *after = after_list(x, e, &count);
     if (w->kind == N_CALL) {
-        Node *dn = w->call.args.v[0], *sn = w->call.args.v[1];
-        const char *d = emit_tmp(x, "td"), *s = emit_tmp(x, "ts");
-        const char *vt = arena_printf(x->a, "cn_view_%s", emit_suffix(dn->ty->elem));
-        emit_line(x, "const %s %s = %s;", vt, d, emit_expr(x, dn));
-        emit_line(x, "const %s %s = %s;", vt, s, emit_expr(x, sn));
-        const char *dir = dir_of(dn->ty, sn->ty);
+        const char *d, *s;
+        const char *dir = transfer_sides(x, w, &d, &s);   /* never NULL: check_spawn refuses host to host */
         emit_line(x, "const struct cn_ticket %s = cn_exec_spawn_transfer(cn_exec_get(), %s, %s.p, %s.n, %s.p, %s.n, "
-                     "sizeof *%s.p, %s, %s, %s);", t, dir ? dir : "CN_DEV_D2D", d, d, s, s, d, after, count, at);
+                     "sizeof *%s.p, %s, %s, %s);", t, dir, d, d, s, s, d, after, count, at);
         return t;
     }
     Caps caps = {0};

@@ -636,7 +636,7 @@ static void reduce_block_lines(Ex *x, Coll *c, const char **pre, const char **po
     *post = "cn_c->cn_part[cn_w] = cn_acc;";
 }
 
-static const char *dest_view(Ex *x, Node *e, Ctxt *k, const char **name)
+const char *emit_dest_view(Ex *x, Node *e, Ctxt *k, const char **name)
 {
     Type *dt = e->collect.dest->ty;
     const char *d = emit_tmp(x, "dest");
@@ -656,7 +656,7 @@ static const char *emit_par_scan(Ex *x, Node *e)
     Ctxt k1 = coll_ctx(x, e, "scan");
     const char *dname, *end = emit_tmp(x, "end"), *W = emit_tmp(x, "W"), *parts = emit_tmp(x, "part");
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, e->collect.extent));
-    const char *d = dest_view(x, e, &k1, &dname);
+    const char *d = emit_dest_view(x, e, &k1, &dname);
     field(x, &k1, arena_printf(x->a, "%s *", c.acc_t), "cn_part", parts);
     ctx_struct(x, &k1);
     Ctxt k2 = {0};
@@ -745,7 +745,7 @@ static const char *emit_par_compact(Ex *x, Node *e)
     const char *dname, *end = emit_tmp(x, "end"), *W = emit_tmp(x, "W"), *cnt = emit_tmp(x, "cnt");
     const char *flags = emit_tmp(x, "flags"), *res = emit_tmp(x, "count");
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, e->collect.extent));
-    const char *d = dest_view(x, e, &k, &dname);
+    const char *d = emit_dest_view(x, e, &k, &dname);
     field(x, &k, "size_t *", "cn_cnt", cnt);
     field(x, &k, "unsigned char *", "cn_flags", flags);
     ctx_struct(x, &k);

@@ -19,8 +19,8 @@ static const char check_help[] =
     "                    and a final {\"status\": ...} object on stdout\n"
     "  --device-target T judge the program against a device target (sm_80,\n"
     "                    sm_90a, sm_120f, ...): E-TARGET, E-TARGET-TOOLKIT\n"
-    "  --emulate         run device code on host threads (not yet available:\n"
-    "                    device execution, issue 5)\n";
+    "  --emulate         judge as an emulated build is judged: also refuses what the\n"
+    "                    host cannot run as the device would (E-EMULATE)\n";
 
 int cmd_check(int argc, char **argv)
 {

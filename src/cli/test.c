@@ -107,7 +107,8 @@ static const char test_help[] =
     "0 when every test passed and the files were accepted, 1 otherwise.\n"
     "\n"
     "  --device-target T judge and build each file for a device target\n"
-    "  --emulate         run device code on host threads (not yet available)\n";
+    "  --emulate         run device work on host threads (CAIRN_EMULATE), judged\n"
+    "                    against the device target\n";
 
 int cmd_test(int argc, char **argv)
 {

@@ -63,6 +63,8 @@ done
 for c in predict tune validate verify export new foreign; do
     ok "$c says it is not available" "$([ "$(status "$CAIRN" "$c")" = 2 ] && grep -q 'not available yet' "$T/err"; echo $?)"
 done
+cp tests/cli/emulated_test.cairn.txt "$T/devtest.cairn"
+ok "cairn test --emulate runs a test fn's device work on host threads" "$([ "$(status "$CAIRN" test --emulate --device-target sm_90a "$T/devtest.cairn")" = 0 ]; echo $?)"
 ok "--emulate is taken: a program judged against the target" "$([ "$(status "$CAIRN" check --emulate --device-target sm_90a "$T/good.cairn")" = 0 ]; echo $?)"
 ok "--device-target is taken (tests/target/test_targets.sh has the rest)" "$([ "$(cd "$T" && status "$CAIRN" build --device-target sm_90a good.cairn)" = 0 ] &&
     grep -q '"resolved_by": "flag"' "$T/build/good/good.receipt.json"; echo $?)"
