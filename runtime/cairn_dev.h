@@ -166,9 +166,9 @@
 /* A trapped lane's message, as the host guard prints it. Longer ones are
  * cut: the file, line and column come first. */
 #define CN_DEV_TRAP_TEXT 512
-/* Blocks of one launch. A grid-stride loop covers any n, so the cap only
- * bounds the grid; 2^20 blocks of 256 threads fill any current GPU many
- * times over. */
+/* Blocks of one launch: a grid-stride loop covers any n, so a region's grid
+ * stops at the threads the device holds at once (every multiprocessor
+ * full). A launch is never more than this many blocks, whatever the device. */
 #define CN_DEV_MAX_BLOCKS (1u << 20)
 
 /* ------------------------------------------------------------- types */
@@ -187,6 +187,7 @@ struct cn_dev_stream {
 #endif
     bool made;                        /* created here (destroy releases it) */
     bool adopted;                     /* a caller's stream: never destroyed here */
+    size_t fill;                      /* CUDA: threads the device holds at once, 0 until asked */
     unsigned long unwaited;           /* operations queued since its last wait */
     unsigned long waits;              /* synchronizes on it, ever */
     unsigned long nkernels;           /* launches since its last wait */
@@ -304,6 +305,7 @@ static inline void cn_dev_check_host_copy(const struct cn_dev_stream *s, enum cn
 struct cn_dev_kernel {
     const char *name;
     unsigned threads; /* per block: the kernel's __launch_bounds__ */
+    bool exact;       /* a collector's pass: one block per part, never capped */
     void (*launch)(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n);
 };
 
@@ -323,7 +325,7 @@ struct cn_dev_kernel {
     {                                                                                        \
         NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, THREADS, NAME##_launch};
+    static const struct cn_dev_kernel NAME = {#NAME, THREADS, false, NAME##_launch};
 
 /* A failed guard in a lane: print from the device, then trap. Every failing
  * lane prints (one may trap before another's print is out, so none waits for
@@ -453,12 +455,32 @@ static inline void cn_dev_memset(struct cn_dev_stream *s, void *dst, int byte, s
     cn_dev_queued(s);
 }
 
+/* Threads the current device runs at once: every multiprocessor full. A
+ * grid-stride kernel launched with more blocks only queues them behind the
+ * first wave (a persistent grid measured faster for saxpy on the H200:
+ * evidence/2026-11-30-device-speed.md). Asked once per stream. */
+static inline size_t cn_dev_fill(struct cn_dev_stream *s)
+{
+    if (!s->fill) {
+        int dev = 0, sms = 0, per_sm = 0;
+        cn_dev_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", s);
+        cn_dev_cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute", s);
+        cn_dev_cuda_check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev),
+                          "cudaDeviceGetAttribute", s);
+        s->fill = (size_t)sms * (size_t)per_sm;
+    }
+    return s->fill;
+}
+
 static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_kernel *k, size_t n,
                                  const void *args)
 {
     if (n == 0)
         return;
     size_t blocks = (n + k->threads - 1) / k->threads;
+    size_t full = k->exact ? blocks : cn_dev_fill(s) / k->threads;
+    if (blocks > full)
+        blocks = full ? full : 1;
     if (blocks > CN_DEV_MAX_BLOCKS)
         blocks = CN_DEV_MAX_BLOCKS;
     cn_dev_log_kernel(s, k->name);
@@ -476,6 +498,7 @@ typedef void (*cn_dev_lanes_fn)(void *args, size_t lo, size_t hi);
 struct cn_dev_kernel {
     const char *name;
     unsigned threads;      /* kept for the record: the host pool ignores it */
+    bool exact;            /* kept for the record */
     cn_dev_lanes_fn lanes; /* lanes [lo, hi) of one block of the pool's partition */
 };
 
@@ -502,7 +525,7 @@ static inline bool cn_emu_poisoned(void)
         for (size_t i = lo; i < hi && !cn_emu_poisoned(); i++)                               \
             LANE(a, i);                                                                      \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, THREADS, NAME##_lanes};
+    static const struct cn_dev_kernel NAME = {#NAME, THREADS, false, NAME##_lanes};
 
 /* One launch as the pool's workers see it. */
 struct cn_emu_launch {
@@ -731,52 +754,255 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
 
 #endif /* CN_DEV_EMULATED */
 
-/* ======================================= the parts of a device collector */
+/* ======================================= the passes of a device collector */
 
-/* A device reduce, scan or compact runs in passes of independent lanes: in
- * the first, lane p of L folds part p of [0, n) into a partial; then one
- * lane combines the partials in order. On the CUDA machine a reduction's
- * parts interleave (lane p takes p, p + L, p + 2L, ...), so the lanes of a
- * warp read neighbouring elements; everywhere else, and for scans and
- * compactions on every machine, part p is one contiguous stretch, so the
- * parts taken in order are the indices in order: an emulated reduction
- * folds in index order, as numerics.md says. */
+/* A device reduce, scan or compact runs in passes over P contiguous parts
+ * of [0, n) (part p is [cn_part_lo, cn_part_hi)), and writes the emitted
+ * program's few functions of its context struct ARGS and an accumulator
+ * ACC into each pass:
+ *
+ *   IDENT(ACC *r)                        the operator's identity
+ *   MERGE(ACC *a, const ACC *b)          a = a OP b (b's indices after a's)
+ *   FOLD(ARGS *c, lo, hi, step, ACC *r)  r = the terms at lo, lo + step, ... < hi
+ *   TERM(ARGS *c, j, ACC *r)             r = the term at j
+ *   PUT(ARGS *c, j, const ACC *before, const ACC *term)
+ *                                        store what index j yields, given the
+ *                                        terms before it and its own
+ *   FINISH(ARGS *c, ACC *total)          store the total (and check it)
+ *
+ * ARGS has the fields cn_n (the extent), cn_P (the parts) and cn_part (P + 1
+ * ACCs of scratch). The passes:
+ *
+ *   CN_DEV_FOLD_PASS      part p's terms into cn_part[p]            (all three)
+ *   CN_DEV_TOTAL_PASS     the partials merged in order, to FINISH    (reduce)
+ *   CN_DEV_PREFIX_PASS    the partials made exclusive prefixes, and
+ *                         their total to FINISH                      (scan, compact)
+ *   CN_DEV_PUT_PASS       part p again, from its prefix, each index
+ *                         PUT in order                               (scan, compact)
+ *
+ * The emulated machine runs a pass's parts as lanes, each folding its part
+ * in index order, and one lane merges the partials in order: an emulated
+ * reduction folds in index order (numerics.md). On the CUDA machine a part
+ * is a block of CN_DEV_FOLD_THREADS threads: its threads fold the part's
+ * indices in a stride of the block (neighbouring threads read neighbouring
+ * elements) and the block combines its threads' partials in a fixed tree in
+ * shared memory; a one-block pass does the same over the partials. The
+ * grid depends only on n, so a float reduction gives the same bits on
+ * every run and every device, in an order that is not the index order. */
+#define CN_DEV_FOLD_THREADS 256
 #if CN_DEV_CUDA
-#define CN_DEV_PARTS_MAX ((size_t)1 << 16)
-#define CN_DEV_INTERLEAVE 1
+#define CN_DEV_PARTS_MAX ((size_t)1024) /* blocks: one wave of an H200 (132 SMs x 8) */
 #else
 #define CN_DEV_PARTS_MAX ((size_t)64)
-#define CN_DEV_INTERLEAVE 0
 #endif
 
-static inline size_t cn_dev_parts(size_t n) { return n < CN_DEV_PARTS_MAX ? n : CN_DEV_PARTS_MAX; }
-
-/* Part p of [0, n) in L contiguous parts: [lo, hi). */
-CN_DEV_BOTH size_t cn_part_lo(size_t n, size_t L, size_t p)
+/* P, the parts of an extent n: on the CUDA machine at least a block's
+ * worth of indices each. */
+static inline size_t cn_dev_parts(size_t n)
 {
-    size_t q = n / L, r = n % L;
+    size_t per = CN_DEV_CUDA ? CN_DEV_FOLD_THREADS : 1;
+    size_t p = (n + per - 1) / per;
+    return p < CN_DEV_PARTS_MAX ? p : CN_DEV_PARTS_MAX;
+}
+
+/* The lanes a pass over P parts is launched with. */
+static inline size_t cn_dev_part_lanes(size_t P) { return CN_DEV_CUDA ? P * CN_DEV_FOLD_THREADS : P; }
+
+/* Part p of [0, n) in P contiguous parts: [lo, hi). */
+CN_DEV_BOTH size_t cn_part_lo(size_t n, size_t P, size_t p)
+{
+    size_t q = n / P, r = n % P;
     return p * q + (p < r ? p : r);
 }
 
-CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t L, size_t p)
+CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
 {
-    return cn_part_lo(n, L, p) + n / L + (p < n % L ? 1 : 0);
+    return cn_part_lo(n, P, p) + n / P + (p < n % P ? 1 : 0);
 }
 
-/* A reduction's part p: its first index, the end, and the step. */
-CN_DEV_BOTH size_t cn_rpart_lo(size_t n, size_t L, size_t p)
-{
-    return CN_DEV_INTERLEAVE ? p : cn_part_lo(n, L, p);
-}
+#if CN_DEV_CUDA
 
-CN_DEV_BOTH size_t cn_rpart_hi(size_t n, size_t L, size_t p)
-{
-    return CN_DEV_INTERLEAVE ? n : cn_part_hi(n, L, p);
-}
+/* A pass whose grid is exactly its parts (no grid-stride loop, no cap). */
+#define CN_DEV_PASS_KERNEL(NAME, ARGS)                                                        \
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
+                              const void *args, size_t n)                                    \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_launch};
 
-CN_DEV_BOTH size_t cn_rpart_step(size_t L)
-{
-    return CN_DEV_INTERLEAVE ? L : 1;
-}
+/* sh[0] = sh[0] OP sh[1] OP ... OP sh[T - 1], in a fixed tree: after it,
+ * every thread of the block may read sh[0]. */
+#define CN_DEV_BLOCK_TREE(sh, MERGE)                                                         \
+    do {                                                                                     \
+        __syncthreads();                                                                     \
+        for (unsigned cn_w = CN_DEV_FOLD_THREADS / 2; cn_w > 0; cn_w >>= 1) {                \
+            if (threadIdx.x < cn_w)                                                          \
+                MERGE(&sh[threadIdx.x], &sh[threadIdx.x + cn_w]);                            \
+            __syncthreads();                                                                 \
+        }                                                                                    \
+    } while (0)
+
+/* sh[t] = sh[0] OP ... OP sh[t] (inclusive, in index order), Hillis-Steele:
+ * each step merges the value cn_w below into this thread's. */
+#define CN_DEV_BLOCK_SCAN(ACC, sh, MERGE)                                                    \
+    do {                                                                                     \
+        __syncthreads();                                                                     \
+        for (unsigned cn_w = 1; cn_w < CN_DEV_FOLD_THREADS; cn_w <<= 1) {                    \
+            ACC cn_lo;                                                                       \
+            bool cn_has = threadIdx.x >= cn_w;                                               \
+            if (cn_has)                                                                      \
+                cn_lo = sh[threadIdx.x - cn_w];                                              \
+            __syncthreads();                                                                 \
+            if (cn_has) {                                                                    \
+                MERGE(&cn_lo, &sh[threadIdx.x]);                                             \
+                sh[threadIdx.x] = cn_lo;                                                     \
+            }                                                                                \
+            __syncthreads();                                                                 \
+        }                                                                                    \
+    } while (0)
+
+#define CN_DEV_FOLD_PASS(NAME, ARGS, ACC, FOLD, MERGE)                                       \
+    static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
+        FOLD(&a, lo + threadIdx.x, hi, CN_DEV_FOLD_THREADS, &cn_sh[threadIdx.x]);            \
+        CN_DEV_BLOCK_TREE(cn_sh, MERGE);                                                     \
+        if (threadIdx.x == 0)                                                                \
+            a.cn_part[blockIdx.x] = cn_sh[0];                                                \
+        (void)n;                                                                             \
+    }                                                                                        \
+    CN_DEV_PASS_KERNEL(NAME, ARGS)
+
+#define CN_DEV_TOTAL_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                             \
+    static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        IDENT(&cn_sh[threadIdx.x]);                                                          \
+        for (size_t q = threadIdx.x; q < a.cn_P; q += CN_DEV_FOLD_THREADS)                   \
+            MERGE(&cn_sh[threadIdx.x], &a.cn_part[q]);                                       \
+        CN_DEV_BLOCK_TREE(cn_sh, MERGE);                                                     \
+        if (threadIdx.x == 0)                                                                \
+            FINISH(&a, &cn_sh[0]);                                                           \
+        (void)n;                                                                             \
+    }                                                                                        \
+    CN_DEV_PASS_KERNEL(NAME, ARGS)
+
+/* Thread t takes the partials of its contiguous stretch, the block scans
+ * the stretches' sums, and each thread writes its stretch's prefixes. */
+#define CN_DEV_PREFIX_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                            \
+    static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        size_t lo = cn_part_lo(a.cn_P, CN_DEV_FOLD_THREADS, threadIdx.x);                     \
+        size_t hi = cn_part_hi(a.cn_P, CN_DEV_FOLD_THREADS, threadIdx.x);                     \
+        IDENT(&cn_sh[threadIdx.x]);                                                          \
+        for (size_t q = lo; q < hi; q++)                                                     \
+            MERGE(&cn_sh[threadIdx.x], &a.cn_part[q]);                                       \
+        CN_DEV_BLOCK_SCAN(ACC, cn_sh, MERGE);                                                \
+        ACC cn_run;                                                                          \
+        if (threadIdx.x)                                                                     \
+            cn_run = cn_sh[threadIdx.x - 1];                                                 \
+        else                                                                                 \
+            IDENT(&cn_run);                                                                  \
+        for (size_t q = lo; q < hi; q++) {                                                   \
+            ACC cn_b = a.cn_part[q];                                                         \
+            a.cn_part[q] = cn_run;                                                           \
+            MERGE(&cn_run, &cn_b);                                                           \
+        }                                                                                    \
+        if (threadIdx.x == CN_DEV_FOLD_THREADS - 1)                                          \
+            FINISH(&a, &cn_run);                                                             \
+        (void)n;                                                                             \
+    }                                                                                        \
+    CN_DEV_PASS_KERNEL(NAME, ARGS)
+
+/* Block p walks its part a block's width at a time: each thread takes one
+ * index, the block scans the terms, and each index is PUT with the part's
+ * prefix, the tile's terms before it and its own. */
+#define CN_DEV_PUT_PASS(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT)                            \
+    static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
+        ACC cn_carry = a.cn_part[blockIdx.x];                                                \
+        for (size_t base = lo; base < hi; base += CN_DEV_FOLD_THREADS) {                     \
+            size_t j = base + threadIdx.x;                                                   \
+            ACC cn_t;                                                                        \
+            if (j < hi)                                                                      \
+                TERM(&a, j, &cn_t);                                                          \
+            else                                                                             \
+                IDENT(&cn_t);                                                                \
+            cn_sh[threadIdx.x] = cn_t;                                                       \
+            CN_DEV_BLOCK_SCAN(ACC, cn_sh, MERGE);                                            \
+            ACC cn_before = cn_carry;                                                        \
+            if (threadIdx.x)                                                                 \
+                MERGE(&cn_before, &cn_sh[threadIdx.x - 1]);                                  \
+            if (j < hi)                                                                      \
+                PUT(&a, j, &cn_before, &cn_t);                                               \
+            MERGE(&cn_carry, &cn_sh[CN_DEV_FOLD_THREADS - 1]);                               \
+            __syncthreads();                                                                 \
+        }                                                                                    \
+        (void)n;                                                                             \
+    }                                                                                        \
+    CN_DEV_PASS_KERNEL(NAME, ARGS)
+
+#else /* the emulated machine: lanes over parts, and one lane in order */
+
+#define CN_DEV_FOLD_PASS(NAME, ARGS, ACC, FOLD, MERGE)                                       \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++)                               \
+            FOLD(a, cn_part_lo(a->cn_n, a->cn_P, p), cn_part_hi(a->cn_n, a->cn_P, p), 1, &a->cn_part[p]); \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+
+#define CN_DEV_TOTAL_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                             \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        ACC acc;                                                                             \
+        IDENT(&acc);                                                                         \
+        for (size_t q = 0; q < a->cn_P; q++)                                                 \
+            MERGE(&acc, &a->cn_part[q]);                                                     \
+        FINISH(a, &acc);                                                                     \
+        (void)lo, (void)hi;                                                                  \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+
+#define CN_DEV_PREFIX_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                            \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        ACC run;                                                                             \
+        IDENT(&run);                                                                         \
+        for (size_t q = 0; q < a->cn_P; q++) {                                               \
+            ACC b = a->cn_part[q];                                                           \
+            a->cn_part[q] = run;                                                             \
+            MERGE(&run, &b);                                                                 \
+        }                                                                                    \
+        FINISH(a, &run);                                                                     \
+        (void)lo, (void)hi;                                                                  \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+
+#define CN_DEV_PUT_PASS(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT)                            \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++) {                             \
+            ACC run = a->cn_part[p];                                                         \
+            for (size_t j = cn_part_lo(a->cn_n, a->cn_P, p); j < cn_part_hi(a->cn_n, a->cn_P, p); j++) { \
+                ACC t;                                                                       \
+                TERM(a, j, &t);                                                              \
+                PUT(a, j, &run, &t);                                                         \
+                MERGE(&run, &t);                                                             \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+
+#endif
 
 #endif /* CAIRN_DEV_H */

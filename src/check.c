@@ -309,6 +309,21 @@ void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type 
     vec_push(x->a, &x->c->numerics, (void *)j);
 }
 
+/* A float reduction on the device: each partial rounds to nearest, and
+ * the partials combine in a tree whose order the language leaves open
+ * (numerics.md). The receipt says so: a reader comparing a device run with
+ * a host one must not expect the same bits. */
+void numerics_add_unordered(Ctx *x, const char *op, const Type *t)
+{
+    const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": "
+                                       "\"nearest-even\", \"order\": \"unspecified\", \"where\": \"device\"}",
+                                 op, type_str(x->a, t), type_str(x->a, t));
+    for (int i = 0; i < x->c->numerics.n; i++)
+        if (strcmp(x->c->numerics.v[i], j) == 0)
+            return;
+    vec_push(x->a, &x->c->numerics, (void *)j);
+}
+
 /* ---------------------------------------------------- closing brace */
 
 /* Where the `}` matching the `{` at `open` is: E-RETURN points there. We

@@ -893,6 +893,10 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     e->collect.device = lanes_end(x, &lp, arena_printf(x->a, "the %s at line %d", collect_name(e), e->span.line));
     if (!collect_total_placement(x, e))
         return type_error();
+    const char *num = NULL;
+    OpKind k;
+    if (e->collect.device && type_is_float(vt) && reduce_op_kind(e->collect.op ? e->collect.op : "+", &k, &num) && num)
+        numerics_add_unordered(x, num, vt);
     if (vt->kind == TY_VOID) {
         diag_error(x->sink, e->collect.value->span, E_TYPE_MISMATCH, "yield a number (or a bool)", "%s yields no value", collect_name(e));
         return type_error();

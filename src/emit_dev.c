@@ -120,52 +120,138 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
 
 /* ------------------------------------------------------------ collectors */
 
+/* A collector's passes (cairn_dev.h, "the passes of a device collector")
+ * are written by the runtime's macros around a few device functions the
+ * collector emits here: K_ident, K_merge, K_fold, K_term, K_put, K_finish.
+ * Each is a function of the context struct, whose fields it unpacks. */
+static void dev_fn_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, const char *params, bool unpack)
+{
+    memset(L, 0, sizeof *L);
+    L->f.fn = x->fn ? x->fn->fn : NULL;
+    L->f.ret = type_prim(TY_VOID);
+    L->f.out = &L->out;
+    L->f.indent = 1;
+    L->saved = x->fn;
+    x->fn = &L->f;
+    if (!unpack) {
+        buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(%s)\n{\n", k->name, suffix, params);
+        return;
+    }
+    buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(const struct %s *cn_c, %s)\n{\n", k->name, suffix, k->name,
+               params);
+    for (int i = 0; i < k->fields.n; i++)
+        emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)k->ctypes.v[i], (const char *)k->fields.v[i],
+                  (const char *)k->fields.v[i], (const char *)k->fields.v[i]);
+}
+
+static void dev_fn_end(Ex *x, LaneFn *L)
+{
+    buf_printf(x->a, &L->out, "}\n");
+    x->fn = L->saved;
+    buf_append(x->a, &x->kernels, &L->out);
+}
+
 /* The fields every pass reads: the extent, the parts, the partials. */
-static void part_fields(Ex *x, Ctxt *k, const char *n, const char *L, const char *part_t, const char *parts)
+static void part_fields(Ex *x, Ctxt *k, const char *n, const char *P, const char *acc_t, const char *parts)
 {
     field(x, k, "size_t", "cn_n", n);
-    field(x, k, "size_t", "cn_L", L);
-    field(x, k, arena_printf(x->a, "%s *", part_t), "cn_part", parts);
+    field(x, k, "size_t", "cn_P", P);
+    field(x, k, arena_printf(x->a, "%s *", acc_t), "cn_part", parts);
 }
 
-/* `for each index of this lane's part { const size_t IV = j; ... }` */
-static void part_loop_open(Ex *x, Sym *is, bool reduction)
+/* K_ident and K_merge: the accumulator's identity and its combination. */
+static void ident_merge_fns(Ex *x, Ctxt *k, Coll *c)
 {
-    const char *p = reduction ? "cn_rpart" : "cn_part";
-    emit_line(x, "for (size_t cn_j = %s_lo(cn_n, cn_L, cn_i); cn_j < %s_hi(cn_n, cn_L, cn_i); cn_j += %s) {", p, p,
-              reduction ? "cn_rpart_step(cn_L)" : "1");
+    LaneFn F;
+    dev_fn_begin(x, &F, k, "_ident", arena_printf(x->a, "%s *cn_r", c->acc_t), false);
+    acc_decl(x, c, "cn_acc");
+    emit_line(x, "*cn_r = cn_acc;");
+    dev_fn_end(x, &F);
+    dev_fn_begin(x, &F, k, "_merge", arena_printf(x->a, "%s *cn_a, const %s *cn_b", c->acc_t, c->acc_t), false);
+    emit_line(x, "%s cn_acc = *cn_a;", c->acc_t);
+    acc_merge(x, c, "cn_acc", "(*cn_b)");
+    emit_line(x, "*cn_a = cn_acc;");
+    dev_fn_end(x, &F);
+}
+
+/* The term at index j into the variable y: the value of a reduce or a scan,
+ * the keep of a compaction (as 0 or 1). */
+static void term_into(Ex *x, Node *e, const char *j, const char *y)
+{
+    emit_line(x, "{");
     x->fn->indent++;
-    emit_line(x, "const size_t %s = cn_j;", index_name(x, is));
-}
-
-static void part_loop_close(Ex *x)
-{
+    emit_line(x, "const size_t %s = %s;", index_name(x, e->collect.sym), j);
+    if (e->collect.kind == COLLECT_COMPACT)
+        emit_line(x, "%s = (%s) ? 1 : 0;", y, emit_expr(x, e->collect.keep));
+    else
+        emit_line(x, "%s = %s;", y, emit_expr(x, e->collect.value));
     x->fn->indent--;
     emit_line(x, "}");
 }
 
-/* Pass 1 of a reduce or scan: lane p folds its part's terms into partial
- * p (a scan also stores each term where its prefix will go). */
-static void fold_parts_lane(Ex *x, Ctxt *k, Coll *c, Node *e, bool store_terms)
+/* K_fold: the terms at lo, lo + step, ... < hi, folded in that order, four
+ * terms computed before any is folded so a device thread has four loads in
+ * flight (a trip-count test between them would keep them apart). */
+static void fold_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const char *term_t)
 {
     LaneFn F;
-    dev_lane_begin(x, &F, k, "_l1");
-    acc_decl(x, c, "cn_acc");
-    part_loop_open(x, e->collect.sym, !store_terms);
-    emit_line(x, "const %s cn_y = %s;", emit_ctype(x, c->vt), emit_expr(x, e->collect.value));
-    if (store_terms)
-        emit_line(x, "cn_dest.p[cn_j] = cn_y;");
-    acc_fold(x, c, "cn_acc", "cn_y");
-    part_loop_close(x);
-    emit_line(x, "cn_part[cn_i] = cn_acc;");
-    dev_lane_end(x, &F, k, "_l1");
+    dev_fn_begin(x, &F, k, "_fold",
+                 arena_printf(x->a, "size_t cn_lo, size_t cn_hi, size_t cn_step, %s *cn_r", acc_t), true);
+    if (c)
+        acc_decl(x, c, "cn_acc");
+    else
+        emit_line(x, "size_t cn_acc = 0;");
+    emit_line(x, "size_t cn_j = cn_lo;");
+    emit_line(x, "for (; cn_hi > 3 * cn_step && cn_j < cn_hi - 3 * cn_step; cn_j += 4 * cn_step) {");
+    x->fn->indent++;
+    emit_line(x, "%s cn_y0, cn_y1, cn_y2, cn_y3;", term_t);
+    for (int q = 0; q < 4; q++)
+        term_into(x, e, arena_printf(x->a, "cn_j + %d * cn_step", q), arena_printf(x->a, "cn_y%d", q));
+    for (int q = 0; q < 4; q++) {
+        const char *y = arena_printf(x->a, "cn_y%d", q);
+        if (c)
+            acc_fold(x, c, "cn_acc", y);
+        else
+            emit_line(x, "cn_acc += %s;", y);
+    }
+    x->fn->indent--;
+    emit_line(x, "}");
+    emit_line(x, "for (; cn_j < cn_hi; cn_j += cn_step) {");
+    x->fn->indent++;
+    emit_line(x, "%s cn_y;", term_t);
+    term_into(x, e, "cn_j", "cn_y");
+    if (c)
+        acc_fold(x, c, "cn_acc", "cn_y");
+    else
+        emit_line(x, "cn_acc += cn_y;");
+    x->fn->indent--;
+    emit_line(x, "}");
+    emit_line(x, "*cn_r = cn_acc;");
+    dev_fn_end(x, &F);
 }
 
-/* The scratch of a collector: L + 1 partials, then room for one value. */
-static const char *scratch(Ex *x, const char *L, const char *part_t, const char *at)
+/* K_term: the term at j, as an accumulator. */
+static void term_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const char *term_t)
+{
+    LaneFn F;
+    dev_fn_begin(x, &F, k, "_term", arena_printf(x->a, "size_t cn_j, %s *cn_r", acc_t), true);
+    emit_line(x, "%s cn_y;", term_t);
+    term_into(x, e, "cn_j", "cn_y");
+    if (c) {
+        acc_decl(x, c, "cn_acc");
+        acc_fold(x, c, "cn_acc", "cn_y");
+        emit_line(x, "*cn_r = cn_acc;");
+    } else {
+        emit_line(x, "*cn_r = cn_y;");
+    }
+    dev_fn_end(x, &F);
+}
+
+/* The scratch of a collector: P + 1 partials, then room for one value. */
+static const char *scratch(Ex *x, const char *P, const char *acc_t, const char *at)
 {
     const char *s = emit_tmp(x, "scr");
-    emit_line(x, "char *%s = (char *)cn_exec_scratch(cn_exec_get(), (%s + 1) * sizeof(%s) + 16, %s);", s, L, part_t,
+    emit_line(x, "char *%s = (char *)cn_exec_scratch(cn_exec_get(), (%s + 1) * sizeof(%s) + 16, %s);", s, P, acc_t,
               at);
     return s;
 }
@@ -192,26 +278,73 @@ static const char *copy_back(Ex *x, const char *ctype, const char *src, const ch
     return res;
 }
 
+/* The host side of a collector: the extent, the parts, the scratch, the
+ * lanes the part passes launch with. */
+typedef struct {
+    const char *n, *P, *lanes, *parts, *scr;
+} DevParts;
+
+static DevParts dev_parts(Ex *x, Ctxt *k, Node *e, const char *acc_t)
+{
+    DevParts d;
+    d.n = emit_tmp(x, "n");
+    d.P = emit_tmp(x, "P");
+    d.lanes = emit_tmp(x, "lanes");
+    d.parts = emit_tmp(x, "part");
+    emit_line(x, "const size_t %s = %s;", d.n, emit_expr(x, e->collect.extent));
+    part_fields(x, k, d.n, d.P, acc_t, d.parts);
+    return d;
+}
+
+static void dev_parts_alloc(Ex *x, DevParts *d, const char *acc_t, const char *at)
+{
+    emit_line(x, "const size_t %s = cn_dev_parts(%s);", d->P, d->n);
+    emit_line(x, "const size_t %s = cn_dev_part_lanes(%s);", d->lanes, d->P);
+    d->scr = scratch(x, d->P, acc_t, at);
+    emit_line(x, "%s *%s = (%s *)%s;", acc_t, d->parts, acc_t, d->scr);
+}
+
+/* The guards of the terms' x[i], once before the launch (the value is
+ * computed at every index; a compaction's keep is, its value is not). */
+static void hoist_term_guards(Ex *x, Node *e, const char *n)
+{
+    emit_hoist_expr_guards(x, e->collect.kind == COLLECT_COMPACT ? e->collect.keep : e->collect.value,
+                           e->collect.sym, "0", n);
+}
+
+static void pass_line(Ex *x, const char *macro, Ctxt *k, const char *suffix, const char *acc_t, const char *fns)
+{
+    buf_printf(x->a, &x->kernels, "%s(%s%s_k, struct %s, %s, %s)\n\n", macro, k->name, suffix, k->name, acc_t, fns);
+}
+
+static const char *fnames(Ex *x, Ctxt *k, const char *a, const char *b, const char *c, const char *d)
+{
+    const char *s = arena_printf(x->a, "%s_%s, %s_%s", k->name, a, k->name, b);
+    if (c)
+        s = arena_printf(x->a, "%s, %s_%s", s, k->name, c);
+    if (d)
+        s = arena_printf(x->a, "%s, %s_%s", s, k->name, d);
+    return s;
+}
+
 static const char *dev_reduce(Ex *x, Node *e)
 {
     Coll c;
     dev_coll_init(x, &c, e);
     const char *vt = emit_ctype(x, c.vt);
     Ctxt k = coll_ctx(x, e, "dreduce");
-    const char *n = emit_tmp(x, "n"), *L = emit_tmp(x, "L"), *parts = emit_tmp(x, "part"), *out = emit_tmp(x, "out");
-    part_fields(x, &k, n, L, c.acc_t, parts);
+    DevParts d = dev_parts(x, &k, e, c.acc_t);
+    const char *out = emit_tmp(x, "out");
     field(x, &k, arena_printf(x->a, "%s *", vt), "cn_out", out);
     ctx_struct(x, &k);
-    emit_line(x, "const size_t %s = %s;", n, emit_expr(x, e->collect.extent));
-    emit_line(x, "const size_t %s = cn_dev_parts(%s);", L, n);
-    const char *s = scratch(x, L, c.acc_t, c.at);
-    emit_line(x, "%s *%s = (%s *)%s;", c.acc_t, parts, c.acc_t, s);
+    hoist_term_guards(x, e, d.n);
+    dev_parts_alloc(x, &d, c.acc_t, c.at);
     if (e->collect.dest)
         emit_line(x, "%s *%s = %s;", vt, out, emit_addr(x, e->collect.dest));
     else
-        emit_line(x, "%s *%s = (%s *)(%s + (%s + 1) * sizeof(%s));", vt, out, vt, s, L, c.acc_t);
+        emit_line(x, "%s *%s = (%s *)(%s + (%s + 1) * sizeof(%s));", vt, out, vt, d.scr, d.P, c.acc_t);
     const char *v = ctx_fill(x, &k);
-    launch(x, &k, "_l1", L, v);
+    launch(x, &k, "_l1", d.lanes, v);
     launch(x, &k, "_l2", "1", v);
     const char *res = "0";
     if (!e->collect.dest)
@@ -219,129 +352,115 @@ static const char *dev_reduce(Ex *x, Node *e)
     else
         emit_dev_after_op(x);
 
-    fold_parts_lane(x, &k, &c, e, false);
+    ident_merge_fns(x, &k, &c);
+    fold_fn(x, &k, &c, e, c.acc_t, vt);
     LaneFn F;
-    dev_lane_begin(x, &F, &k, "_l2");
-    acc_decl(x, &c, "cn_acc");
-    emit_line(x, "for (size_t cn_p = 0; cn_p < cn_L; cn_p++) {");
-    acc_merge(x, &c, "cn_acc", "cn_part[cn_p]");
-    emit_line(x, "}");
+    dev_fn_begin(x, &F, &k, "_finish", arena_printf(x->a, "%s *cn_tot", c.acc_t), true);
+    emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
     emit_line(x, "*cn_out = %s;", acc_value(x, &c, "cn_acc"));
-    dev_lane_end(x, &F, &k, "_l2");
+    dev_fn_end(x, &F);
+    pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", c.acc_t, fnames(x, &k, "fold", "merge", NULL, NULL));
+    pass_line(x, "CN_DEV_TOTAL_PASS", &k, "_l2", c.acc_t, fnames(x, &k, "ident", "merge", "finish", NULL));
     return res;
 }
 
 /* scan OP DEST over @device views (integers: floats are E-SCAN-ORDER):
- * the terms and each part's partial; the partials made exclusive prefixes
- * by one lane (the total after them); each part rewritten as prefixes. */
+ * each part's partial; the partials made exclusive prefixes (the total
+ * after them); each part's prefixes stored from the partial before it. */
 static const char *dev_scan(Ex *x, Node *e, bool discarded)
 {
     Coll c;
     dev_coll_init(x, &c, e);
     const char *vt = emit_ctype(x, c.vt);
     Ctxt k = coll_ctx(x, e, "dscan");
-    const char *n = emit_tmp(x, "n"), *L = emit_tmp(x, "L"), *parts = emit_tmp(x, "part"), *dname;
-    emit_line(x, "const size_t %s = %s;", n, emit_expr(x, e->collect.extent));
-    const char *d = emit_dest_view(x, e, &k, &dname);
-    part_fields(x, &k, n, L, c.acc_t, parts);
+    DevParts d = dev_parts(x, &k, e, c.acc_t);
+    const char *dname, *dv = emit_dest_view(x, e, &k, &dname);
     const char *out = emit_tmp(x, "out");
     field(x, &k, arena_printf(x->a, "%s *", vt), "cn_out", out);
     ctx_struct(x, &k);
-    emit_line(x, "if (%s > %s.n)", n, d);
-    emit_line(x, "    (void)cn_idx_u(%s.n, %s.n, %s, %s);", d, d, dname, c.at);
-    emit_line(x, "const size_t %s = cn_dev_parts(%s);", L, n);
-    const char *s = scratch(x, L, c.acc_t, c.at);
-    emit_line(x, "%s *%s = (%s *)%s;", c.acc_t, parts, c.acc_t, s);
-    emit_line(x, "%s *%s = (%s *)(%s + (%s + 1) * sizeof(%s));", vt, out, vt, s, L, c.acc_t);
+    emit_line(x, "if (%s > %s.n)", d.n, dv);
+    emit_line(x, "    (void)cn_idx_u(%s.n, %s.n, %s, %s);", dv, dv, dname, c.at);
+    hoist_term_guards(x, e, d.n);
+    dev_parts_alloc(x, &d, c.acc_t, c.at);
+    emit_line(x, "%s *%s = (%s *)(%s + (%s + 1) * sizeof(%s));", vt, out, vt, d.scr, d.P, c.acc_t);
     const char *v = ctx_fill(x, &k);
-    launch(x, &k, "_l1", L, v);
+    launch(x, &k, "_l1", d.lanes, v);
     launch(x, &k, "_l2", "1", v);
-    launch(x, &k, "_l3", L, v);
+    launch(x, &k, "_l3", d.lanes, v);
     const char *res = "0";
     if (discarded)
         emit_dev_after_op(x);
     else
         res = copy_back(x, vt, out, c.at);
 
-    fold_parts_lane(x, &k, &c, e, true);
+    ident_merge_fns(x, &k, &c);
+    fold_fn(x, &k, &c, e, c.acc_t, vt);
+    term_fn(x, &k, &c, e, c.acc_t, vt);
     LaneFn F;
-    dev_lane_begin(x, &F, &k, "_l2");
-    acc_decl(x, &c, "cn_acc");
-    emit_line(x, "for (size_t cn_p = 0; cn_p < cn_L; cn_p++) {");
-    emit_line(x, "    const %s cn_blk = cn_part[cn_p];", c.acc_t);
-    emit_line(x, "    cn_part[cn_p] = cn_acc;");
-    acc_merge(x, &c, "cn_acc", "cn_blk");
-    emit_line(x, "}");
+    dev_fn_begin(x, &F, &k, "_put",
+                 arena_printf(x->a, "size_t cn_j, const %s *cn_before, const %s *cn_t", c.acc_t, c.acc_t), true);
+    emit_line(x, "%s cn_acc = *cn_before;", c.acc_t);
+    acc_merge(x, &c, "cn_acc", "(*cn_t)");
+    emit_line(x, "cn_dest.p[cn_j] = %s;", acc_value(x, &c, "cn_acc"));
+    dev_fn_end(x, &F);
+    dev_fn_begin(x, &F, &k, "_finish", arena_printf(x->a, "%s *cn_tot", c.acc_t), true);
+    emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
     emit_line(x, "*cn_out = %s;", acc_value(x, &c, "cn_acc"));
-    dev_lane_end(x, &F, &k, "_l2");
-
-    dev_lane_begin(x, &F, &k, "_l3");
-    emit_line(x, "%s cn_acc = cn_part[cn_i];", c.acc_t);
-    emit_line(x, "for (size_t cn_j = cn_part_lo(cn_n, cn_L, cn_i); cn_j < cn_part_hi(cn_n, cn_L, cn_i); cn_j++) {");
-    acc_fold(x, &c, "cn_acc", "cn_dest.p[cn_j]");
-    emit_line(x, "    cn_dest.p[cn_j] = %s;", acc_value(x, &c, "cn_acc"));
-    emit_line(x, "}");
-    dev_lane_end(x, &F, &k, "_l3");
+    dev_fn_end(x, &F);
+    pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", c.acc_t, fnames(x, &k, "fold", "merge", NULL, NULL));
+    pass_line(x, "CN_DEV_PREFIX_PASS", &k, "_l2", c.acc_t, fnames(x, &k, "ident", "merge", "finish", NULL));
+    pass_line(x, "CN_DEV_PUT_PASS", &k, "_l3", c.acc_t, fnames(x, &k, "ident", "merge", "term", "put"));
     return res;
 }
 
-/* compact DEST over @device views: each part counts what it keeps; one
- * lane makes the counts offsets (and checks the total fits DEST); each
- * part writes what it keeps from its offset, in index order. */
+/* compact DEST over @device views: a scan of what each index keeps (0 or
+ * 1, as size_t), whose total is checked against DEST; each kept value is
+ * stored at the count kept before it, so in index order. */
 static const char *dev_compact(Ex *x, Node *e, bool discarded)
 {
     const char *at = emit_at(x, e->span), *vt = emit_ctype(x, e->collect.value->ty);
     Ctxt k = coll_ctx(x, e, "dcompact");
-    const char *n = emit_tmp(x, "n"), *L = emit_tmp(x, "L"), *parts = emit_tmp(x, "cnt"), *dname;
-    emit_line(x, "const size_t %s = %s;", n, emit_expr(x, e->collect.extent));
+    DevParts d = dev_parts(x, &k, e, "size_t");
+    const char *dname;
     emit_dest_view(x, e, &k, &dname);
-    part_fields(x, &k, n, L, "size_t", parts);
     ctx_struct(x, &k);
-    emit_line(x, "const size_t %s = cn_dev_parts(%s);", L, n);
-    const char *s = scratch(x, L, "size_t", at);
-    emit_line(x, "size_t *%s = (size_t *)%s;", parts, s);
+    hoist_term_guards(x, e, d.n);
+    dev_parts_alloc(x, &d, "size_t", at);
     const char *v = ctx_fill(x, &k);
-    launch(x, &k, "_l1", L, v);
+    launch(x, &k, "_l1", d.lanes, v);
     launch(x, &k, "_l2", "1", v);
-    launch(x, &k, "_l3", L, v);
+    launch(x, &k, "_l3", d.lanes, v);
     const char *res = "((size_t)0)";
     if (discarded)
         emit_dev_after_op(x);
     else
-        res = copy_back(x, "size_t", arena_printf(x->a, "%s + %s", parts, L), at);
+        res = copy_back(x, "size_t", arena_printf(x->a, "%s + %s", d.parts, d.P), at);
 
     LaneFn F;
-    dev_lane_begin(x, &F, &k, "_l1");
-    emit_line(x, "size_t cn_count = 0;");
-    part_loop_open(x, e->collect.sym, false);
-    emit_line(x, "cn_count += (%s) ? 1 : 0;", emit_expr(x, e->collect.keep));
-    part_loop_close(x);
-    emit_line(x, "cn_part[cn_i] = cn_count;");
-    dev_lane_end(x, &F, &k, "_l1");
-
-    dev_lane_begin(x, &F, &k, "_l2");
-    emit_line(x, "size_t cn_run = 0;");
-    emit_line(x, "for (size_t cn_p = 0; cn_p < cn_L; cn_p++) {");
-    emit_line(x, "    const size_t cn_b = cn_part[cn_p];");
-    emit_line(x, "    cn_part[cn_p] = cn_run;");
-    emit_line(x, "    cn_run += cn_b;");
-    emit_line(x, "}");
-    emit_line(x, "cn_part[cn_L] = cn_run;");
-    emit_line(x, "if (cn_run > cn_dest.n)");
-    emit_line(x, "    (void)cn_idx_u(cn_dest.n, cn_dest.n, %s, %s);", dname, at);
-    dev_lane_end(x, &F, &k, "_l2");
-
-    dev_lane_begin(x, &F, &k, "_l3");
-    emit_line(x, "size_t cn_pos = cn_part[cn_i];");
-    part_loop_open(x, e->collect.sym, false);
-    emit_line(x, "if (%s) {", emit_expr(x, e->collect.keep));
-    x->fn->indent++;
+    dev_fn_begin(x, &F, &k, "_ident", "size_t *cn_r", false);
+    emit_line(x, "*cn_r = 0;");
+    dev_fn_end(x, &F);
+    dev_fn_begin(x, &F, &k, "_merge", "size_t *cn_a, const size_t *cn_b", false);
+    emit_line(x, "*cn_a += *cn_b;");
+    dev_fn_end(x, &F);
+    fold_fn(x, &k, NULL, e, "size_t", "size_t");
+    term_fn(x, &k, NULL, e, "size_t", "size_t");
+    dev_fn_begin(x, &F, &k, "_put", "size_t cn_j, const size_t *cn_before, const size_t *cn_t", true);
+    emit_line(x, "if (!*cn_t)");
+    emit_line(x, "    return;");
+    emit_line(x, "const size_t %s = cn_j;", index_name(x, e->collect.sym));
     emit_line(x, "const %s cn_y = %s;", vt, emit_expr(x, e->collect.value));
-    emit_line(x, "cn_dest.p[cn_pos++] = cn_y;");
-    x->fn->indent--;
-    emit_line(x, "}");
-    part_loop_close(x);
-    dev_lane_end(x, &F, &k, "_l3");
+    emit_line(x, "cn_dest.p[cn_idx_u(*cn_before, cn_dest.n, %s, %s)] = cn_y;", dname, at);
+    dev_fn_end(x, &F);
+    /* the total: where the host reads it, and checked against DEST */
+    dev_fn_begin(x, &F, &k, "_finish", "size_t *cn_tot", true);
+    emit_line(x, "cn_part[cn_P] = *cn_tot;");
+    emit_line(x, "if (*cn_tot > cn_dest.n)");
+    emit_line(x, "    (void)cn_idx_u(cn_dest.n, cn_dest.n, %s, %s);", dname, at);
+    dev_fn_end(x, &F);
+    pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", "size_t", fnames(x, &k, "fold", "merge", NULL, NULL));
+    pass_line(x, "CN_DEV_PREFIX_PASS", &k, "_l2", "size_t", fnames(x, &k, "ident", "merge", "finish", NULL));
+    pass_line(x, "CN_DEV_PUT_PASS", &k, "_l3", "size_t", fnames(x, &k, "ident", "merge", "term", "put"));
     return res;
 }
 

@@ -342,16 +342,13 @@ static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
     }
 }
 
-/* lo and hi: the C names of the lanes' bounds where the guard stands (the
- * block's, in a lane function; 0 and the extent, before a device launch). */
-void emit_hoist_guards(Ex *x, Node **rs, int n, const char *lo, const char *hi)
+/* The guards found, once each view: hi past the view's end fails as the
+ * first lane past it would. */
+static void hoist_found(Ex *x, Vec *found, const char *lo, const char *hi)
 {
-    Vec found = {0};
-    for (int k = 0; k < n; k++)
-        cover_body(rs[k]->loop.body, rs[k]->loop.sym, &found, x->a);
     Vec done = {0};
-    for (int i = 0; i < found.n; i++) {
-        Node *e = found.v[i];
+    for (int i = 0; i < found->n; i++) {
+        Node *e = found->v[i];
         Sym *v = e->index.base->name.sym;
         e->index.covered = true;
         if (has(&done, v))
@@ -362,6 +359,25 @@ void emit_hoist_guards(Ex *x, Node **rs, int n, const char *lo, const char *hi)
         emit_line(x, "    (void)cn_idx_u(%s > %s.n ? %s : %s.n, %s.n, %s, %s);", lo, view, lo, view, view,
                   emit_str_lit(x, e->index.base->name.id), emit_at(x, e->span));
     }
+}
+
+/* lo and hi: the C names of the lanes' bounds where the guard stands (the
+ * block's, in a lane function; 0 and the extent, before a device launch). */
+void emit_hoist_guards(Ex *x, Node **rs, int n, const char *lo, const char *hi)
+{
+    Vec found = {0};
+    for (int k = 0; k < n; k++)
+        cover_body(rs[k]->loop.body, rs[k]->loop.sym, &found, x->a);
+    hoist_found(x, &found, lo, hi);
+}
+
+/* The same for an expression every lane evaluates whole (a collector's
+ * value or keep), with `lane` its index. */
+void emit_hoist_expr_guards(Ex *x, Node *e, Sym *lane, const char *lo, const char *hi)
+{
+    Vec found = {0};
+    cover_expr(e, lane, &found, x->a);
+    hoist_found(x, &found, lo, hi);
 }
 
 void emit_par_regions(Ex *x, Node **rs, int n)

@@ -11,6 +11,8 @@
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
 #                 stdout, so the guard text is looked for in both streams)
 #   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
+#   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
+#                 skipped where torch is not installed
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-build/gpu}
@@ -85,5 +87,21 @@ if "$CAIRN" build "$OUTDIR/graph/smoothlib.cairn" --header --device-target "$ARC
     cat "$OUTDIR/graph/run.log"
 else
     echo "FAIL graph_cq: does not build"; tail -20 "$OUTDIR/graph/build.log"; fail=1
+fi
+
+# PyTorch calling the cq_ entry on its current stream: the same library, compiled shared.
+if python3 -c 'import torch' >/dev/null 2>&1; then
+    if nvcc -std=c++17 -O3 -x cu --fmad=false -w -gencode=arch=compute_$cc,code=$ARCH \
+            -Xcompiler -fPIC,-ffp-contract=off,-fno-fast-math -shared -Iruntime \
+            -o "$OUTDIR/graph/libsmoothlib.so" "$OUTDIR/graph/lib/smoothlib.c" >>"$OUTDIR/graph/build.log" 2>&1; then
+        python3 tests/device/torch_cq.py "$OUTDIR/graph/libsmoothlib.so" >"$OUTDIR/graph/torch.log" 2>&1
+        rc=$?
+        cat "$OUTDIR/graph/torch.log"
+        if [ $rc = 0 ]; then echo "PASS torch_cq"; elif [ $rc = 3 ]; then echo "SKIP torch_cq"; else echo "FAIL torch_cq"; fail=1; fi
+    else
+        echo "FAIL torch_cq: the shared library does not build"; tail -20 "$OUTDIR/graph/build.log"; fail=1
+    fi
+else
+    echo "SKIP torch_cq: torch is not installed here"
 fi
 exit $fail
