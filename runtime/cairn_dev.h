@@ -791,7 +791,10 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
  * every run and every device, in an order that is not the index order. */
 #define CN_DEV_FOLD_THREADS 256
 #if CN_DEV_CUDA
-#define CN_DEV_PARTS_MAX ((size_t)1024) /* blocks: one wave of an H200 (132 SMs x 8) */
+/* Blocks of a pass. 512 summed 2^28 f32 at CUB's speed on the H200, where
+ * 1024 (one full wave) and 2048 were 3-6% slower
+ * (evidence/2026-11-30-device-speed.md). */
+#define CN_DEV_PARTS_MAX ((size_t)512)
 #else
 #define CN_DEV_PARTS_MAX ((size_t)64)
 #endif
