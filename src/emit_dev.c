@@ -312,10 +312,12 @@ static void dev_parts_alloc(Ex *x, DevParts *d, const char *acc_t, const char *a
 }
 
 /* The guards of the terms' x[i], once before the launch (the value is
- * computed at every index; a compaction's keep is, its value is not). */
+ * computed at every index; a compaction's keep is, its value is not, so
+ * its value's x[i] is unchecked only where keep checked the same x). */
 static void hoist_term_guards(Ex *x, Node *e, const char *n)
 {
-    emit_hoist_expr_guards(x, e->collect.kind == COLLECT_COMPACT ? e->collect.keep : e->collect.value,
+    bool compact = e->collect.kind == COLLECT_COMPACT;
+    emit_hoist_expr_guards(x, compact ? e->collect.keep : e->collect.value, compact ? e->collect.value : NULL,
                            e->collect.sym, "0", n);
 }
 

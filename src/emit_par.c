@@ -343,8 +343,8 @@ static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
 }
 
 /* The guards found, once each view: hi past the view's end fails as the
- * first lane past it would. */
-static void hoist_found(Ex *x, Vec *found, const char *lo, const char *hi)
+ * first lane past it would. `done` collects the views checked. */
+static void hoist_found(Ex *x, Vec *found, const char *lo, const char *hi, Vec *done_out)
 {
     Vec done = {0};
     for (int i = 0; i < found->n; i++) {
@@ -359,6 +359,8 @@ static void hoist_found(Ex *x, Vec *found, const char *lo, const char *hi)
         emit_line(x, "    (void)cn_idx_u(%s > %s.n ? %s : %s.n, %s.n, %s, %s);", lo, view, lo, view, view,
                   emit_str_lit(x, e->index.base->name.id), emit_at(x, e->span));
     }
+    if (done_out)
+        *done_out = done;
 }
 
 /* lo and hi: the C names of the lanes' bounds where the guard stands (the
@@ -368,16 +370,24 @@ void emit_hoist_guards(Ex *x, Node **rs, int n, const char *lo, const char *hi)
     Vec found = {0};
     for (int k = 0; k < n; k++)
         cover_body(rs[k]->loop.body, rs[k]->loop.sym, &found, x->a);
-    hoist_found(x, &found, lo, hi);
+    hoist_found(x, &found, lo, hi, NULL);
 }
 
 /* The same for an expression every lane evaluates whole (a collector's
- * value or keep), with `lane` its index. */
-void emit_hoist_expr_guards(Ex *x, Node *e, Sym *lane, const char *lo, const char *hi)
+ * value or keep), with `lane` its index. `also`, which only some lanes
+ * evaluate (a compaction's value), hoists nothing of its own, but its
+ * x[lane] of a view checked here needs no check of its own either. */
+void emit_hoist_expr_guards(Ex *x, Node *e, Node *also, Sym *lane, const char *lo, const char *hi)
 {
-    Vec found = {0};
+    Vec found = {0}, done = {0}, more = {0};
     cover_expr(e, lane, &found, x->a);
-    hoist_found(x, &found, lo, hi);
+    hoist_found(x, &found, lo, hi, &done);
+    cover_expr(also, lane, &more, x->a);
+    for (int i = 0; i < more.n; i++) {
+        Node *m = more.v[i];
+        if (has(&done, m->index.base->name.sym))
+            m->index.covered = true;
+    }
 }
 
 void emit_par_regions(Ex *x, Node **rs, int n)

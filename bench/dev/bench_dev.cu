@@ -22,6 +22,17 @@
  *                   events on our stream cover its work: events and wall clock
  *   cub_sum         cub::DeviceReduce::Sum (4 B/elem), temp storage allocated once
  *   cairn_cf_dsum, cairn_cf_dsum_bound   as for cf_saxpy
+ *   cub_scan        cub::DeviceScan::InclusiveSum of n i32 (8 B/elem: read x, write the
+ *                   prefixes), temp storage allocated once
+ *   cairn_cf_dscan, cairn_cf_dscan_bound   `scan + out parallel` (kernels.cairn), as for cf_saxpy
+ *   cub_select      cub::DeviceSelect::If keeping x[i] > 0 of n i32, count left on the device
+ *                   (4 B/elem read + 4 B per kept element written: 5.88 B/elem here)
+ *   cub_select_count   the same, then the count copied to pinned host memory on our stream:
+ *                   what a caller pays to have the count on the host, as cf_dcompact returns it
+ *   cairn_cf_dcompact, cairn_cf_dcompact_bound   `compact out parallel ... if x[i] > 0`, which
+ *                   returns its count, as for cf_saxpy
+ *   There is no cq_dscan or cq_dcompact: the generated header lists both under E-ENQUEUE (the
+ *   scan takes scratch from CAIRN's arena; the compaction returns its count to the host).
  *
  * Every variant is timed both with CUDA events on our stream (rows without a suffix) and by the
  * host's steady clock around the call and its wait (rows ending _wall): for a queued operation the
@@ -41,9 +52,19 @@
  *     output poisoned (all bits set, a NaN) before each call, so an unwritten element fails;
  *   a bound cf_ entry has finished all work on our stream when it returns (cudaStreamQuery);
  *   cf_dsum's total is within a relative 1e-5 of the host's double sum, unbound and bound, and
- *     again after the timing loop (a moving result is a race).
+ *     again after the timing loop (a moving result is a race);
+ *   CUB's inclusive sum equals a host prefix loop exactly, and cf_dscan's prefixes, unbound and
+ *     bound, equal CUB's (memcmp) and so the host's, with the output poisoned before each call
+ *     (0xab bytes: -1414812757, which no prefix of these inputs reaches); again after timing;
+ *   CUB's select and cf_dcompact, unbound and bound, give the host loop's count and its kept
+ *     values in index order, and leave the poison past the count alone; again after timing.
  * Reported, not failed: CUB's total, and whether CAIRN's total is the exact sum rounded once
  * (what reduce + parallel promises) and the same bits on every call.
+ *
+ * The scan and the compaction read their own i32 input: uniform integers in [-8, 8] from the same
+ * generator (x[i] > 0 keeps 8 of the 17 values, 47.06%; the prefixes are a random walk that stays
+ * within 10^5 of zero, 63447 at most at 2^28 with the default seed, far inside i32, so CAIRN's
+ * checked + never traps; the harness checks that on the host and prints the largest |prefix|).
  *
  * The inputs are uniform multiples of 2^-23 in [-1, 1) from a counter-based generator with a fixed
  * seed: random signs and magnitudes (not zeros, which hide unwritten outputs and can run faster
@@ -89,7 +110,6 @@
 #if defined(BENCH_DEV_WANT_REAL_HEADER) && defined(CAIRN_BENCH_FAKE_HEADER)
 #error "bench_dev: built against the stand-in header bench/dev/fake/kernels.h, but the generated kernels.h was asked for: put its folder first on the include path"
 #endif
-
 /* The entries must have exactly the types this harness was written for: a header that drifted
  * (a cudaStream_t for the void *, another integer for size_t) must not compile into quietly
  * converted calls. */
@@ -99,6 +119,10 @@ static_assert(std::is_same<decltype(&cq_saxpy), void (*)(void *, size_t, float *
               "cq_saxpy's signature is not the one bench_dev expects");
 static_assert(std::is_same<decltype(&cf_dsum), void (*)(size_t, const float *, float *)>::value,
               "cf_dsum's signature is not the one bench_dev expects");
+static_assert(std::is_same<decltype(&cf_dscan), void (*)(size_t, const int32_t *, int32_t *)>::value,
+              "cf_dscan's signature is not the one bench_dev expects");
+static_assert(std::is_same<decltype(&cf_dcompact), size_t (*)(size_t, const int32_t *, int32_t *)>::value,
+              "cf_dcompact's signature is not the one bench_dev expects");
 static_assert(std::is_same<decltype(&cairn_kernels_device_stream), void (*)(void *)>::value,
               "cairn_kernels_device_stream's signature is not the one bench_dev expects");
 
@@ -164,6 +188,22 @@ static float random_unit(uint64_t seed, uint64_t i) {
 static void fill_random(float *v, size_t n, uint64_t seed) {
     for (size_t i = 0; i < n; i++) v[i] = random_unit(seed, i);
 }
+
+/* An integer in [-8, 8] for the scan and the compaction: small, so no prefix of up to 2^29 of them
+ * comes near i32's range in practice (checked on the host), and x > 0 keeps 8 of the 17 values. */
+static int32_t random_small(uint64_t seed, uint64_t i) {
+    uint64_t r = mix64(seed + (i + 1) * 0x9e3779b97f4a7c15ULL);
+    return (int32_t)((r >> 32) % 17) - 8;
+}
+
+static void fill_small(int32_t *v, size_t n, uint64_t seed) {
+    for (size_t i = 0; i < n; i++) v[i] = random_small(seed, i);
+}
+
+/* The compaction's keep condition, the same for CUB, the host loop and kernels.cairn's dcompact. */
+struct KeepPositive {
+    __host__ __device__ bool operator()(const int32_t &v) const { return v > 0; }
+};
 
 /* Not a power of two, so a*x rounds in most elements and a fused multiply-add would show. */
 static const float kA = 0.78539816f;
@@ -244,6 +284,35 @@ static bool within_rel(float got, double want, double tol) {
     return std::isfinite(got) && std::fabs((double)got - want) <= tol * std::fabs(want);
 }
 
+/* Poison for the i32 outputs: every byte 0xab. No prefix of the inputs reaches it and it is not
+ * positive, so neither a scan nor a compaction can legitimately leave it where it checks. */
+static const int kPoisonByte = 0xab;
+static const int32_t kPoisonI32 = (int32_t)0xabababab;
+
+/* Exact comparison of i32 outputs; on a mismatch, says how many differ and shows the first. */
+static bool same_i32(const int32_t *got, const int32_t *want, size_t n, const char *what) {
+    if (n == 0 || std::memcmp(got, want, n * sizeof(int32_t)) == 0) return true;
+    size_t count = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            if (first == n) first = i;
+            count++;
+        }
+    std::printf("# %s: %zu of %zu elements differ; first at %zu: got %d, want %d%s\n", what, count, n, first,
+                (int)got[first], (int)want[first], got[first] == kPoisonI32 ? " (the poison: never written)" : "");
+    return false;
+}
+
+/* The elements [from, n) still hold the poison: a compaction must not write past its count. */
+static bool poison_intact(const int32_t *got, size_t from, size_t n, const char *what) {
+    for (size_t i = from; i < n; i++)
+        if (got[i] != kPoisonI32) {
+            std::printf("# %s: element %zu, past the count %zu, was written (%d)\n", what, i, from, (int)got[i]);
+            return false;
+        }
+    return true;
+}
+
 /* ------------------------------------------------------------------ one size */
 
 struct Bufs {
@@ -252,30 +321,48 @@ struct Bufs {
     float *x, *y, *out_hand, *out_cairn, *copy_dst, *total, *cub_total;
     void *cub_temp;
     size_t cub_temp_bytes;
+    /* The scan and the compaction: their i32 input, CUB's and CAIRN's outputs, CUB's count (on the
+     * device, and its pinned host copy for cub_select_count), and CUB's temp storage for each. */
+    int32_t *xi, *scan_cub, *scan_cairn, *sel_cub, *sel_cairn;
+    int *sel_cub_count, *sel_cub_count_host;
+    void *scan_temp, *sel_temp;
+    size_t scan_temp_bytes, sel_temp_bytes;
+    size_t kept;                  /* the host loop's count: the compaction rows' bytes */
+    mutable size_t cairn_kept;    /* what the last cf_dcompact call returned */
 };
 
 /* The variants timed at large n, in one table so the round-robin loop stays one loop. */
 enum Op {
     OP_COPY, OP_HAND_SAXPY, OP_HAND_SAXPY_B, OP_CQ_SAXPY, OP_CF_SAXPY, OP_CF_SAXPY_BOUND,
-    OP_CUB_SUM, OP_CF_DSUM, OP_CF_DSUM_BOUND, OP_COUNT
+    OP_CUB_SUM, OP_CF_DSUM, OP_CF_DSUM_BOUND,
+    OP_CUB_SCAN, OP_CF_DSCAN, OP_CF_DSCAN_BOUND,
+    OP_CUB_SELECT, OP_CUB_SELECT_COUNT, OP_CF_DCOMPACT, OP_CF_DCOMPACT_BOUND, OP_COUNT
 };
 struct OpInfo {
     const char *name;
     int bytes_per_elem;
-    bool cf_entry; /* returns after its work: the wall time is the call alone */
-    bool bound;    /* our stream bound with cairn_kernels_device_stream for the call */
+    int bytes_per_kept; /* a compaction's writes: 4 bytes for each element it keeps */
+    bool cf_entry;      /* returns after its work: the wall time is the call alone */
+    bool bound;         /* our stream bound with cairn_kernels_device_stream for the call */
     const char *anchor;
 };
 static const OpInfo kOps[OP_COUNT] = {
-    {"copy_d2d", 8, false, false, nullptr},
-    {"hand_saxpy", 12, false, false, nullptr},
-    {"hand_saxpy_b", 12, false, false, "hand_saxpy"},
-    {"cairn_cq_saxpy", 12, false, false, "hand_saxpy"},
-    {"cairn_cf_saxpy", 12, true, false, "hand_saxpy"},
-    {"cairn_cf_saxpy_bound", 12, true, true, "hand_saxpy"},
-    {"cub_sum", 4, false, false, nullptr},
-    {"cairn_cf_dsum", 4, true, false, "cub_sum"},
-    {"cairn_cf_dsum_bound", 4, true, true, "cub_sum"},
+    {"copy_d2d", 8, 0, false, false, nullptr},
+    {"hand_saxpy", 12, 0, false, false, nullptr},
+    {"hand_saxpy_b", 12, 0, false, false, "hand_saxpy"},
+    {"cairn_cq_saxpy", 12, 0, false, false, "hand_saxpy"},
+    {"cairn_cf_saxpy", 12, 0, true, false, "hand_saxpy"},
+    {"cairn_cf_saxpy_bound", 12, 0, true, true, "hand_saxpy"},
+    {"cub_sum", 4, 0, false, false, nullptr},
+    {"cairn_cf_dsum", 4, 0, true, false, "cub_sum"},
+    {"cairn_cf_dsum_bound", 4, 0, true, true, "cub_sum"},
+    {"cub_scan", 8, 0, false, false, nullptr},
+    {"cairn_cf_dscan", 8, 0, true, false, "cub_scan"},
+    {"cairn_cf_dscan_bound", 8, 0, true, true, "cub_scan"},
+    {"cub_select", 4, 4, false, false, nullptr},
+    {"cub_select_count", 4, 4, false, false, "cub_select"},
+    {"cairn_cf_dcompact", 4, 4, true, false, "cub_select"},
+    {"cairn_cf_dcompact_bound", 4, 4, true, true, "cub_select"},
 };
 
 /* Events on our stream cover the work unless it ran on CAIRN's own stream. */
@@ -298,6 +385,23 @@ static void run_op(const Bufs &b, int op) {
     }
     case OP_CF_DSUM:
     case OP_CF_DSUM_BOUND: cf_dsum(b.n, b.x, b.total); break;
+    case OP_CUB_SCAN: {
+        size_t temp_bytes = b.scan_temp_bytes;
+        CK(cub::DeviceScan::InclusiveSum(b.scan_temp, temp_bytes, b.xi, b.scan_cub, (int)b.n, b.s));
+        break;
+    }
+    case OP_CF_DSCAN:
+    case OP_CF_DSCAN_BOUND: cf_dscan(b.n, b.xi, b.scan_cairn); break;
+    case OP_CUB_SELECT:
+    case OP_CUB_SELECT_COUNT: {
+        size_t temp_bytes = b.sel_temp_bytes;
+        CK(cub::DeviceSelect::If(b.sel_temp, temp_bytes, b.xi, b.sel_cub, b.sel_cub_count, (int)b.n, KeepPositive(), b.s));
+        if (op == OP_CUB_SELECT_COUNT)
+            CK(cudaMemcpyAsync(b.sel_cub_count_host, b.sel_cub_count, sizeof(int), cudaMemcpyDeviceToHost, b.s));
+        break;
+    }
+    case OP_CF_DCOMPACT:
+    case OP_CF_DCOMPACT_BOUND: b.cairn_kept = cf_dcompact(b.n, b.xi, b.sel_cairn); break;
     }
 }
 
@@ -324,6 +428,22 @@ static float read_total(const Bufs &b, const float *d) {
 static void copy_out(const Bufs &b, float *host, const float *dev) {
     CK(cudaMemcpyAsync(host, dev, b.n * sizeof(float), cudaMemcpyDeviceToHost, b.s));
     CK(cudaStreamSynchronize(b.s));
+}
+
+static void poison_i32(const Bufs &b, int32_t *p, size_t count) {
+    CK(cudaMemsetAsync(p, kPoisonByte, count * sizeof(int32_t), b.s));
+}
+
+static void copy_out_i32(const Bufs &b, int32_t *host, const int32_t *dev) {
+    CK(cudaMemcpyAsync(host, dev, b.n * sizeof(int32_t), cudaMemcpyDeviceToHost, b.s));
+    CK(cudaStreamSynchronize(b.s));
+}
+
+static int read_count(const Bufs &b, const int *d) {
+    int v;
+    CK(cudaMemcpyAsync(&v, d, sizeof v, cudaMemcpyDeviceToHost, b.s));
+    CK(cudaStreamSynchronize(b.s));
+    return v;
 }
 
 /* A cf_ entry bound to our stream must have finished everything on it when it returns. */
@@ -425,6 +545,96 @@ static void correctness(Bufs &b, const float *hx, const float *hy, float *href, 
                 std::fabs((double)cub - exact) / std::fabs(exact), std::memcmp(&cairn, &bound, 4) == 0 ? "same" : "DIFFERENT");
 }
 
+/* The scan and the compaction's host references, and the host copies their checks read into. */
+struct IntHost {
+    std::vector<int32_t> x;    /* the i32 input */
+    std::vector<int32_t> scan; /* the host prefix loop */
+    std::vector<int32_t> kept; /* the host loop's x[i] > 0, in index order */
+    std::vector<int32_t> cub;  /* CUB's scan, copied back */
+    std::vector<int32_t> got;  /* an output under check */
+};
+
+/* CAIRN's scan output against CUB's and the host loop's, exactly. */
+static void check_scan(const Bufs &b, IntHost &h, const char *what) {
+    copy_out_i32(b, h.got.data(), b.scan_cairn);
+    bool vs_cub = same_i32(h.got.data(), h.cub.data(), b.n, what);
+    bool vs_host = same_i32(h.got.data(), h.scan.data(), b.n, what);
+    report_check(vs_cub && vs_host, what, b.n);
+}
+
+/* A compaction's count and kept values against the host loop's, exactly, and the poison past
+ * the count untouched. */
+static void check_compact(const Bufs &b, IntHost &h, size_t count, const int32_t *dev_out, const char *what) {
+    copy_out_i32(b, h.got.data(), dev_out);
+    bool ok = count == b.kept;
+    if (!ok) std::printf("# %s: count %zu, the host loop's %zu\n", what, count, b.kept);
+    ok = same_i32(h.got.data(), h.kept.data(), std::min(count, b.kept), what) && ok;
+    ok = poison_intact(h.got.data(), b.kept, b.n, what) && ok;
+    report_check(ok, what, b.n);
+}
+
+static void correctness_int(Bufs &b, IntHost &h) {
+    const size_t n = b.n;
+
+    /* The host prefix loop, in 64 bits: every prefix must fit i32, or CAIRN's checked + would trap
+     * (and the comparison with CUB's wrapping sum would mean nothing). */
+    int64_t run = 0, widest = 0;
+    bool fits = true;
+    h.kept.clear();
+    for (size_t i = 0; i < n; i++) {
+        run += h.x[i];
+        if (run > INT32_MAX || run < INT32_MIN) fits = false;
+        widest = std::max<int64_t>(widest, run < 0 ? -run : run);
+        h.scan[i] = (int32_t)run;
+        if (KeepPositive()(h.x[i])) h.kept.push_back(h.x[i]);
+    }
+    b.kept = h.kept.size();
+    std::printf("# scan n=%zu: total %lld, largest |prefix| %lld | compact: %zu of %zu kept (%.4f)\n", n,
+                (long long)run, (long long)widest, b.kept, n, (double)b.kept / (double)n);
+    report_check(fits, "scan input: every prefix fits i32", n);
+
+    /* CUB: the anchors must be right themselves. */
+    poison_i32(b, b.scan_cub, n);
+    CK(cub::DeviceScan::InclusiveSum(b.scan_temp, b.scan_temp_bytes, b.xi, b.scan_cub, (int)n, b.s));
+    copy_out_i32(b, h.cub.data(), b.scan_cub);
+    report_check(same_i32(h.cub.data(), h.scan.data(), n, "cub scan vs host"), "cub scan == host prefix loop", n);
+
+    poison_i32(b, b.sel_cub, n);
+    CK(cudaMemsetAsync(b.sel_cub_count, kPoisonByte, sizeof(int), b.s));
+    CK(cub::DeviceSelect::If(b.sel_temp, b.sel_temp_bytes, b.xi, b.sel_cub, b.sel_cub_count, (int)n, KeepPositive(), b.s));
+    int cub_count = read_count(b, b.sel_cub_count);
+    check_compact(b, h, cub_count < 0 ? SIZE_MAX : (size_t)cub_count, b.sel_cub, "cub select == host loop");
+
+    /* Unbound: CAIRN's own stream, so the poison is done before the call. */
+    poison_i32(b, b.scan_cairn, n);
+    CK(cudaStreamSynchronize(b.s));
+    set_binding(b.s, false);
+    cf_dscan(n, b.xi, b.scan_cairn);
+    check_scan(b, h, "cf_dscan == cub scan == host (exact)");
+
+    /* Bound: the poison is queued on our stream and not waited for. */
+    poison_i32(b, b.scan_cairn, n);
+    set_binding(b.s, true);
+    cf_dscan(n, b.xi, b.scan_cairn);
+    check_bound_finished(b, "bound cf_dscan finished on return");
+    set_binding(b.s, false);
+    check_scan(b, h, "bound cf_dscan == cub scan == host (exact)");
+
+    poison_i32(b, b.sel_cairn, n);
+    CK(cudaStreamSynchronize(b.s));
+    set_binding(b.s, false);
+    size_t k = cf_dcompact(n, b.xi, b.sel_cairn);
+    check_compact(b, h, k, b.sel_cairn, "cf_dcompact == host loop");
+
+    poison_i32(b, b.sel_cairn, n);
+    set_binding(b.s, true);
+    k = cf_dcompact(n, b.xi, b.sel_cairn);
+    check_bound_finished(b, "bound cf_dcompact finished on return");
+    set_binding(b.s, false);
+    check_compact(b, h, k, b.sel_cairn, "bound cf_dcompact == host loop");
+    b.cairn_kept = k;
+}
+
 static void time_large(const Bufs &b, int reps, int min_warmup) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
@@ -467,7 +677,7 @@ static void time_large(const Bufs &b, int reps, int min_warmup) {
 
     for (int op = 0; op < OP_COUNT; op++) {
         const OpInfo &o = kOps[op];
-        double bytes = (double)o.bytes_per_elem * (double)b.n;
+        double bytes = (double)o.bytes_per_elem * (double)b.n + (double)o.bytes_per_kept * (double)b.kept;
         std::string anchor = o.anchor ? o.anchor : "";
         if (has_events(o)) g_rows.push_back(Row{o.name, b.n, bytes, anchor, ev[op]});
         g_rows.push_back(Row{std::string(o.name) + "_wall", b.n, bytes, anchor.empty() ? "" : anchor + "_wall", wall[op]});
@@ -488,8 +698,16 @@ static bool run_size(cudaStream_t s, int log2n, uint64_t seed, int reps, int war
     b.s = s;
     b.n = n;
     CK(cub::DeviceReduce::Sum(nullptr, b.cub_temp_bytes, (const float *)nullptr, (float *)nullptr, (int)n, s));
+    CK(cub::DeviceScan::InclusiveSum(nullptr, b.scan_temp_bytes, (const int32_t *)nullptr, (int32_t *)nullptr, (int)n, s));
+    CK(cub::DeviceSelect::If(nullptr, b.sel_temp_bytes, (const int32_t *)nullptr, (int32_t *)nullptr, (int *)nullptr,
+                             (int)n, KeepPositive(), s));
 
-    size_t need = 5 * n * sizeof(float) + b.cub_temp_bytes + (64u << 20), free_b, total_b;
+    /* Five f32 arrays (x, y, two saxpy outputs, the copy's destination) and five i32 (the scan and
+     * compaction input, CUB's and CAIRN's scan and compaction outputs): 40 bytes an element, 10 GiB
+     * at 2^28. The 64 MiB margin covers CAIRN's arena, whose partials are a few KiB. */
+    size_t need = 5 * n * sizeof(float) + 5 * n * sizeof(int32_t) + b.cub_temp_bytes + b.scan_temp_bytes +
+                  b.sel_temp_bytes + (64u << 20),
+           free_b, total_b;
     CK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b) {
         std::printf("# n=2^%d needs %.2f GiB of device memory, %.2f GiB free: skipped\n", log2n, need / 1073741824.0,
@@ -504,6 +722,16 @@ static bool run_size(cudaStream_t s, int log2n, uint64_t seed, int reps, int war
     CK(cudaMalloc(&b.total, sizeof(float)));
     CK(cudaMalloc(&b.cub_total, sizeof(float)));
     CK(cudaMalloc(&b.cub_temp, std::max<size_t>(b.cub_temp_bytes, 1)));
+    CK(cudaMalloc(&b.xi, n * sizeof(int32_t)));
+    CK(cudaMalloc(&b.scan_cub, n * sizeof(int32_t)));
+    CK(cudaMalloc(&b.scan_cairn, n * sizeof(int32_t)));
+    CK(cudaMalloc(&b.sel_cub, n * sizeof(int32_t)));
+    CK(cudaMalloc(&b.sel_cairn, n * sizeof(int32_t)));
+    CK(cudaMalloc(&b.sel_cub_count, sizeof(int)));
+    CK(cudaMallocHost(&b.sel_cub_count_host, sizeof(int)));
+    *b.sel_cub_count_host = -1;
+    CK(cudaMalloc(&b.scan_temp, std::max<size_t>(b.scan_temp_bytes, 1)));
+    CK(cudaMalloc(&b.sel_temp, std::max<size_t>(b.sel_temp_bytes, 1)));
 
     std::vector<float> hx(n), hy(n), href(n), hgot(n), hhand(n);
     uint64_t sx = seed ^ (0x100ULL + (uint64_t)log2n), sy = seed ^ (0x200ULL + (uint64_t)log2n);
@@ -514,9 +742,22 @@ static bool run_size(cudaStream_t s, int log2n, uint64_t seed, int reps, int war
     std::printf("# n=2^%d=%zu: a=%.9g, x seed 0x%llx, y seed 0x%llx, cub temp %zu bytes\n", log2n, n, (double)kA,
                 (unsigned long long)sx, (unsigned long long)sy, b.cub_temp_bytes);
 
+    IntHost ih;
+    ih.x.resize(n);
+    ih.scan.resize(n);
+    ih.cub.resize(n);
+    ih.got.resize(n);
+    ih.kept.reserve(n / 2 + n / 16);
+    uint64_t si = seed ^ (0x500ULL + (uint64_t)log2n);
+    fill_small(ih.x.data(), n, si);
+    CK(cudaMemcpy(b.xi, ih.x.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    std::printf("# n=2^%d: i32 input in [-8, 8], seed 0x%llx, cub scan temp %zu bytes, cub select temp %zu bytes\n",
+                log2n, (unsigned long long)si, b.scan_temp_bytes, b.sel_temp_bytes);
+
     DsumReference dref{};
     std::printf("# n=%zu: checking\n", n);
     correctness(b, hx.data(), hy.data(), href.data(), hgot.data(), hhand.data(), dref);
+    correctness_int(b, ih);
 
     std::printf("# n=%zu: timing\n", n);
     time_large(b, reps, warmup);
@@ -528,6 +769,13 @@ static bool run_size(cudaStream_t s, int log2n, uint64_t seed, int reps, int war
     check_dsum(b, last, dref, "cf_dsum after timing");
     std::printf("# cf_dsum n=%zu: the last timed call's total has %s bits as the first call's\n", n,
                 std::memcmp(&last, &dref.first_cairn, 4) == 0 ? "the same" : "DIFFERENT");
+    check_scan(b, ih, "cf_dscan == cub == host after timing");
+    copy_out_i32(b, ih.got.data(), b.scan_cub);
+    report_check(same_i32(ih.got.data(), ih.scan.data(), n, "cub scan after timing"), "cub scan == host after timing", n);
+    check_compact(b, ih, b.cairn_kept, b.sel_cairn, "cf_dcompact == host after timing");
+    int cub_count = read_count(b, b.sel_cub_count);
+    check_compact(b, ih, cub_count < 0 ? SIZE_MAX : (size_t)cub_count, b.sel_cub, "cub select == host after timing");
+    report_check(*b.sel_cub_count_host == cub_count, "cub select count copied to the host", n);
 
     CK(cudaFree(b.x));
     CK(cudaFree(b.y));
@@ -537,6 +785,15 @@ static bool run_size(cudaStream_t s, int log2n, uint64_t seed, int reps, int war
     CK(cudaFree(b.total));
     CK(cudaFree(b.cub_total));
     CK(cudaFree(b.cub_temp));
+    CK(cudaFree(b.xi));
+    CK(cudaFree(b.scan_cub));
+    CK(cudaFree(b.scan_cairn));
+    CK(cudaFree(b.sel_cub));
+    CK(cudaFree(b.sel_cairn));
+    CK(cudaFree(b.sel_cub_count));
+    CK(cudaFreeHost(b.sel_cub_count_host));
+    CK(cudaFree(b.scan_temp));
+    CK(cudaFree(b.sel_temp));
     return true;
 }
 

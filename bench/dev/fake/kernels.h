@@ -6,7 +6,7 @@
  *
  * as DIR/kernels.h; bench/dev/run.sh puts DIR first on the include path, so it wins.
  *
- * It declares the four entries the harness calls, with the signatures the brief gives for the real
+ * It declares the entries the harness calls, with the signatures the brief gives for the real
  * header. It lives in a folder of its own: bench_dev.cu includes "kernels.h", and a quoted include
  * looks in the including file's own folder before any -I folder, so a kernels.h beside
  * bench_dev.cu would hide the generated one.
@@ -19,6 +19,7 @@
 #define CAIRN_BENCH_FAKE_HEADER 1
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,8 @@ extern "C" {
 void cf_saxpy(size_t n, float *out, const float *x, const float *y, float a);
 void cq_saxpy(void *stream, size_t n, float *out, const float *x, const float *y, float a);
 void cf_dsum(size_t n, const float *x, float *total);
+void cf_dscan(size_t n, const int32_t *x, int32_t *out);
+size_t cf_dcompact(size_t n, const int32_t *x, int32_t *out);
 void cairn_kernels_device_stream(void *stream);
 
 #ifdef __cplusplus
