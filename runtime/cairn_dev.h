@@ -920,29 +920,60 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
     }                                                                                        \
     CN_DEV_PASS_KERNEL(NAME, ARGS)
 
-/* Block p walks its part a block's width at a time: each thread takes one
- * index, the block scans the terms, and each index is PUT with the part's
- * prefix, the tile's terms before it and its own. */
+/* Terms a thread of a PUT pass takes in each tile: 8, or fewer for a wide
+ * accumulator, so the tile's terms and prefixes (2 x 256 x K accumulators)
+ * stay within 32 KB of shared memory. */
+#define CN_DEV_TILE_ITEMS(size) ((size) <= 8 ? 8 : (size) <= 16 ? 4 : (size) <= 32 ? 2 : 1)
+
+/* Block p walks its part a tile of 256 x K indices at a time. The block
+ * computes the tile's terms with neighbouring threads at neighbouring
+ * indices, into shared memory; thread t scans the K terms t*K .. t*K+K-1;
+ * the block scans the threads' totals; each thread turns its K exclusive
+ * prefixes into the part's prefix, the tile's terms before them and its
+ * own; then the block PUTs the tile, again with neighbouring threads at
+ * neighbouring indices. (One block-wide scan a tile of 256 x K, not one
+ * a tile of 256: the barriers were what a scan waited on.) */
 #define CN_DEV_PUT_PASS(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT)                            \
     static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
     {                                                                                        \
+        enum { K = CN_DEV_TILE_ITEMS(sizeof(ACC)), W = CN_DEV_FOLD_THREADS * K };            \
         __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        __shared__ ACC cn_term[W];                                                           \
+        __shared__ ACC cn_pre[W];                                                            \
+        const unsigned t = threadIdx.x;                                                      \
         size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
         ACC cn_carry = a.cn_part[blockIdx.x];                                                \
-        for (size_t base = lo; base < hi; base += CN_DEV_FOLD_THREADS) {                     \
-            size_t j = base + threadIdx.x;                                                   \
-            ACC cn_t;                                                                        \
-            if (j < hi)                                                                      \
-                TERM(&a, j, &cn_t);                                                          \
-            else                                                                             \
-                IDENT(&cn_t);                                                                \
-            cn_sh[threadIdx.x] = cn_t;                                                       \
+        for (size_t base = lo; base < hi; base += W) {                                       \
+            for (unsigned k = 0; k < K; k++) {                                               \
+                size_t j = base + k * CN_DEV_FOLD_THREADS + t;                               \
+                if (j < hi)                                                                  \
+                    TERM(&a, j, &cn_term[k * CN_DEV_FOLD_THREADS + t]);                      \
+                else                                                                         \
+                    IDENT(&cn_term[k * CN_DEV_FOLD_THREADS + t]);                            \
+            }                                                                                \
+            __syncthreads();                                                                 \
+            ACC cn_run;                                                                      \
+            IDENT(&cn_run);                                                                  \
+            for (unsigned k = 0; k < K; k++) {                                               \
+                cn_pre[t * K + k] = cn_run;                                                  \
+                MERGE(&cn_run, &cn_term[t * K + k]);                                         \
+            }                                                                                \
+            cn_sh[t] = cn_run;                                                               \
             CN_DEV_BLOCK_SCAN(ACC, cn_sh, MERGE);                                            \
             ACC cn_before = cn_carry;                                                        \
-            if (threadIdx.x)                                                                 \
-                MERGE(&cn_before, &cn_sh[threadIdx.x - 1]);                                  \
-            if (j < hi)                                                                      \
-                PUT(&a, j, &cn_before, &cn_t);                                               \
+            if (t)                                                                           \
+                MERGE(&cn_before, &cn_sh[t - 1]);                                            \
+            for (unsigned k = 0; k < K; k++) {                                               \
+                ACC cn_p = cn_before;                                                        \
+                MERGE(&cn_p, &cn_pre[t * K + k]);                                            \
+                cn_pre[t * K + k] = cn_p;                                                    \
+            }                                                                                \
+            __syncthreads();                                                                 \
+            for (unsigned k = 0; k < K; k++) {                                               \
+                size_t j = base + k * CN_DEV_FOLD_THREADS + t;                               \
+                if (j < hi)                                                                  \
+                    PUT(&a, j, &cn_pre[k * CN_DEV_FOLD_THREADS + t], &cn_term[k * CN_DEV_FOLD_THREADS + t]); \
+            }                                                                                \
             MERGE(&cn_carry, &cn_sh[CN_DEV_FOLD_THREADS - 1]);                               \
             __syncthreads();                                                                 \
         }                                                                                    \
