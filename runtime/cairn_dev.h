@@ -846,23 +846,46 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
         }                                                                                    \
     } while (0)
 
-/* sh[t] = sh[0] OP ... OP sh[t] (inclusive, in index order), Hillis-Steele:
- * each step merges the value cn_w below into this thread's. */
+/* sh[t] = sh[0] OP ... OP sh[t] (inclusive, in index order). Each warp
+ * scans its 32 (Hillis-Steele, ordered by __syncwarp alone), one thread
+ * scans the warps' totals, and each warp after the first merges the
+ * totals before it: three block barriers, where a block-wide Hillis-Steele
+ * took sixteen. */
 #define CN_DEV_BLOCK_SCAN(ACC, sh, MERGE)                                                    \
     do {                                                                                     \
+        __shared__ ACC cn_wtot[CN_DEV_FOLD_THREADS / 32];                                    \
+        const unsigned cn_t = threadIdx.x, cn_lane = cn_t & 31, cn_w = cn_t >> 5;            \
         __syncthreads();                                                                     \
-        for (unsigned cn_w = 1; cn_w < CN_DEV_FOLD_THREADS; cn_w <<= 1) {                    \
+        ACC cn_v = sh[cn_t];                                                                 \
+        for (unsigned cn_d = 1; cn_d < 32; cn_d <<= 1) {                                     \
             ACC cn_lo;                                                                       \
-            bool cn_has = threadIdx.x >= cn_w;                                               \
+            bool cn_has = cn_lane >= cn_d;                                                   \
             if (cn_has)                                                                      \
-                cn_lo = sh[threadIdx.x - cn_w];                                              \
-            __syncthreads();                                                                 \
+                cn_lo = sh[cn_t - cn_d];                                                     \
+            __syncwarp();                                                                    \
             if (cn_has) {                                                                    \
-                MERGE(&cn_lo, &sh[threadIdx.x]);                                             \
-                sh[threadIdx.x] = cn_lo;                                                     \
+                MERGE(&cn_lo, &cn_v);                                                        \
+                cn_v = cn_lo;                                                                \
+                sh[cn_t] = cn_v;                                                             \
             }                                                                                \
-            __syncthreads();                                                                 \
+            __syncwarp();                                                                    \
         }                                                                                    \
+        if (cn_lane == 31)                                                                   \
+            cn_wtot[cn_w] = cn_v;                                                            \
+        __syncthreads();                                                                     \
+        if (cn_t == 0)                                                                       \
+            for (unsigned cn_k = 1; cn_k < CN_DEV_FOLD_THREADS / 32; cn_k++) {               \
+                ACC cn_x = cn_wtot[cn_k - 1];                                                \
+                MERGE(&cn_x, &cn_wtot[cn_k]);                                                \
+                cn_wtot[cn_k] = cn_x;                                                        \
+            }                                                                                \
+        __syncthreads();                                                                     \
+        if (cn_w) {                                                                          \
+            ACC cn_p = cn_wtot[cn_w - 1];                                                    \
+            MERGE(&cn_p, &cn_v);                                                             \
+            sh[cn_t] = cn_p;                                                                 \
+        }                                                                                    \
+        __syncthreads();                                                                     \
     } while (0)
 
 #define CN_DEV_FOLD_PASS(NAME, ARGS, ACC, FOLD, MERGE)                                       \
