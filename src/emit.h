@@ -112,6 +112,7 @@ typedef struct {
     EFn *saved;
     Buf out;
 } LaneFn;
+void lane_fn_open(Ex *x, LaneFn *L);
 void lane_fn_begin(Ex *x, LaneFn *L, const char *header);
 void lane_fn_end(Ex *x, LaneFn *L);
 

@@ -42,20 +42,11 @@ enum { FOLD_WIDTH = 8 };
 
 /* ------------------------------------------------------------ lanes */
 
+static void dev_fn_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, const char *params, bool unpack);
+
 static void dev_lane_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix)
 {
-    memset(L, 0, sizeof *L);
-    L->f.fn = x->fn ? x->fn->fn : NULL;
-    L->f.ret = type_prim(TY_VOID);
-    L->f.out = &L->out;
-    L->f.indent = 1;
-    L->saved = x->fn;
-    x->fn = &L->f;
-    buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(const struct %s *cn_c, size_t cn_i)\n{\n", k->name, suffix,
-               k->name);
-    for (int i = 0; i < k->fields.n; i++)
-        emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)k->ctypes.v[i], (const char *)k->fields.v[i],
-                  (const char *)k->fields.v[i], (const char *)k->fields.v[i]);
+    dev_fn_begin(x, L, k, suffix, "size_t cn_i", true);
     emit_line(x, "(void)cn_c; (void)cn_i;");
 }
 
@@ -130,13 +121,7 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
  * Each is a function of the context struct, whose fields it unpacks. */
 static void dev_fn_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, const char *params, bool unpack)
 {
-    memset(L, 0, sizeof *L);
-    L->f.fn = x->fn ? x->fn->fn : NULL;
-    L->f.ret = type_prim(TY_VOID);
-    L->f.out = &L->out;
-    L->f.indent = 1;
-    L->saved = x->fn;
-    x->fn = &L->f;
+    lane_fn_open(x, L);
     if (!unpack) {
         buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(%s)\n{\n", k->name, suffix, params);
         return;

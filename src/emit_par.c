@@ -155,8 +155,9 @@ static void ctx_unpack(Ex *x, Ctxt *k)
     emit_line(x, "(void)cn_c;");
 }
 
-/* A lane function: its own output and scope, appended to the definitions. */
-void lane_fn_begin(Ex *x, LaneFn *L, const char *header)
+/* Statements from here on go to L's own output, until the caller restores
+ * L->saved. */
+void lane_fn_open(Ex *x, LaneFn *L)
 {
     memset(L, 0, sizeof *L);
     L->f.fn = x->fn ? x->fn->fn : NULL;
@@ -165,6 +166,12 @@ void lane_fn_begin(Ex *x, LaneFn *L, const char *header)
     L->f.indent = 1;
     L->saved = x->fn;
     x->fn = &L->f;
+}
+
+/* A lane function: its own output and scope, appended to the definitions. */
+void lane_fn_begin(Ex *x, LaneFn *L, const char *header)
+{
+    lane_fn_open(x, L);
     buf_printf(x->a, &x->protos, "%s;\n", header);
     buf_printf(x->a, &L->out, "%s\n{\n", header);
 }
