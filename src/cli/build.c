@@ -153,7 +153,11 @@ static int device_argv(Unit *u, char **argv, int n)
 
 static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime, const Options *o)
 {
-    const char *tmp = arena_printf(u->arena, "%s.tmp", b->exe_path);
+    /* A library's object is NAME.o, the name its archive lists it by (ar
+     * names a member after its file); archive() turns it into the archive. */
+    size_t cl = strlen(b->c_path);
+    const char *tmp = b->library && cl > 2 ? arena_printf(u->arena, "%.*s.o", (int)(cl - 2), b->c_path)
+                                           : arena_printf(u->arena, "%s.tmp", b->exe_path);
     char *argv[NCC_FLAGS + 20];
     int n = 0;
     bool dev = device_build(u, o);
