@@ -43,6 +43,8 @@
  *                                    trapped lane surfaces: the process aborts
  *                                    there with the guard's message
  *   cn_dev_malloc(n) / cn_dev_free(p)
+ *   cn_dev_malloc_mem(kind, n) / cn_dev_free_mem(kind, p)
+ *                                    device, pinned or unified memory
  *   cn_dev_copy(s, dir, dst, src, n) async on s; dir is CN_DEV_H2D, _D2H, _D2D
  *   cn_dev_memset(s, dst, byte, n)   async on s
  *   cn_dev_launch(s, k, n, args)     run kernel k's lane over [0, n) on s
@@ -174,6 +176,15 @@
 /* ------------------------------------------------------------- types */
 
 enum cn_dev_dir { CN_DEV_H2D, CN_DEV_D2H, CN_DEV_D2D };
+
+/* What a buffer's placement asks of the runtime: device memory, pinned
+ * (page-locked) host memory, or unified (managed) memory both sides see. */
+enum cn_dev_mem { CN_DEV_MEM_DEVICE, CN_DEV_MEM_PINNED, CN_DEV_MEM_UNIFIED };
+
+static inline const char *cn_dev_mem_name(enum cn_dev_mem k)
+{
+    return k == CN_DEV_MEM_PINNED ? "pinned" : k == CN_DEV_MEM_UNIFIED ? "unified" : "device";
+}
 
 /* A stream: a host struct its owner embeds (the execution context does), so
  * a stream costs no host allocation. */
@@ -434,6 +445,35 @@ static inline void cn_dev_free(void *p)
 {
     if (p)
         cn_dev_cuda_check(cudaFree(p), "cudaFree", NULL);
+}
+
+/* Pinned memory is cudaMallocHost's, unified memory cudaMallocManaged's
+ * (attached globally, so any stream's kernels may touch it). NULL when out
+ * of memory, the failure cleared as cn_dev_malloc clears it. */
+static inline void *cn_dev_malloc_mem(enum cn_dev_mem kind, size_t n)
+{
+    void *p = NULL;
+    cudaError_t e;
+    if (kind == CN_DEV_MEM_DEVICE)
+        return cn_dev_malloc(n);
+    if (n == 0)
+        return NULL;
+    e = kind == CN_DEV_MEM_PINNED ? cudaMallocHost(&p, n) : cudaMallocManaged(&p, n, cudaMemAttachGlobal);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static inline void cn_dev_free_mem(enum cn_dev_mem kind, void *p)
+{
+    if (!p)
+        return;
+    if (kind == CN_DEV_MEM_PINNED)
+        cn_dev_cuda_check(cudaFreeHost(p), "cudaFreeHost", NULL);
+    else
+        cn_dev_free(p);
 }
 
 static inline void cn_dev_copy(struct cn_dev_stream *s, enum cn_dev_dir dir, void *dst, const void *src,
@@ -700,6 +740,19 @@ static inline void cn_dev_free(void *p)
         CN_DEV_COUNT(hidden_waits, 1);
 #endif
     free(p);
+}
+
+/* Every placement is host memory here, exactly the size asked for. */
+static inline void *cn_dev_malloc_mem(enum cn_dev_mem kind, size_t n)
+{
+    (void)kind;
+    return cn_dev_malloc(n);
+}
+
+static inline void cn_dev_free_mem(enum cn_dev_mem kind, void *p)
+{
+    (void)kind;
+    cn_dev_free(p);
 }
 
 static inline bool cn_emu_overlap(const void *a, const void *b, size_t n)

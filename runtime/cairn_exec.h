@@ -330,33 +330,51 @@ static inline void cn_exec_transfer(struct cn_exec *x, enum cn_dev_dir dir, void
 
 /* --------------------------------------------------------- device memory */
 
-static inline void *cn_exec_alloc(struct cn_exec *x, size_t bytes, const char *f, int l, int c)
+static inline void *cn_exec_alloc_mem(struct cn_exec *x, enum cn_dev_mem kind, size_t bytes, const char *f,
+                                      int l, int c)
 {
     cn_exec_observe(x);
-    void *p = cn_dev_malloc(bytes);
+    void *p = cn_dev_malloc_mem(kind, bytes);
     if (CN_UNLIKELY(!p && bytes))
-        cn_guard_fail(f, l, c, "out of device memory: a buffer of %zu bytes", bytes);
+        cn_guard_fail(f, l, c, "out of %s memory: a buffer of %zu bytes", cn_dev_mem_name(kind), bytes);
     return p;
+}
+
+static inline void *cn_exec_alloc(struct cn_exec *x, size_t bytes, const char *f, int l, int c)
+{
+    return cn_exec_alloc_mem(x, CN_DEV_MEM_DEVICE, bytes, f, l, c);
 }
 
 /* buffer x:T[n]@device = zeroed: its bytes (n * size must fit), allocated
- * (an observation) and zeroed on the run (queued, no wait). */
-static inline void *cn_exec_buffer(size_t n, size_t size, const char *name, const char *f, int l, int c)
+ * (an observation) and zeroed on the run (queued, no wait). A @pinned or
+ * @unified one is zeroed by the host at once: it is host-visible memory
+ * that no device work can have touched yet, and the host may read it next. */
+static inline void *cn_exec_buffer(enum cn_dev_mem kind, size_t n, size_t size, const char *name, const char *f,
+                                   int l, int c)
 {
     struct cn_exec *x = cn_exec_get();
     if (CN_UNLIKELY(size && n > SIZE_MAX / size))
-        cn_guard_fail(f, l, c, "device buffer %s of %zu elements of %zu bytes: the size does not fit", name, n, size);
-    void *p = cn_exec_alloc(x, n * size, f, l, c);
-    cn_exec_memset(x, p, 0, n * size);
+        cn_guard_fail(f, l, c, "%s buffer %s of %zu elements of %zu bytes: the size does not fit",
+                      cn_dev_mem_name(kind), name, n, size);
+    void *p = cn_exec_alloc_mem(x, kind, n * size, f, l, c);
+    if (kind == CN_DEV_MEM_DEVICE)
+        cn_exec_memset(x, p, 0, n * size);
+    else if (p)
+        memset(p, 0, n * size);
     return p;
 }
 
-static inline void cn_exec_free(struct cn_exec *x, void *p)
+static inline void cn_exec_free_mem(struct cn_exec *x, enum cn_dev_mem kind, void *p)
 {
     if (!p)
         return;
     cn_exec_observe(x);
-    cn_dev_free(p);
+    cn_dev_free_mem(kind, p);
+}
+
+static inline void cn_exec_free(struct cn_exec *x, void *p)
+{
+    cn_exec_free_mem(x, CN_DEV_MEM_DEVICE, p);
 }
 
 CN_DEV_COLD static void cn_exec_arena_fail(const char *f, int l, int c, size_t bytes, size_t budget)

@@ -240,7 +240,7 @@ static bool dev_visit(Node *n, void *p)
         par_walk(n, device_lane_visit, &w);
         return false;
     }
-    if ((n->kind == N_BUFFER && n->buffer.place == PLACE_DEVICE) || n->kind == N_SPAWN ||
+    if ((n->kind == N_BUFFER && n->buffer.place != PLACE_HOST) || n->kind == N_SPAWN ||
         (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER))
         d->device_work++;
     return true;

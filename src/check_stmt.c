@@ -148,10 +148,6 @@ static void check_buffer(Ctx *x, Node *s)
         elem = type_error();
     }
     Type *n = check_expect(x, s->buffer.size, type_prim(TY_USIZE), "a buffer's length");
-    if (s->buffer.place == PLACE_PINNED || s->buffer.place == PLACE_UNIFIED)
-        unsupported(x, s->span, arena_printf(x->a, "a buffer on @%s (pinned and unified owners: a later issue)",
-                                             place_name(s->buffer.place)),
-                    "use a @host or a @device buffer, and transfer between them");
     if (!s->buffer.zeroed)
         unsupported(x, s->span, "a buffer without `= zeroed`", "write `buffer x:T[n] = zeroed;`");
     Type *t = (is_error(elem) || is_error(n)) ? type_error()

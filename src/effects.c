@@ -226,8 +226,13 @@ static void device_bits(Walk *w, Node *n)
 {
     switch (n->kind) {
     case N_BUFFER:
-        if (n->buffer.place == PLACE_DEVICE)
+        /* pinned and unified owners come from the CUDA runtime too, and
+         * freeing them waits for the device; a unified one is host-visible
+         * memory device work may touch, so it keeps the function unheld */
+        if (n->buffer.place != PLACE_HOST)
             set_bit(w, EF_GPU_ALLOC, n, NULL);
+        if (n->buffer.place == PLACE_UNIFIED)
+            set_bit(w, EF_UNIFIED, n, NULL);
         break;
     case N_COLLECT:
         if (n->collect.device)

@@ -414,7 +414,7 @@ static void emit_buffer(Ex *x, Node *s)
     Sym *sym = s->buffer.sym;
     if (!sym)
         die("emit: buffer %s has no symbol", s->buffer.id);
-    if (s->buffer.place == PLACE_DEVICE)
+    if (s->buffer.place != PLACE_HOST)
         return emit_dev_buffer(x, s);
     Type *elem = sym->ty && sym->ty->kind == TY_VIEW ? sym->ty->elem : s->buffer.elem->ty;
     const char *suf = emit_suffix(elem);

@@ -580,10 +580,14 @@ const char *emit_dev_wait(Ex *x, Node *call)
 
 /* ------------------------------------------------------------ buffers */
 
-/* buffer x:T[n]@device = zeroed: allocated and zeroed on the run, freed
- * at every exit of its block (each an observation). */
+/* buffer x:T[n]@device = zeroed (or @pinned, @unified): allocated from
+ * the CUDA runtime and zeroed, freed at every exit of its block (each an
+ * observation). */
 void emit_dev_buffer(Ex *x, Node *s)
 {
+    const char *kind = s->buffer.place == PLACE_PINNED    ? "CN_DEV_MEM_PINNED"
+                       : s->buffer.place == PLACE_UNIFIED ? "CN_DEV_MEM_UNIFIED"
+                                                          : "CN_DEV_MEM_DEVICE";
     x->uses_dev = true;
     Sym *sym = s->buffer.sym;
     Type *elem = sym->ty->elem;
@@ -593,8 +597,8 @@ void emit_dev_buffer(Ex *x, Node *s)
         n = arena_printf(x->a, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
     const char *nv = emit_tmp(x, "bn");
     emit_line(x, "const size_t %s = %s;", nv, n);
-    emit_line(x, "cn_view_%s %s = cn_view_%s_make((%s *)cn_exec_buffer(%s, sizeof(%s), %s, %s), %s);", suf,
-              sym->cname, suf, ct, nv, ct, emit_str_lit(x, s->buffer.id), emit_at(x, s->span), nv);
+    emit_line(x, "cn_view_%s %s = cn_view_%s_make((%s *)cn_exec_buffer(%s, %s, sizeof(%s), %s, %s), %s);", suf,
+              sym->cname, suf, ct, kind, nv, ct, emit_str_lit(x, s->buffer.id), emit_at(x, s->span), nv);
     vec_push(x->a, &x->fn->scope->releases,
-             (void *)arena_printf(x->a, "cn_exec_free(cn_exec_get(), %s.p);", sym->cname));
+             (void *)arena_printf(x->a, "cn_exec_free_mem(cn_exec_get(), %s, %s.p);", kind, sym->cname));
 }
