@@ -56,7 +56,10 @@ static const char *no_enqueue(Ex *x, Node *fn)
 {
     const FnEff *f = fn->fn.effects;
     unsigned b = f ? f->bits : 0;
-    if (!(b & (1u << EF_DEV)))
+    /* device work: lanes, device memory (a buffer of any device placement,
+     * the arena), a copy with a device side, queued work */
+    unsigned dev = (1u << EF_DEV) | (1u << EF_GPU_ALLOC) | (1u << EF_HOST_COPY) | (1u << EF_QUEUE);
+    if (!(b & dev))
         return "it does no device work: cf_ runs it on the host and returns when it is done";
     if (emit_fn_ret(fn)->kind != TY_VOID)
         return "it returns a value, which the host has only once its work is done";

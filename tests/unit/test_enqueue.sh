@@ -106,5 +106,31 @@ cf 2: streams 0 waits 1 launches 2"
 else
     bad "counting build: $(head -5 "$T/cc2.err")"
 fi
+# Pinned and unified owners are device work: a function with one gets no cq_ entry, and the
+# E-ENQUEUE block says it allocates (not that it does no device work); a host-only function says so.
+mkdir -p "$T/owners"
+cat >"$T/owners/ownlib.cairn" <<'CAIRN'
+fn stage(n:usize, out:rw<u32>[n]@device) {
+  buffer u:u32[n]@unified = zeroed;
+  parallel i in n { out[i] = u[i] + 1; }
+}
+fn pin(n:usize, out:rw<u32>[n]@device) {
+  buffer p:u32[n]@pinned = zeroed;
+  transfer(out, p);
+}
+fn plain(n:usize, h:rw<u32>[n]) { for i in 0..n { h[i] = 1; } }
+CAIRN
+if "$CAIRN" build "$T/owners/ownlib.cairn" --header --emulate --device-target sm_90a --out "$T/owners/lib" \
+        >"$T/owners/build.log" 2>&1; then
+    H="$T/owners/lib/ownlib.h"
+    if grep -q '^ \* stage: it allocates device memory' "$H" && grep -q '^ \* pin: it allocates device memory' "$H" &&
+        grep -q '^ \* plain: it does no device work' "$H" && ! grep -q 'cq_stage\|cq_pin' "$H"; then
+        ok "pinned and unified owners: no cq_ entry, E-ENQUEUE says they allocate"
+    else
+        bad "owners' E-ENQUEUE block: $(grep '^ \* ' "$H" | tr '\n' '|')"
+    fi
+else
+    bad "owners library build: $(head -5 "$T/owners/build.log")"
+fi
 echo "$pass passed, $fail failed, 0 skipped"
 [ $fail = 0 ]
