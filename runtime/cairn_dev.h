@@ -46,6 +46,9 @@
  *   cn_dev_malloc_mem(kind, n) / cn_dev_free_mem(kind, p)
  *                                    device, pinned or unified memory
  *   cn_dev_copy(s, dir, dst, src, n) async on s; dir is CN_DEV_H2D, _D2H, _D2D
+ *   cn_dev_copy_behind(s, dst, src, n)  device to host, queued behind s's
+ *                                    unwaited work on purpose: the caller
+ *                                    waits on s next and reads dst after
  *   cn_dev_memset(s, dst, byte, n)   async on s
  *   cn_dev_launch(s, k, n, args)     run kernel k's lane over [0, n) on s
  *   cn_dev_count_snapshot()          the counting machine's counters
@@ -487,6 +490,14 @@ static inline void cn_dev_copy(struct cn_dev_stream *s, enum cn_dev_dir dir, voi
     cn_dev_queued(s);
 }
 
+static inline void cn_dev_copy_behind(struct cn_dev_stream *s, void *dst, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    cn_dev_cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s->cu), "cudaMemcpyAsync", s);
+    cn_dev_queued(s);
+}
+
 static inline void cn_dev_memset(struct cn_dev_stream *s, void *dst, int byte, size_t n)
 {
     if (n == 0)
@@ -779,6 +790,18 @@ static inline void cn_dev_copy(struct cn_dev_stream *s, enum cn_dev_dir dir, voi
     if (cn_emu_overlap(dst, src, n)) /* undefined for cudaMemcpyAsync: the caller refuses it first */
         cn_dev_die("cn_dev_copy between overlapping ranges", NULL);
     memcpy(dst, src, n);
+}
+
+/* Counted as a device-to-host copy, and not refused for the open run: the
+ * caller waits on s next, before anything reads dst. */
+static inline void cn_dev_copy_behind(struct cn_dev_stream *s, void *dst, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    CN_DEV_COUNT(copy_d2h, 1);
+    cn_dev_queued(s);
+    if (!cn_emu_poisoned())
+        memcpy(dst, src, n);
 }
 
 static inline void cn_dev_memset(struct cn_dev_stream *s, void *dst, int byte, size_t n)

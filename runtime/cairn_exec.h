@@ -328,6 +328,19 @@ static inline void cn_exec_transfer(struct cn_exec *x, enum cn_dev_dir dir, void
     cn_dev_stream_synchronize(x->run); /* the copy's own: it returns once its stream ran it */
 }
 
+/* A device collector's result brought back to the host: the copy is queued
+ * behind the run's work on its own stream, and one wait covers both. The
+ * destination is the lowering's own temporary, which nothing reads before
+ * that wait, and a trapped lane fails the copy or the wait, so the process
+ * aborts before the host reads it (devices.md: "a copy and two waits" for a
+ * normalize that reads its total on the host). */
+static inline void cn_exec_copy_total(struct cn_exec *x, void *dst, const void *src, size_t bytes)
+{
+    cn_dev_copy_behind(x->run, dst, src, bytes);
+    cn_dev_stream_synchronize(x->run);
+    x->open_run = false;
+}
+
 /* --------------------------------------------------------- device memory */
 
 static inline void *cn_exec_alloc_mem(struct cn_exec *x, enum cn_dev_mem kind, size_t bytes, const char *f,

@@ -261,12 +261,14 @@ static void dev_coll_init(Ex *x, Coll *c, Node *e)
         x->uses_par = true;   /* cn_i128, cn_pmul and their fits */
 }
 
-/* The value stored where the host reads it, brought back with one copy. */
+/* The value stored where the host reads it, brought back with one copy
+ * queued behind the collector's passes and one wait after it. */
 static const char *copy_back(Ex *x, const char *ctype, const char *src, const char *at)
 {
     const char *res = emit_tmp(x, "dtot");
     emit_line(x, "%s %s;", ctype, res);
-    emit_line(x, "cn_exec_transfer(cn_exec_get(), CN_DEV_D2H, &%s, 1, %s, 1, sizeof(%s), %s);", res, src, ctype, at);
+    emit_line(x, "cn_exec_copy_total(cn_exec_get(), &%s, %s, sizeof(%s));", res, src, ctype);
+    (void)at;
     return res;
 }
 

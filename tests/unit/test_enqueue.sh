@@ -106,6 +106,59 @@ cf 2: streams 0 waits 1 launches 2"
 else
     bad "counting build: $(head -5 "$T/cc2.err")"
 fi
+# devices.md's normalize (d08) on the counting machine: its total stays on the device, so a call
+# makes no copy and waits once, when it returns; the same function reading its total on the host
+# makes one copy (device to host) and waits twice. The second and third calls allocate nothing.
+mkdir -p "$T/norm"
+cat >"$T/norm/normlib.cairn" <<'CAIRN'
+fn normalize(n:usize, x:rw<f32>[n]@device, total:rw<f32>[1]@device) {
+  reduce + total[0] for i in n yield x[i];
+  parallel i in n { x[i] = x[i] / total[0]; }
+}
+fn normalize_host(n:usize, x:rw<f32>[n]@device) {
+  let t = reduce + for i in n yield x[i];
+  parallel i in n { x[i] = x[i] / t; }
+}
+CAIRN
+cat >"$T/norm/main.c" <<'C'
+#include "normlib.h"
+#include "cairn_exec.h"
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    enum { N = 1000 };
+    float *x = malloc(N * sizeof *x), total = 0;
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < N; i++) x[i] = (float)(i % 7) + 1.0f;
+        struct cn_dev_counts c0 = cn_dev_count_snapshot();
+        cf_normalize(N, x, &total);
+        struct cn_dev_counts c1 = cn_dev_count_snapshot();
+        cf_normalize_host(N, x);
+        struct cn_dev_counts c2 = cn_dev_count_snapshot();
+        printf("call %d: device total: copies %lu waits %lu mallocs %lu; host total: copies %lu waits %lu mallocs %lu\n",
+               k, (c1.copy_d2h + c1.copy_h2d) - (c0.copy_d2h + c0.copy_h2d), c1.waits - c0.waits, c1.malloc - c0.malloc,
+               (c2.copy_d2h + c2.copy_h2d) - (c1.copy_d2h + c1.copy_h2d), c2.waits - c1.waits, c2.malloc - c1.malloc);
+    }
+    printf("total %g\n", (double)total);
+    return 0;
+}
+C
+if "$CAIRN" build "$T/norm/normlib.cairn" --header --emulate --device-target sm_90a --out "$T/norm/lib" \
+        >"$T/norm/build.log" 2>&1 &&
+    cc -std=c17 -DCAIRN_COUNT -Iruntime -I"$T/norm/lib" -o "$T/norm/count" "$T/norm/main.c" \
+        "$T/norm/lib/normlib.c" -lm -pthread 2>"$T/norm/cc.err"; then
+    out=$("$T/norm/count")
+    want="call 0: device total: copies 0 waits 1 mallocs 1; host total: copies 1 waits 2 mallocs 0
+call 1: device total: copies 0 waits 1 mallocs 0; host total: copies 1 waits 2 mallocs 0
+call 2: device total: copies 0 waits 1 mallocs 0; host total: copies 1 waits 2 mallocs 0
+total 3997"
+    if [ "$out" = "$want" ]; then ok "counting machine: normalize makes no copy and one wait; reading the total on the host, one copy and two"
+    else bad "normalize counts: got [$out] want [$want]"; fi
+else
+    bad "normalize build: $(head -5 "$T/norm/build.log" "$T/norm/cc.err" 2>/dev/null)"
+fi
+
 # Pinned and unified owners are device work: a function with one gets no cq_ entry, and the
 # E-ENQUEUE block says it allocates (not that it does no device work); a host-only function says so.
 mkdir -p "$T/owners"
