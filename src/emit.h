@@ -137,6 +137,7 @@ void acc_fold(Ex *x, Coll *c, const char *a, const char *y);
 void acc_merge(Ex *x, Coll *c, const char *a, const char *b);
 const char *acc_value(Ex *x, Coll *c, const char *a);
 Ctxt coll_ctx(Ex *x, Node *e, const char *prefix);
+Ctxt region_ctx(Ex *x, Node **rs, int n, const char *prefix);
 /* A scan's or compaction's destination: a local, a cn_dest field, and its name for messages. */
 const char *emit_dest_view(Ex *x, Node *e, Ctxt *k, const char **name);
 

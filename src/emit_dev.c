@@ -42,7 +42,31 @@ enum { FOLD_WIDTH = 8 };
 
 /* ------------------------------------------------------------ lanes */
 
-static void dev_fn_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, const char *params, bool unpack);
+/* A device function of context K: a region's lane (PARAMS "size_t cn_i"),
+ * or one of the functions the runtime's collector passes are written
+ * around (cairn_dev.h, "the passes of a device collector"): K_ident,
+ * K_merge, K_fold, K_term, K_put, K_finish. With UNPACK it takes the
+ * context struct first and unpacks its fields into locals. */
+static void dev_fn_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, const char *params, bool unpack)
+{
+    lane_fn_open(x, L);
+    if (!unpack) {
+        buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(%s)\n{\n", k->name, suffix, params);
+        return;
+    }
+    buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(const struct %s *cn_c, %s)\n{\n", k->name, suffix, k->name,
+               params);
+    for (int i = 0; i < k->fields.n; i++)
+        emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)k->ctypes.v[i], (const char *)k->fields.v[i],
+                  (const char *)k->fields.v[i], (const char *)k->fields.v[i]);
+}
+
+static void dev_fn_end(Ex *x, LaneFn *L)
+{
+    buf_printf(x->a, &L->out, "}\n");
+    x->fn = L->saved;
+    buf_append(x->a, &x->kernels, &L->out);
+}
 
 static void dev_lane_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix)
 {
@@ -74,16 +98,7 @@ void emit_dev_after_op(Ex *x)
 void emit_dev_regions(Ex *x, Node **rs, int n)
 {
     x->uses_dev = true;
-    Caps caps = {0};
-    for (int k = 0; k < n; k++) {
-        caps_add(x, &caps, rs[k]->loop.body);
-        if (rs[k]->loop.sym)
-            vec_push(x->a, &caps.declared, rs[k]->loop.sym);
-    }
-    Ctxt u = {0};
-    u.name = emit_tmp(x, "dregion");
-    capture_fields(x, &u, &caps, NULL, NULL);
-    ctx_struct(x, &u);
+    Ctxt u = region_ctx(x, rs, n, "dregion");
     const char *end = emit_tmp(x, "end");
     emit_line(x, "{");
     x->fn->indent++;
@@ -114,31 +129,6 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
 }
 
 /* ------------------------------------------------------------ collectors */
-
-/* A collector's passes (cairn_dev.h, "the passes of a device collector")
- * are written by the runtime's macros around a few device functions the
- * collector emits here: K_ident, K_merge, K_fold, K_term, K_put, K_finish.
- * Each is a function of the context struct, whose fields it unpacks. */
-static void dev_fn_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, const char *params, bool unpack)
-{
-    lane_fn_open(x, L);
-    if (!unpack) {
-        buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(%s)\n{\n", k->name, suffix, params);
-        return;
-    }
-    buf_printf(x->a, &L->out, "CN_DEV_LANE void %s%s(const struct %s *cn_c, %s)\n{\n", k->name, suffix, k->name,
-               params);
-    for (int i = 0; i < k->fields.n; i++)
-        emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)k->ctypes.v[i], (const char *)k->fields.v[i],
-                  (const char *)k->fields.v[i], (const char *)k->fields.v[i]);
-}
-
-static void dev_fn_end(Ex *x, LaneFn *L)
-{
-    buf_printf(x->a, &L->out, "}\n");
-    x->fn = L->saved;
-    buf_append(x->a, &x->kernels, &L->out);
-}
 
 /* The fields every pass reads: the extent, the parts, the partials. */
 static void part_fields(Ex *x, Ctxt *k, const char *n, const char *P, const char *acc_t, const char *parts)
@@ -308,6 +298,22 @@ static void hoist_term_guards(Ex *x, Node *e, const char *n)
                            e->collect.sym, "0", n);
 }
 
+/* A scan's or compaction's three launches, then its result: none when
+ * discarded (an unheld function observes), else the value at src copied
+ * back. */
+static const char *scan_passes(Ex *x, Ctxt *k, DevParts *d, bool discarded, const char *ctype, const char *src,
+                               const char *at)
+{
+    const char *v = ctx_fill(x, k);
+    launch(x, k, "_l1", d->lanes, v);
+    launch(x, k, "_l2", "1", v);
+    launch(x, k, "_l3", d->lanes, v);
+    if (!discarded)
+        return copy_back(x, ctype, src, at);
+    emit_dev_after_op(x);
+    return NULL;
+}
+
 static void pass_line(Ex *x, const char *macro, Ctxt *k, const char *suffix, const char *acc_t, const char *fns)
 {
     buf_printf(x->a, &x->kernels, "%s(%s%s_k, struct %s, %s, %s)\n\n", macro, k->name, suffix, k->name, acc_t, fns);
@@ -379,15 +385,7 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     hoist_term_guards(x, e, d.n);
     dev_parts_alloc(x, &d, c.acc_t, c.at);
     emit_line(x, "%s *%s = (%s *)(%s + (%s + 1) * sizeof(%s));", vt, out, vt, d.scr, d.P, c.acc_t);
-    const char *v = ctx_fill(x, &k);
-    launch(x, &k, "_l1", d.lanes, v);
-    launch(x, &k, "_l2", "1", v);
-    launch(x, &k, "_l3", d.lanes, v);
-    const char *res = "0";
-    if (discarded)
-        emit_dev_after_op(x);
-    else
-        res = copy_back(x, vt, out, c.at);
+    const char *res = scan_passes(x, &k, &d, discarded, vt, out, c.at);
 
     ident_merge_fns(x, &k, &c);
     fold_fn(x, &k, &c, e, c.acc_t, vt);
@@ -406,7 +404,7 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", c.acc_t, fnames(x, &k, "fold", "merge", NULL, NULL));
     pass_line(x, "CN_DEV_PREFIX_PASS", &k, "_l2", c.acc_t, fnames(x, &k, "ident", "merge", "finish", NULL));
     pass_line(x, "CN_DEV_PUT_PASS", &k, "_l3", c.acc_t, fnames(x, &k, "ident", "merge", "term", "put"));
-    return res;
+    return res ? res : "0";
 }
 
 /* compact DEST over @device views: a scan of what each index keeps (0 or
@@ -422,15 +420,7 @@ static const char *dev_compact(Ex *x, Node *e, bool discarded)
     ctx_struct(x, &k);
     hoist_term_guards(x, e, d.n);
     dev_parts_alloc(x, &d, "size_t", at);
-    const char *v = ctx_fill(x, &k);
-    launch(x, &k, "_l1", d.lanes, v);
-    launch(x, &k, "_l2", "1", v);
-    launch(x, &k, "_l3", d.lanes, v);
-    const char *res = "((size_t)0)";
-    if (discarded)
-        emit_dev_after_op(x);
-    else
-        res = copy_back(x, "size_t", arena_printf(x->a, "%s + %s", d.parts, d.P), at);
+    const char *res = scan_passes(x, &k, &d, discarded, "size_t", arena_printf(x->a, "%s + %s", d.parts, d.P), at);
 
     LaneFn F;
     dev_fn_begin(x, &F, &k, "_ident", "size_t *cn_r", false);
@@ -457,7 +447,7 @@ static const char *dev_compact(Ex *x, Node *e, bool discarded)
     pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", "size_t", fnames(x, &k, "fold", "merge", NULL, NULL));
     pass_line(x, "CN_DEV_PREFIX_PASS", &k, "_l2", "size_t", fnames(x, &k, "ident", "merge", "finish", NULL));
     pass_line(x, "CN_DEV_PUT_PASS", &k, "_l3", "size_t", fnames(x, &k, "ident", "merge", "term", "put"));
-    return res;
+    return res ? res : "((size_t)0)";
 }
 
 const char *emit_dev_collect(Ex *x, Node *e)
@@ -547,14 +537,7 @@ const char *emit_dev_spawn(Ex *x, Node *e)
                      "sizeof *%s.p, %s, %s, %s);", t, dir, d, d, s, s, d, after, count, at);
         return t;
     }
-    Caps caps = {0};
-    caps_add(x, &caps, w->loop.body);
-    if (w->loop.sym)
-        vec_push(x->a, &caps.declared, w->loop.sym);
-    Ctxt u = {0};
-    u.name = emit_tmp(x, "dspawn");
-    capture_fields(x, &u, &caps, NULL, NULL);
-    ctx_struct(x, &u);
+    Ctxt u = region_ctx(x, &w, 1, "dspawn");
     const char *end = emit_tmp(x, "end");
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, w->loop.hi));
     const char *v = ctx_fill(x, &u);

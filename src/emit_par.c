@@ -397,13 +397,10 @@ void emit_hoist_expr_guards(Ex *x, Node *e, Node *also, Sym *lane, const char *l
     }
 }
 
-void emit_par_regions(Ex *x, Node **rs, int n)
+/* The context struct of n fused regions: what their bodies read from
+ * outside, each lane's index excepted; declared, not filled. */
+Ctxt region_ctx(Ex *x, Node **rs, int n, const char *prefix)
 {
-    if (rs[0]->loop.device)
-        return emit_dev_regions(x, rs, n);
-    x->uses_par = true;
-    Node *first = rs[0];
-    PlanInfo plan = plan_here(x);
     Caps caps = {0};
     for (int k = 0; k < n; k++) {
         caps_add(x, &caps, rs[k]->loop.body);
@@ -411,9 +408,20 @@ void emit_par_regions(Ex *x, Node **rs, int n)
             vec_push(x->a, &caps.declared, rs[k]->loop.sym);   /* each lane's index */
     }
     Ctxt u = {0};
-    u.name = emit_tmp(x, "region");
+    u.name = emit_tmp(x, prefix);
     capture_fields(x, &u, &caps, NULL, NULL);
     ctx_struct(x, &u);
+    return u;
+}
+
+void emit_par_regions(Ex *x, Node **rs, int n)
+{
+    if (rs[0]->loop.device)
+        return emit_dev_regions(x, rs, n);
+    x->uses_par = true;
+    Node *first = rs[0];
+    PlanInfo plan = plan_here(x);
+    Ctxt u = region_ctx(x, rs, n, "region");
     const char *end = emit_tmp(x, "end");
     emit_line(x, "{");
     x->fn->indent++;
