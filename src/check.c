@@ -282,6 +282,16 @@ void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, cons
     numerics_add_overflow(x, op, from, to, rounding, NULL);
 }
 
+/* One entry of the receipt's list, once. A handful of distinct kinds at
+ * most (ops x types): a walk is fine. */
+static void numerics_push(Ctx *x, const char *json)
+{
+    for (int i = 0; i < x->c->numerics.n; i++)
+        if (strcmp(x->c->numerics.v[i], json) == 0)
+            return;
+    vec_push(x->a, &x->c->numerics, (void *)json);
+}
+
 /* overflow: what a result past the target's range becomes ("infinity",
  * "trap", "saturate"), listed for the storage floats and quantize; NULL
  * leaves the key out. */
@@ -302,11 +312,7 @@ void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type 
     const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": \"%s\"%s%s%s}",
                                  op, type_str(x->a, from), type_str(x->a, to), rounding,
                                  overflow ? ", \"overflow\": \"" : "", ov, overflow ? "\"" : "");
-    /* A handful of distinct kinds at most (ops x types): a walk is fine. */
-    for (int i = 0; i < x->c->numerics.n; i++)
-        if (strcmp(x->c->numerics.v[i], j) == 0)
-            return;
-    vec_push(x->a, &x->c->numerics, (void *)j);
+    numerics_push(x, j);
 }
 
 /* A float reduction on the device: each partial rounds to nearest, and
@@ -318,10 +324,7 @@ void numerics_add_unordered(Ctx *x, const char *op, const Type *t)
     const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": "
                                        "\"nearest-even\", \"order\": \"unspecified\", \"where\": \"device\"}",
                                  op, type_str(x->a, t), type_str(x->a, t));
-    for (int i = 0; i < x->c->numerics.n; i++)
-        if (strcmp(x->c->numerics.v[i], j) == 0)
-            return;
-    vec_push(x->a, &x->c->numerics, (void *)j);
+    numerics_push(x, j);
 }
 
 /* ---------------------------------------------------- closing brace */
