@@ -16,14 +16,16 @@
 #include <string.h>
 
 static const char explain_help[] =
-    "usage: cairn explain FILE\n"
+    "usage: cairn explain [--device-target T] [--emulate] FILE\n"
     "\n"
     "Checks FILE, then prints each function's effect row (what it and\n"
-    "everything it calls may do: par:host, read:x, write:x, trap, io, libm,\n"
-    "alloc, atomic), and under it one line per parallel region and collector:\n"
-    "its line, kind, index, extent and mode, and the elements it writes, reads\n"
-    "and updates atomically. Exits 1 (with the diagnostics) when FILE is\n"
-    "refused. docs/concurrency.md describes the rows.\n";
+    "everything it calls may do: par:host, par:device, read:x, write:x, trap,\n"
+    "io, libm, alloc, atomic, ...), and under it one line per parallel region\n"
+    "and collector: its line, kind, index, extent, where its lanes run\n"
+    "(par:host on the pool of host threads, par:device on the device), and the\n"
+    "elements it writes, reads and updates atomically. --device-target and\n"
+    "--emulate are taken as `cairn check` takes them. Exits 1 (with the\n"
+    "diagnostics) when FILE is refused. docs/concurrency.md describes the rows.\n";
 
 typedef struct {
     Arena *a;
@@ -119,6 +121,15 @@ typedef struct {
     PlanInfo plan;
 } ExplainWalk;
 
+/* Where an item's lanes run: "par:device" (a device region or collector),
+ * "par:host" (the pool), or NULL (a sequential collector). */
+static const char *item_place(const Node *n, bool pooled)
+{
+    if (n->kind == N_PARALLEL ? n->loop.device : n->collect.device)
+        return "par:device";
+    return pooled ? "par:host" : NULL;
+}
+
 static void print_item(ExplainWalk *w, Node *n, const char *head, Node *body1, Node *body2, bool pooled,
                        bool collector)
 {
@@ -129,15 +140,16 @@ static void print_item(ExplainWalk *w, Node *n, const char *head, Node *body1, N
         use(&u, &u.writes, expand_expr(w->a, n->collect.dest));
     const char *parts[5];
     int k = 0;
-    if (pooled)
-        parts[k++] = "par:host";
+    const char *place = item_place(n, pooled);
+    if (place)
+        parts[k++] = place;
     if (u.writes.n)
         parts[k++] = arena_printf(w->a, "writes %s", join(w->a, &u.writes));
     if (u.reads.n)
         parts[k++] = arena_printf(w->a, "reads %s", join(w->a, &u.reads));
     if (u.atomics.n)
         parts[k++] = arena_printf(w->a, "atomic %s", join(w->a, &u.atomics));
-    const char *plan = pooled ? plan_text(w->a, w->plan, collector) : "";
+    const char *plan = place && !strcmp(place, "par:host") ? plan_text(w->a, w->plan, collector) : "";
     if (*plan)
         parts[k++] = arena_printf(w->a, "plan %s", plan);
     printf("  line %d: %s", n->span.line, head);
@@ -194,7 +206,7 @@ static void explain_fn(Unit *u, EffTable *t, Node *fn)
 int cmd_explain(int argc, char **argv)
 {
     Options o;
-    if (!opts_parse(&o, "explain", argc, argv, ""))
+    if (!opts_parse(&o, "explain", argc, argv, "emulate device-target"))
         return EXIT_USAGE;
     if (o.help) {
         fputs(explain_help, stdout);
@@ -209,7 +221,7 @@ int cmd_explain(int argc, char **argv)
         unit_free(&u);
         return EXIT_USAGE;
     }
-    if (!unit_check(&u)) {
+    if (!unit_check_target(&u, &o, NULL, NULL)) {
         fprintf(stderr, "%s: refused (%d error%s)\n", o.path, u.sink.errors, u.sink.errors == 1 ? "" : "s");
         unit_free(&u);
         return EXIT_REFUSED;

@@ -54,5 +54,35 @@ printf 'fn f(n:usize, o:rw<f64>[n]) { parallel i in n { o[0] = 1.0; } }\n' >"$T/
 "$CAIRN" explain "$T/bad.cairn" >/dev/null 2>"$T/err"
 [ $? = 1 ] && grep -q 'E-PARALLEL-RACE' "$T/err" && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL explain: a refused program exits 1 with its diagnostics"; }
+# A device region and a device collector say par:device (issue 10: they said par:host), and explain
+# takes --device-target as check does; with device work and no target it refuses as check does.
+cat >"$T/d.cairn" <<'SRC'
+fn main() -> i32 {
+  let n:usize = 40;
+  buffer h:u32[n] = zeroed;
+  for i in 0..n { h[i] = u32(i) * 3 + 1; }
+  buffer x:u32[n]@device = zeroed;
+  transfer(x, h);
+  parallel i in n { x[i] = x[i] * 2; }
+  let t = reduce + parallel i in n yield u64(x[i]);
+  let s = reduce + parallel i in n yield u64(h[i]);
+  transfer(h, x);
+  println(t, s, h[5]);
+  return 0;
+}
+SRC
+cat >"$T/want" <<'OUT'
+fn main: [alloc, copy:host, gpu_alloc, gpu_free, io, par:device, par:host, read:h, read:x, trap, write:h, write:x]
+  line 7: parallel i in n (par:device; writes x[i]; reads x[i])
+  line 8: reduce + parallel i in n (par:device; reads x[i])
+  line 9: reduce + parallel i in n (par:host; reads h[i])
+OUT
+"$CAIRN" explain --device-target sm_90a "$T/d.cairn" >"$T/got" 2>"$T/err"
+check "device regions say par:device"
+"$CAIRN" explain --emulate --device-target sm_90a "$T/d.cairn" >"$T/got" 2>"$T/err"
+check "device regions say par:device under --emulate"
+"$CAIRN" explain "$T/d.cairn" >/dev/null 2>"$T/err"
+[ $? = 1 ] && grep -q 'E-TARGET' "$T/err" && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL explain: device work without a target is E-TARGET, as in check"; }
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
