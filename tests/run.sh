@@ -23,6 +23,11 @@
 #
 # CAIRNS="bin/cairn bin/cairn-asan" runs the corpus once with each compiler (make test does: the
 # second is the compiler under ASan and UBSan). CAIRN=X alone runs it with X.
+#
+# It reports as it goes: a line for each unit test when it ends, and a line for each folder of the
+# corpus (with each compiler), with its counts and seconds; failures are printed under their group's
+# line. Unit tests run JOBS at a time (default: the cores), as the corpus does. The end says how long
+# the whole run took, then the totals.
 set -u
 cd "$(dirname "$0")/.."
 CAIRNS=${CAIRNS:-${CAIRN:-bin/cairn}}
@@ -39,48 +44,68 @@ for c in $CAIRNS; do
 done
 
 # ---- 1. unit tests -----------------------------------------------------------------------------
-unit_tests() {
-    local lib
-    lib=$(ls build/obj-cc/libcairn.a 2>/dev/null || ls build/obj-*/libcairn.a 2>/dev/null | head -1)
-    for t in tests/*/test_*.sh; do
-        [ -e "$t" ] || continue
-        local name log
-        name=$(basename "$t" .sh)
-        log="$OUT/results/unit-$name"
-        CAIRN=$(echo $CAIRNS | cut -d' ' -f1) bash "$t" >"$OUT/$name.log" 2>&1
-        local rc=$? last
-        last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/$name.log" | tail -1)
-        if [ -z "$last" ]; then
-            echo "FAIL script $name: exit $rc and no summary line (see $OUT/$name.log)" >"$log"
-        else
-            echo "UNIT $name $last rc=$rc" >"$log"
-            grep -E '^FAIL' "$OUT/$name.log" | head -20 | sed "s/^/    /" >>"$log"
-        fi
-    done
-    for t in tests/unit/test_*.c; do
-        [ -e "$t" ] || continue
-        local name exe log
-        name=$(basename "$t" .c)
-        exe="$OUT/$name"
-        log="$OUT/results/unit-$name"
-        if ! cc -std=c17 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc -Iruntime \
-                -o "$exe" "$t" "$lib" -lmpfr -lgmp -lm -lpthread 2>"$exe.build.log"; then
-            echo "FAIL unit $name: does not build (see $exe.build.log)" >"$log"
-            continue
-        fi
+# Each job writes its result file ($OUT/results/unit-NAME: one UNIT or FAIL line, then FAIL lines)
+# and prints its group line as soon as it ends.
+LIB=$(ls build/obj-cc/libcairn.a 2>/dev/null || ls build/obj-*/libcairn.a 2>/dev/null | head -1)
+export LIB
+
+# "NAME: 3 passed, 0 failed, 0 skipped (2 s)" and the FAIL lines below it, from a result file.
+report_group() {   # report_group LABEL RESULT_FILE SECONDS
+    local line=$(head -1 "$2")
+    case "$line" in
+    UNIT*) echo "$1: $(echo "$line" | sed -n 's/.* \([0-9]* passed, [0-9]* failed, [0-9]* skipped\).*/\1/p') ($3 s)"
+           tail -n +2 "$2" ;;
+    *) echo "$1: FAILED ($3 s)"; echo "    $line" ;;
+    esac
+}
+
+unit_script() {   # unit_script tests/DIR/test_NAME.sh
+    local t=$1 name log start rc last
+    name=$(basename "$t" .sh)
+    log="$OUT/results/unit-$name"
+    start=$(date +%s)
+    CAIRN=$(echo $CAIRNS | cut -d' ' -f1) bash "$t" >"$OUT/$name.log" 2>&1
+    rc=$?
+    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/$name.log" | tail -1)
+    if [ -z "$last" ]; then
+        echo "FAIL script $name: exit $rc and no summary line (see $OUT/$name.log)" >"$log"
+    else
+        echo "UNIT $name $last rc=$rc" >"$log"
+        grep -E '^FAIL' "$OUT/$name.log" | head -20 | sed "s/^/    /" >>"$log"
+        [ "$rc" = 0 ] || echo "    exit $rc (see $OUT/$name.log)" >>"$log"
+    fi
+    report_group "unit $name" "$log" $(( $(date +%s) - start ))
+}
+
+unit_c() {   # unit_c tests/unit/test_NAME.c: built against the compiler's library, then run
+    local t=$1 name exe log start rc last
+    name=$(basename "$t" .c)
+    exe="$OUT/$name"
+    log="$OUT/results/unit-$name"
+    start=$(date +%s)
+    if ! cc -std=c17 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -O2 -g -Isrc -Iruntime \
+            -o "$exe" "$t" "$LIB" -lmpfr -lgmp -lm -lpthread 2>"$exe.build.log"; then
+        echo "FAIL unit $name: does not build (see $exe.build.log)" >"$log"
+    else
         local args=()
         [ "$name" = test_roundtrip ] && mapfile -t args < <(find tests -name '*.cairn' -not -path "$OUT/*" | sort)
         "$exe" "${args[@]}" >"$exe.log" 2>&1
-        local rc=$? last
+        rc=$?
         last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$exe.log" | tail -1)
         if [ -z "$last" ]; then
             echo "FAIL unit $name: exit $rc and no summary line (see $exe.log)" >"$log"
         else
             echo "UNIT $name $last rc=$rc" >"$log"
             grep -E '^(FAIL|not ok)' "$exe.log" | head -20 | sed "s/^/    /" >>"$log"
+            [ "$rc" = 0 ] || echo "    exit $rc (see $exe.log)" >>"$log"
         fi
-    done
+    fi
+    report_group "unit $name" "$log" $(( $(date +%s) - start ))
 }
+
+unit_one() { case "$1" in *.sh) unit_script "$1" ;; *.c) unit_c "$1" ;; esac; }
+export -f report_group unit_script unit_c unit_one
+export CAIRNS
 
 # ---- 2. corpus ---------------------------------------------------------------------------------
 one_corpus_test() {
@@ -166,12 +191,33 @@ one_corpus_test() {
 export -f one_corpus_test
 export OUT
 
-unit_tests
+T0=$(date +%s)
+echo "tests/run.sh: unit tests and the corpus ($(echo $CAIRNS | wc -w) compiler(s)), $JOBS at a time"
+# The longest unit tests first, so the pool stays full at the end.
+{ ls tests/unit/test_sanitized_runtime.sh tests/unit/test_parse_errors.c 2>/dev/null
+  ls tests/*/test_*.sh tests/unit/test_*.c 2>/dev/null | grep -v -e test_sanitized_runtime.sh -e test_parse_errors.c; } |
+    xargs -P "$JOBS" -I{} bash -c 'unit_one "$1"' _ {}
+
+# The corpus, a folder at a time, so each folder's line comes when it is done.
 for CAIRN in $CAIRNS; do
     TAG=$(basename "$CAIRN")-
     export CAIRN TAG
-    find tests -name '*.cairn' -not -path "$OUT/*" | sort |
-        xargs -P "$JOBS" -I{} bash -c 'one_corpus_test "$1"' _ {}
+    for dir in $(find tests -name '*.cairn' -not -path "$OUT/*" -printf '%h\n' | sort -u); do
+        start=$(date +%s)
+        find "$dir" -maxdepth 1 -name '*.cairn' | sort |
+            xargs -P "$JOBS" -I{} bash -c 'one_corpus_test "$1"' _ {}
+        p=0; fl=0; sk=0; bad=()
+        for f in $(find "$dir" -maxdepth 1 -name '*.cairn' | sort); do
+            r="$OUT/results/$TAG$(echo "$f" | tr '/.' '__')"
+            case "$(head -1 "$r" 2>/dev/null)" in
+            PASS*) p=$((p + 1)) ;;
+            SKIP*) sk=$((sk + 1)) ;;
+            *) fl=$((fl + 1)); bad+=("$r") ;;
+            esac
+        done
+        echo "corpus $dir ($CAIRN): $p passed, $fl failed, $sk skipped ($(( $(date +%s) - start )) s)"
+        for r in "${bad[@]}"; do sed 's/^/    /' "$r" 2>/dev/null || echo "    $r: no result"; done
+    done
 done
 
 # ---- summary -----------------------------------------------------------------------------------
@@ -188,12 +234,11 @@ for r in "$OUT"/results/*; do
         s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
         rc=$(echo "$line" | sed -n 's/.* rc=\([0-9]*\).*/\1/p')
         passed=$((passed + p)); failed=$((failed + fl)); skipped=$((skipped + ${s:-0}))
-        if [ "$fl" != 0 ] || [ "$rc" != 0 ]; then
-            cat "$r"
-            [ "$fl" = 0 ] && failed=$((failed + 1))
-        fi ;;
-    *) failed=$((failed + 1)); cat "$r" ;;
+        [ "$fl" = 0 ] && [ "$rc" != 0 ] && failed=$((failed + 1)) ;;
+    *) failed=$((failed + 1)) ;;
     esac
 done
+secs=$(( $(date +%s) - T0 ))
+echo "took $((secs / 60)) min $((secs % 60)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -181,11 +181,64 @@ static void *lane_run(void *arg)
 
 static Lane lanes[MAX_LANES];
 
+/* MAX_LANES workers started once and handed a generation of lanes at a
+ * time: one thread per lane per case made 77k threads in a run, and their
+ * creation was most of the test's time (system time, worse under TSan).
+ * The lanes still run on distinct threads, concurrently, and the handoff
+ * under the mutex is what TSan sees ordering their states' reads. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned long gen;  /* bumped for each run of lanes */
+    int active;         /* workers 0 .. active-1 run a lane this generation */
+    int pending;        /* workers of this generation not finished */
+    bool started;
+} Workers;
+
+static Workers workers = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, false};
+
+static void *worker_main(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    unsigned long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&workers.mu);
+        while (workers.gen == seen || k >= workers.active) {
+            if (workers.gen != seen)
+                seen = workers.gen;      /* a generation without this worker */
+            pthread_cond_wait(&workers.go, &workers.mu);
+        }
+        seen = workers.gen;
+        pthread_mutex_unlock(&workers.mu);
+        lane_run(&lanes[k]);
+        pthread_mutex_lock(&workers.mu);
+        if (--workers.pending == 0)
+            pthread_cond_signal(&workers.done);
+        pthread_mutex_unlock(&workers.mu);
+    }
+    return NULL;
+}
+
+static void workers_start(void)
+{
+    for (int k = 0; k < MAX_LANES; k++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, worker_main, (void *)(intptr_t)k) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            exit(2);
+        }
+        pthread_detach(th);
+    }
+    workers.started = true;
+}
+
 /* Runs n terms as `nl` lanes on threads; lanes[] then hold the states. */
 static void run_lanes(int is32, const double *x64, const float *x32, size_t n, int nl,
                       int contiguous)
 {
-    pthread_t th[MAX_LANES];
+    if (!workers.started)
+        workers_start();
+    pthread_mutex_lock(&workers.mu);
     for (int k = 0; k < nl; k++) {
         Lane *l = &lanes[k];
         l->is32 = is32;
@@ -202,13 +255,14 @@ static void run_lanes(int is32, const double *x64, const float *x32, size_t n, i
             l->step = (size_t)nl;
             l->count = (size_t)k < n ? (n - (size_t)k + (size_t)nl - 1) / (size_t)nl : 0;
         }
-        if (pthread_create(&th[k], NULL, lane_run, l) != 0) {
-            fprintf(stderr, "pthread_create failed\n");
-            exit(2);
-        }
     }
-    for (int k = 0; k < nl; k++)
-        pthread_join(th[k], NULL);
+    workers.active = nl;
+    workers.pending = nl;
+    workers.gen++;
+    pthread_cond_broadcast(&workers.go);
+    while (workers.pending)
+        pthread_cond_wait(&workers.done, &workers.mu);
+    pthread_mutex_unlock(&workers.mu);
 }
 
 /* The three merge orders' results, as bits. */
