@@ -240,7 +240,8 @@ CN_DEV_COLD static void cn_dev_die(const char *what, const char *detail)
     abort();
 }
 
-/* "kernels a, b, c (and 3 earlier)" for the abort message. */
+/* "kernels since its last wait: A; B; C (and 3 earlier)" for the abort message,
+ * each named by its source construct (the emitter's NAME_what). */
 static inline void cn_dev_describe_queue(const struct cn_dev_stream *s, char *buf, size_t size)
 {
     size_t o = 0;
@@ -252,7 +253,8 @@ static inline void cn_dev_describe_queue(const struct cn_dev_stream *s, char *bu
     }
     o += (size_t)snprintf(buf + o, size - o, "kernels since its last wait:");
     for (unsigned long k = s->nkernels - shown; k < s->nkernels && o < size; k++)
-        o += (size_t)snprintf(buf + o, size - o, " %s", s->kernels[k % CN_DEV_KERNEL_LOG]);
+        o += (size_t)snprintf(buf + o, size - o, "%s %s", k == s->nkernels - shown ? "" : ";",
+                              s->kernels[k % CN_DEV_KERNEL_LOG]);
     if (s->nkernels > shown && o < size)
         snprintf(buf + o, size - o, " (and %lu earlier)", s->nkernels - shown);
 }
@@ -339,7 +341,7 @@ struct cn_dev_kernel {
     {                                                                                        \
         NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, THREADS, false, NAME##_launch};
+    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_launch};
 
 /* A failed guard in a lane: print from the device, then trap. Every failing
  * lane prints (one may trap before another's print is out, so none waits for
@@ -360,7 +362,7 @@ static __device__ __noinline__ void cn_dev_trap_bounds(const char *file, int lin
 
 CN_DEV_COLD static void cn_dev_cuda_fail(cudaError_t err, const char *call, const struct cn_dev_stream *s)
 {
-    char queue[256], msg[512];
+    char queue[1024], msg[1400];
     if (s)
         cn_dev_describe_queue(s, queue, sizeof queue);
     bool trap = err == cudaErrorLaunchFailure || err == cudaErrorIllegalInstruction ||
@@ -576,7 +578,7 @@ static inline bool cn_emu_poisoned(void)
         for (size_t i = lo; i < hi && !cn_emu_poisoned(); i++)                               \
             LANE(a, i);                                                                      \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, THREADS, false, NAME##_lanes};
+    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_lanes};
 
 /* One launch as the pool's workers see it. */
 struct cn_emu_launch {
@@ -702,11 +704,11 @@ CN_DEV_COLD static void cn_emu_surface_trap(const struct cn_dev_stream *s)
     fflush(stdout);
     if (__atomic_load_n(&s->trapped, __ATOMIC_ACQUIRE)) {
         fprintf(stderr, "%s\n", s->trap_text);
-        fprintf(stderr, "cairn: device (%s machine): a lane of kernel %s trapped; the wait on its stream "
+        fprintf(stderr, "cairn: device (%s machine): a lane of the %s trapped; the wait on its stream "
                         "reports it\n", CN_DEV_MACHINE, s->trap_kernel);
     } else {
         fprintf(stderr, "%s\n", m->text);
-        fprintf(stderr, "cairn: device (%s machine): a lane of kernel %s trapped on another stream and "
+        fprintf(stderr, "cairn: device (%s machine): a lane of the %s trapped on another stream and "
                         "poisoned the device context; this wait reports it\n", CN_DEV_MACHINE, m->kernel);
     }
     fflush(stderr);
@@ -908,7 +910,7 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
     {                                                                                        \
         NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_launch};
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_launch};
 
 /* sh[0] = sh[0] OP sh[1] OP ... OP sh[T - 1], in a fixed tree: after it,
  * every thread of the block may read sh[0]. */
@@ -1089,7 +1091,7 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
         for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++)                               \
             FOLD(a, cn_part_lo(a->cn_n, a->cn_P, p), cn_part_hi(a->cn_n, a->cn_P, p), 1, &a->cn_part[p]); \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
 
 #define CN_DEV_TOTAL_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                             \
     static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
@@ -1102,7 +1104,7 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
         FINISH(a, &acc);                                                                     \
         (void)lo, (void)hi;                                                                  \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
 
 #define CN_DEV_PREFIX_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                            \
     static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
@@ -1118,7 +1120,7 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
         FINISH(a, &run);                                                                     \
         (void)lo, (void)hi;                                                                  \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
 
 #define CN_DEV_PUT_PASS(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT)                            \
     static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
@@ -1134,7 +1136,7 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {#NAME, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
 
 #endif
 

@@ -99,6 +99,8 @@ void caps_add(Ex *x, Caps *c, Node *n);
 typedef struct {
     const char *name;     /* cn_regionK: the function and its struct */
     Vec ctypes, fields, values;
+    const char *what;     /* device kernels: the construct as the abort message names it
+                             (a C string literal expression; emit_dev.c) */
 } Ctxt;
 void field(Ex *x, Ctxt *k, const char *ctype, const char *name, const char *value);
 void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1);

@@ -74,9 +74,62 @@ static void dev_lane_begin(Ex *x, LaneFn *L, Ctxt *k, const char *suffix)
     emit_line(x, "(void)cn_c; (void)cn_i;");
 }
 
+/* ------------------------------------------------- kernels' names */
+
+/* A kernel's name in the device's abort message is its source construct:
+ * "parallel region at FILE:19:3 in fn main (its lanes call sq8)". A failed
+ * guard in a called function prints only that function's line, so the
+ * functions the lanes reach (directly or through others) complete the chain.
+ * The text is a C string literal expression (CN_FILE is one). */
+typedef struct {
+    Ex *x;
+    Vec fns;              /* Node* N_FN reached, in first-call order */
+} Reach;
+
+static bool reach_visit(Node *n, void *c)
+{
+    Reach *r = c;
+    if (n->kind != N_CALL || n->call.ck != CALL_FN || !n->call.target || !n->call.target->fn.id)
+        return true;
+    for (int i = 0; i < r->fns.n; i++)
+        if (r->fns.v[i] == n->call.target)
+            return true;
+    vec_push(r->x->a, &r->fns, n->call.target);
+    return true;
+}
+
+static const char *kernel_what(Ex *x, const char *kind, Node *at, Node *b1, Node *b2)
+{
+    Reach r = {x, {0}};
+    par_walk(b1, reach_visit, &r);
+    par_walk(b2, reach_visit, &r);
+    for (int i = 0; i < r.fns.n; i++)            /* grows as it goes: the transitive calls */
+        par_walk(((Node *)r.fns.v[i])->fn.body, reach_visit, &r);
+    const char *fn = x->fn && x->fn->fn && x->fn->fn->kind == N_FN && x->fn->fn->fn.id ? x->fn->fn->fn.id : NULL;
+    const char *s = arena_printf(x->a, "%s at \" CN_FILE \":%d:%d%s%s", kind, at->span.line, at->span.col,
+                                 fn ? " in fn " : "", fn ? fn : "");
+    enum { SHOWN = 4 };    /* the message stays one line */
+    for (int i = 0; i < r.fns.n && i < SHOWN; i++)
+        s = arena_printf(x->a, "%s%s%s", s, i ? ", " : " (its lanes call ", ((Node *)r.fns.v[i])->fn.id);
+    if (r.fns.n > SHOWN)
+        s = arena_printf(x->a, "%s and %d more", s, r.fns.n - SHOWN);
+    if (r.fns.n)
+        s = arena_printf(x->a, "%s)", s);
+    return arena_printf(x->a, "\"%s\"", s);
+}
+
+/* NAME_what, which the kernel's descriptor names (cairn_dev.h). */
+static void kernel_what_def(Ex *x, Buf *out, Ctxt *k, const char *suffix, const char *pass)
+{
+    buf_printf(x->a, out, "static const char %s%s_k_what[] = %s%s;\n", k->name, suffix,
+               k->what ? k->what : "\"device work\"", pass ? pass : "");
+}
+
 static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix)
 {
-    buf_printf(x->a, &L->out, "}\nCN_DEV_KERNEL(%s%s_k, struct %s, %s%s, %d)\n\n", k->name, suffix, k->name,
+    buf_printf(x->a, &L->out, "}\n");
+    kernel_what_def(x, &L->out, k, suffix, NULL);
+    buf_printf(x->a, &L->out, "CN_DEV_KERNEL(%s%s_k, struct %s, %s%s, %d)\n\n", k->name, suffix, k->name,
                k->name, suffix, DEV_THREADS);
     x->fn = L->saved;
     buf_append(x->a, &x->kernels, &L->out);
@@ -99,6 +152,8 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
 {
     x->uses_dev = true;
     Ctxt u = region_ctx(x, rs, n, "dregion");
+    u.what = kernel_what(x, n > 1 ? "parallel regions" : "parallel region", rs[0], rs[0]->loop.body,
+                         n > 1 ? rs[n - 1]->loop.body : NULL);
     const char *end = emit_tmp(x, "end");
     emit_line(x, "{");
     x->fn->indent++;
@@ -316,7 +371,17 @@ static const char *scan_passes(Ex *x, Ctxt *k, DevParts *d, bool discarded, cons
 
 static void pass_line(Ex *x, const char *macro, Ctxt *k, const char *suffix, const char *acc_t, const char *fns)
 {
+    kernel_what_def(x, &x->kernels, k, suffix, arena_printf(x->a, " \" (pass %c)\"", suffix[2]));
     buf_printf(x->a, &x->kernels, "%s(%s%s_k, struct %s, %s, %s)\n\n", macro, k->name, suffix, k->name, acc_t, fns);
+}
+
+/* "reduce +", "scan max", "compact": the collector as the message names it. */
+static const char *collector_what(Ex *x, Node *e)
+{
+    const char *kind = e->collect.kind == COLLECT_REDUCE ? "reduce" : e->collect.kind == COLLECT_SCAN ? "scan" : "compact";
+    if (e->collect.op)
+        kind = arena_printf(x->a, "%s %s", kind, e->collect.op);
+    return kernel_what(x, kind, e, e->collect.keep, e->collect.value);
 }
 
 static const char *fnames(Ex *x, Ctxt *k, const char *a, const char *b, const char *c, const char *d)
@@ -335,6 +400,7 @@ static const char *dev_reduce(Ex *x, Node *e)
     dev_coll_init(x, &c, e);
     const char *vt = emit_ctype(x, c.vt);
     Ctxt k = coll_ctx(x, e, "dreduce");
+    k.what = collector_what(x, e);
     DevParts d = dev_parts(x, &k, e, c.acc_t);
     const char *out = emit_tmp(x, "out");
     field(x, &k, arena_printf(x->a, "%s *", vt), "cn_out", out);
@@ -375,6 +441,7 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     dev_coll_init(x, &c, e);
     const char *vt = emit_ctype(x, c.vt);
     Ctxt k = coll_ctx(x, e, "dscan");
+    k.what = collector_what(x, e);
     DevParts d = dev_parts(x, &k, e, c.acc_t);
     const char *dname, *dv = emit_dest_view(x, e, &k, &dname);
     const char *out = emit_tmp(x, "out");
@@ -414,6 +481,7 @@ static const char *dev_compact(Ex *x, Node *e, bool discarded)
 {
     const char *at = emit_at(x, e->span), *vt = emit_ctype(x, e->collect.value->ty);
     Ctxt k = coll_ctx(x, e, "dcompact");
+    k.what = collector_what(x, e);
     DevParts d = dev_parts(x, &k, e, "size_t");
     const char *dname;
     emit_dest_view(x, e, &k, &dname);
@@ -538,6 +606,7 @@ const char *emit_dev_spawn(Ex *x, Node *e)
         return t;
     }
     Ctxt u = region_ctx(x, &w, 1, "dspawn");
+    u.what = kernel_what(x, "spawned parallel region", w, w->loop.body, NULL);
     const char *end = emit_tmp(x, "end");
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, w->loop.hi));
     const char *v = ctx_fill(x, &u);

@@ -39,6 +39,7 @@ CN_DEV_LANE void axpy_lane(const struct axpy *c, size_t i)
         cn_dev_trap_bounds("smoke.cairn", 3, 9, (long long)i, c->n, "y");
     c->y[i] = c->a * c->x[i] + c->y[i];
 }
+static const char axpy_k_what[] = "axpy_k";
 CN_DEV_KERNEL(axpy_k, struct axpy, axpy_lane, 256)
 
 enum { n = 1000 };

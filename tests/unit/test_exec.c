@@ -63,6 +63,7 @@ struct k_map {
     uint64_t mul, add;
 };
 CN_DEV_LANE void k_map_lane(const struct k_map *a, size_t i) { a->out[i] = a->in[i] * a->mul + a->add; }
+static const char k_map_what[] = "k_map";
 CN_DEV_KERNEL(k_map, struct k_map, k_map_lane, 256)
 
 /* One lane a chunk: the chunk's sum (odd = 0) or its count of odd elements. */
@@ -79,6 +80,7 @@ CN_DEV_LANE void k_chunk_lane(const struct k_chunk *a, size_t c)
         s += a->odd ? (a->x[i] & 1) : a->x[i];
     a->part[c] = s;
 }
+static const char k_chunk_what[] = "k_chunk";
 CN_DEV_KERNEL(k_chunk, struct k_chunk, k_chunk_lane, 256)
 
 /* One lane: exclusive prefixes of part into off, ends into end, the total
@@ -102,6 +104,7 @@ CN_DEV_LANE void k_fold_lane(const struct k_fold *a, size_t i)
     if (a->total)
         *a->total = s;
 }
+static const char k_fold_what[] = "k_fold";
 CN_DEV_KERNEL(k_fold, struct k_fold, k_fold_lane, 32)
 
 /* One lane a chunk: inclusive prefix sums from the chunk's offset. */
@@ -117,6 +120,7 @@ CN_DEV_LANE void k_scan_lane(const struct k_scan *a, size_t c)
     for (size_t i = c * CHUNK; i < a->n && i < (c + 1) * CHUNK; i++)
         a->out[i] = s += a->x[i];
 }
+static const char k_scan_what[] = "k_scan";
 CN_DEV_KERNEL(k_scan, struct k_scan, k_scan_lane, 256)
 
 /* One lane a chunk: scan[i] for each odd x[i], from the chunk's offset; the
@@ -138,6 +142,7 @@ CN_DEV_LANE void k_scatter_lane(const struct k_scatter *a, size_t c)
         a->out[pos++] = a->scan[i];
     }
 }
+static const char k_scatter_what[] = "k_scatter";
 CN_DEV_KERNEL(k_scatter, struct k_scatter, k_scatter_lane, 256)
 
 /* A lane that reads x[i + shift] behind a bounds guard: past n, it traps. */
@@ -153,6 +158,7 @@ CN_DEV_LANE void k_shift_lane(const struct k_shift *a, size_t i)
         cn_dev_trap_bounds("shift.cairn", 7, 21, (long long)j, a->n, "x");
     a->out[i] = a->x[j];
 }
+static const char k_shift_what[] = "k_shift";
 CN_DEV_KERNEL(k_shift, struct k_shift, k_shift_lane, 256)
 
 /* A lane that says on stderr that it ran: nothing queued after a trap may. */
@@ -165,6 +171,7 @@ CN_DEV_LANE void k_tell_lane(const struct k_tell *a, size_t i)
     if (i == 0)
         fprintf(stderr, "LANE RAN AFTER THE TRAP\n");
 }
+static const char k_tell_what[] = "k_tell";
 CN_DEV_KERNEL(k_tell, struct k_tell, k_tell_lane, 32)
 
 /* ------------------------------------------------------ the sequence */
@@ -626,7 +633,7 @@ static void test_children(void)
 {
     {
         const char *want[] = {"shift.cairn:7:21: guard failed: index ", " out of bounds for x of length 1000",
-                              "QUEUED WITHOUT WAITING", "kernel k_shift trapped", NULL};
+                              "QUEUED WITHOUT WAITING", "lane of the k_shift trapped", NULL};
         const char *refuse[] = {"HOST READ THE COPY", "LANE RAN AFTER THE TRAP", NULL};
         expect_abort(child_trap_in_region, "a guard failing in a lane aborts at the next wait, before the copy",
                      want, refuse);
