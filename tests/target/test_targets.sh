@@ -189,6 +189,8 @@ ok "receipt: limits of 12.0 (99 KiB opt-in, 48 warps) and 7.5 (64 KiB, 32 warps)
     receipt r75b/host.receipt.json "d['limits']['shared_memory_per_block_optin'] == 64*1024 and d['limits']['warps_per_sm'] == 32"; echo $?)"
 ok "receipt: a target without a row has limits null" "$([ "$(PATH=$ALL status "$CAIRN" build --device-target sm_99 --out r99 host.cairn)" = 0 ] &&
     receipt r99/host.receipt.json "d['limits'] is None"; echo $?)"
+ok "receipt: sm_88 has no row (the pages list none for 8.8), so its limits are null" "$([ "$(PATH=$ALL status "$CAIRN" build --device-target sm_88 --out r88 host.cairn)" = 0 ] &&
+    receipt r88/host.receipt.json "d['limits'] is None and d['compute_capability'] == '8.8'"; echo $?)"
 ok "receipt: nvcc version recorded" "$(receipt r99/host.receipt.json "d['nvcc'] == '13.9.1'"; echo $?)"
 ok "receipt: no nvcc on PATH -> nvcc null, not a refusal" "$([ "$(PATH=/usr/bin:/bin status "$CAIRN" build --device-target sm_90 --out rn host.cairn)" = 0 ] &&
     receipt rn/host.receipt.json "d['nvcc'] is None and d['name'] == 'sm_90'"; echo $?)"
