@@ -2,7 +2,7 @@
  * cairn_rt.h: the runtime every emitted CAIRN program includes.
  *
  * Header-only, in the common subset of C17 and C++17 (the same emitted file
- * is compiled by cc for the host and, later, by nvcc and by cc under
+ * is compiled by cc for the host, by nvcc for the device and by cc under
  * CAIRN_EMULATE). Everything is `static inline`; there is no mutable global
  * state.
  *

@@ -298,7 +298,7 @@ static Type *check_load_wide(Ctx *x, Node *e)
                    power_of_two(k) ? "" : " and is not a power of two", tstr(x, vt->elem), (long long)most);
         return type_error();
     }
-    unsupported(x, e->span, "wide loads and stores (device execution, a later issue)", NULL);
+    unsupported(x, e->span, "wide loads and stores (pipelines and wide accesses, a later issue)", NULL);
     return array_type(x, vt->elem, k);
 }
 
@@ -492,7 +492,7 @@ static Type *check_later(Ctx *x, Node *e, Builtin b)
 {
     switch (b) {
     case B_STORE_WIDE:
-        return later(x, e, "wide loads and stores (device execution, a later issue)");
+        return later(x, e, "wide loads and stores (pipelines and wide accesses, a later issue)");
     case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
         return later(x, e, "tensor-core fragments (a later issue)");
     case B_FIRST:

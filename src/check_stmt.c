@@ -358,7 +358,7 @@ static void check_stmt(Ctx *x, Node *s)
         unsupported(x, s->span, "locks (a later issue)", NULL);
         check_block(x, s->lock.body, true);
         break;
-    case N_LAUNCH: unsupported(x, s->span, "launch of extern kernels (device execution, issue 5)", NULL); break;
+    case N_LAUNCH: unsupported(x, s->span, "launch of extern kernels (foreign CUDA, a later issue)", NULL); break;
     case N_FN: case N_LAYOUT: case N_DERIVE: case N_PLAN:
         diag_error(x->sink, s->span, E_UNSUPPORTED, "declare it at top level",
                    "a %s inside a function is not supported", node_kind_name(s->kind));
