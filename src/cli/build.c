@@ -320,19 +320,18 @@ static const char build_help[] =
     "                    and libNAME.a, in place of an executable\n";
 
 /* A manifest build: reads [build] and builds its source. */
-static bool manifest_plan(Arena *a, const char *path, const char **src, const char **name,
-                          const char **target, bool *lib)
+static bool manifest_plan(Arena *a, const char *path, bool emulate, const char **src, const char **name,
+                          const char **target, bool *lib, int *rc)
 {
-    Toml t;
-    char err[512];
-    if (!toml_read(a, path, &t, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+    Manifest m;
+    if (!manifest_read(a, path, emulate, &m)) {
+        *rc = m.exit_code;
         return false;
     }
-    const char *kind = toml_get(&t, "build", "kind");
-    *name = toml_get(&t, "build", "name");
-    *src = toml_get(&t, "build", "source");
-    *target = toml_get(&t, "build", "device_target");
+    const char *kind = m.kind;
+    *name = m.name;
+    *src = m.source;
+    *target = m.device_target;
     if (kind && strcmp(kind, "exe") && strcmp(kind, "lib")) {
         fprintf(stderr, "%s: [build] kind = \"%s\": a build is an \"exe\" or a \"lib\" (a library with a C "
                         "header)\n", path, kind);
@@ -369,7 +368,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Resolves the path of build/run to a source and a plan. */
-static bool resolve_program(Arena *a, const Options *o, const char **src, BuildPlan *b)
+static bool resolve_program(Arena *a, const Options *o, const char **src, BuildPlan *b, int *rc)
 {
     const char *path = o->path ? o->path : ".";
     const char *name = NULL, *target = NULL;
@@ -377,7 +376,7 @@ static bool resolve_program(Arena *a, const Options *o, const char **src, BuildP
     if (is_dir(path))
         path = arena_printf(a, "%s/cairn.toml", path);
     if (ends_with(path, ".toml")) {
-        if (!manifest_plan(a, path, src, &name, &target, &lib))
+        if (!manifest_plan(a, path, o->emulate, src, &name, &target, &lib, rc))
             return false;
     } else
         *src = path;
@@ -404,7 +403,7 @@ int cmd_build(int argc, char **argv)
     const char *src;
     BuildPlan b;
     int rc = EXIT_USAGE;
-    if (resolve_program(a, &o, &src, &b)) {
+    if (resolve_program(a, &o, &src, &b, &rc)) {
         Unit u;
         if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);
@@ -445,7 +444,7 @@ int cmd_run(int argc, char **argv)
     int rc = EXIT_USAGE;
     bool u_emulated = false;
     const char *u_target = "";
-    if (resolve_program(a, &o, &src, &b)) {
+    if (resolve_program(a, &o, &src, &b, &rc)) {
         Unit u;
         if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);

@@ -98,9 +98,22 @@ typedef struct {
 } TomlEntry;
 typedef struct {
     Vec entries;                        /* TomlEntry* */
+    Vec tables;                         /* TomlEntry* (key NULL): each header, with its line */
 } Toml;
 bool toml_read(Arena *a, const char *path, Toml *t, char *err, size_t errlen);
 const char *toml_get(const Toml *t, const char *table, const char *key);
+
+/* A project's manifest (cairn.toml), read and held to what a manifest may
+ * say: an unknown table or key is an error naming it (exit 2), [foreign]
+ * under --emulate is E-EMULATE (exit 1). On false the message is printed and
+ * exit_code says how to exit. */
+typedef struct {
+    const char *path;
+    Toml toml;
+    const char *kind, *name, *source, *device_target;   /* [build], or NULL */
+    int exit_code;
+} Manifest;
+bool manifest_read(Arena *a, const char *path, bool emulate, Manifest *m);
 
 int cmd_check(int argc, char **argv);
 int cmd_expand(int argc, char **argv);

@@ -81,6 +81,10 @@ static bool parse_line(Arena *a, Toml *t, char *line, int lineno, const char **t
         }
         *end = '\0';
         *table = arena_strdup(a, trim(s + (array ? 2 : 1)));
+        TomlEntry *h = arena_alloc(a, sizeof *h);   /* a header, even of an empty table */
+        h->table = *table;
+        h->line = lineno;
+        vec_push(a, &t->tables, h);
         return true;
     }
     char *eq = strchr(s, '=');
@@ -131,4 +135,78 @@ const char *toml_get(const Toml *t, const char *table, const char *key)
             return e->value;
     }
     return NULL;
+}
+
+/* ------------------------------------------------------------ the manifest */
+
+/* The tables and keys a manifest may hold. [foreign] vendors CUDA, which
+ * only nvcc builds: its keys are read when foreign CUDA is lowered. A table
+ * or key outside this list is refused by name, so a misspelt one is never
+ * silently ignored. */
+static const char *const build_keys[] = {"name", "kind", "source", "device_target", NULL};
+
+static bool known_key(const char *const *keys, const char *k)
+{
+    for (int i = 0; keys[i]; i++)
+        if (!strcmp(keys[i], k))
+            return true;
+    return false;
+}
+
+static bool manifest_fail(Manifest *m, int exit_code, int line, const char *code, const char *help,
+                          const char *fmt, const char *what)
+{
+    fprintf(stderr, "%s:%d:1: error", m->path, line);
+    if (code)
+        fprintf(stderr, "[%s]", code);
+    fprintf(stderr, ": ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n  help: %s\n", help);
+    m->exit_code = exit_code;
+    return false;
+}
+
+bool manifest_read(Arena *a, const char *path, bool emulate, Manifest *m)
+{
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    char err[512];
+    if (!toml_read(a, path, &m->toml, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        m->exit_code = EXIT_USAGE;
+        return false;
+    }
+    for (int i = 0; i < m->toml.tables.n; i++) {
+        const TomlEntry *h = m->toml.tables.v[i];
+        if (!strcmp(h->table, "build"))
+            continue;
+        if (!strcmp(h->table, "foreign")) {
+            if (emulate)   /* devices.md: vendored CUDA cannot be emulated */
+                return manifest_fail(m, EXIT_REFUSED, h->line, "E-EMULATE",
+                                     "build for a device without --emulate, or keep the foreign kernel out of "
+                                     "the manifest that emulates",
+                                     "the manifest's [%s] table vendors CUDA, which only nvcc builds and only a "
+                                     "device runs: it cannot be emulated on the host", h->table);
+            return manifest_fail(m, EXIT_REFUSED, h->line, "E-UNSUPPORTED",
+                                 "foreign CUDA arrives with a later issue; until then remove the table",
+                                 "the manifest's [%s] table (vendored CUDA) is not built yet", h->table);
+        }
+        return manifest_fail(m, EXIT_USAGE, h->line, NULL, "a manifest has a [build] table (name, kind, source, "
+                             "device_target) and, later, [foreign]",
+                             "unknown table [%s] in the manifest", h->table);
+    }
+    for (int i = 0; i < m->toml.entries.n; i++) {
+        const TomlEntry *e = m->toml.entries.v[i];
+        if (!*e->table)
+            return manifest_fail(m, EXIT_USAGE, e->line, NULL, "put it under [build]",
+                                 "the key %s stands before any table", e->key);
+        if (!strcmp(e->table, "build") && !known_key(build_keys, e->key))
+            return manifest_fail(m, EXIT_USAGE, e->line, NULL, "[build] takes name, kind, source and device_target",
+                                 "unknown key %s in [build]", e->key);
+    }
+    m->kind = toml_get(&m->toml, "build", "kind");
+    m->name = toml_get(&m->toml, "build", "name");
+    m->source = toml_get(&m->toml, "build", "source");
+    m->device_target = toml_get(&m->toml, "build", "device_target");
+    return true;
 }

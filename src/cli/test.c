@@ -52,7 +52,13 @@ typedef struct {
     int passed, failed;
 } Tally;
 
-static void run_file_tests(const char *path, const Options *o, Tally *t)
+/* The project a DIR holds: its cairn.toml, whose [build] device_target
+ * judges every file as `cairn run DIR` would (NULL fields: no manifest). */
+typedef struct {
+    const char *path, *device_target;
+} Project;
+
+static void run_file_tests(const char *path, const Options *o, const Project *p, Tally *t)
 {
     Unit u;
     if (!unit_load(&u, path, o)) {
@@ -61,7 +67,7 @@ static void run_file_tests(const char *path, const Options *o, Tally *t)
         return;
     }
     Vec tests = {0};
-    bool checked = unit_check_target(&u, o, NULL, NULL);
+    bool checked = unit_check_target(&u, o, p->device_target, p->path);
     if (checked)
         for (int i = 0; i < u.program->block.stmts.n; i++) {
             Node *d = u.program->block.stmts.v[i];
@@ -101,7 +107,8 @@ static const char test_help[] =
     "usage: cairn test [FILE.cairn | DIR] [--emulate] [--device-target T]\n"
     "\n"
     "Runs every `test fn NAME() { ... }` in FILE, or in every .cairn file under\n"
-    "DIR (default: the current directory). A test passes when it returns and\n"
+    "DIR (default: the current directory); DIR's cairn.toml, if any, names the\n"
+    "device target ([build] device_target). A test passes when it returns and\n"
     "fails when a guard fails in it (assert(c) is a guard). Each test runs in a\n"
     "process of its own. Prints one line a test and `N passed, N failed`; exits\n"
     "0 when every test passed and the files were accepted, 1 otherwise.\n"
@@ -128,13 +135,22 @@ int cmd_test(int argc, char **argv)
         arena_free(a);
         return EXIT_USAGE;
     }
-    if (S_ISDIR(st.st_mode))
+    Project p = {0};
+    if (S_ISDIR(st.st_mode)) {
+        const char *toml = arena_printf(a, "%s/cairn.toml", path);
+        Manifest m;
+        if (!stat(toml, &st) && !manifest_read(a, toml, o.emulate, &m)) {
+            arena_free(a);
+            return m.exit_code;
+        }
+        if (!stat(toml, &st))
+            p = (Project){toml, m.device_target};
         collect(a, path, &files);
-    else
+    } else
         vec_push(a, &files, (void *)path);
     Tally t = {0};
     for (int i = 0; i < files.n; i++)
-        run_file_tests(files.v[i], &o, &t);
+        run_file_tests(files.v[i], &o, &p, &t);
     printf("%d passed, %d failed\n", t.passed, t.failed);
     arena_free(a);
     return t.failed ? EXIT_REFUSED : EXIT_OK;
