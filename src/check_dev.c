@@ -253,6 +253,7 @@ typedef struct {
     Node *let;            /* its binding */
     Vec leased;           /* Sym*: the roots of the views its work touches */
     bool waited;
+    Node *wait;           /* the wait that ended it (NULL: none yet) */
     int depth, loops;     /* the block nesting and loop nesting where it was spawned */
 } Live;
 
@@ -363,6 +364,7 @@ static void tk_wait(Tk *k, Node *call)
                    "wait(%s) inside a nested block (a branch or a loop): on some path it would run never or more "
                    "than once, and a ticket is waited exactly once", s->id);
         L->waited = true;
+        L->wait = call;
         return;
     }
     if (L->waited) {
@@ -371,6 +373,23 @@ static void tk_wait(Tk *k, Node *call)
         return;
     }
     L->waited = true;
+    L->wait = call;
+}
+
+/* after takes live tickets: a wait ends one, so naming it after its wait
+ * orders nothing (its work is done) and is a use of an ended ticket. */
+static void tk_after(Tk *k, Node *sp)
+{
+    for (int i = 0; i < sp->spawn.after.n; i++) {
+        Node *a = sp->spawn.after.v[i];
+        Live *L = a->kind == N_NAME && a->name.sym ? live_of(k, a->name.sym) : NULL;
+        if (L && L->waited && L->wait)
+            diag_error(k->x->sink, a->span, E_TICKET,
+                       arena_printf(k->x->a, "drop %s from after: its work is done, so nothing needs to wait for it",
+                                    L->t->id),
+                       "after %s names a ticket already waited (line %d): after takes live tickets, and a wait "
+                       "ends one", L->t->id, L->wait->span.line);
+    }
 }
 
 static void tk_stmt(Tk *k, Node *s, bool loop_body)
@@ -416,6 +435,8 @@ static void tk_stmt(Tk *k, Node *s, bool loop_body)
         break;
     }
     par_walk(s, use_visit, &u);
+    if (sp)
+        tk_after(k, sp);
     if (sp && s->let.sym) {
         Live *L = arena_alloc(k->x->a, sizeof *L);
         memset(L, 0, sizeof *L);
