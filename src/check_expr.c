@@ -752,7 +752,7 @@ static const char *collect_name(const Node *e)
     return e->collect.kind == COLLECT_REDUCE ? "reduce" : e->collect.kind == COLLECT_SCAN ? "scan" : "compact";
 }
 
-static Type *collect_op(Ctx *x, Node *e, Type *vt)
+static Type *collect_op(Ctx *x, Node *e, Type *vt, bool device)
 {
     if (e->collect.kind == COLLECT_COMPACT || is_error(vt))
         return vt;
@@ -769,7 +769,9 @@ static Type *collect_op(Ctx *x, Node *e, Type *vt)
                    collect_name(e), op, tstr(x, vt));
         return type_error();
     }
-    if (e->collect.mode == MODE_PARALLEL && type_is_float(vt) && strcmp(op, "*") == 0) {
+    /* numerics.md: refused on the pool; on the device a float reduction, a
+     * product too, combines in an unspecified order (the receipt says so) */
+    if (e->collect.mode == MODE_PARALLEL && !device && type_is_float(vt) && strcmp(op, "*") == 0) {
         diag_error(x->sink, e->span, E_REDUCE_ORDER,
                    "multiply in written order: `reduce * for i in n yield ...`",
                    "a float product (%s) on the pool: a product rounded in blocks is another number, and no "
@@ -887,10 +889,11 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     Type *vt = collect_body(x, e, want);
     if (x->fs)
         x->fs->parallel--;
-    vt = collect_op(x, e, vt);
+    bool device = lanes_end(x, &lp, arena_printf(x->a, "the %s at line %d", collect_name(e), e->span.line));
+    vt = collect_op(x, e, vt, device);
     if (is_error(vt))
         return vt;
-    e->collect.device = lanes_end(x, &lp, arena_printf(x->a, "the %s at line %d", collect_name(e), e->span.line));
+    e->collect.device = device;
     if (!collect_total_placement(x, e))
         return type_error();
     const char *num = NULL;

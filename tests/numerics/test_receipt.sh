@@ -79,5 +79,15 @@ D="$T/build/dsum/dsum.receipt.json"
 ok "device f32 sum: order unspecified" "$(has "$D" '{"op": "add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device"}'; echo $?)"
 ok "listed once, and nothing else unordered" "$([ "$(grep -c '"order": "unspecified"' "$D")" = 1 ]; echo $?)"
 
+# numerics.md: the device combines a float product in an unspecified order too, and the receipt
+# lists it (issue 11: a device product was refused with "on the pool").
+cat >"$T/dprod.cairn" <<'CAIRN'
+fn dprod(n:usize, x:ro<f64>[n]@device) -> f64 = reduce * parallel i in n yield x[i];
+fn main() -> i32 { return 0; }
+CAIRN
+( cd "$T" && "$CAIRN" build dprod.cairn --emulate --device-target sm_90a >/dev/null 2>&1 )
+ok "device products build" "$?"
+ok "device f64 product: order unspecified" "$(has "$T/build/dprod/dprod.receipt.json" '{"op": "mul", "from": "f64", "to": "f64", "rounding": "nearest-even", "order": "unspecified", "where": "device"}'; echo $?)"
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
