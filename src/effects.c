@@ -164,6 +164,8 @@ typedef struct {
     EffTable *t;
     FnEff *f;
     bool changed;
+    int device_depth;     /* > 0 inside a device region's or collector's lanes */
+    Node *entering;       /* the device region being entered (eff_visit) */
 } Walk;
 
 static void set_bit(Walk *w, int bit, Node *why, FnEff *via)
@@ -256,11 +258,30 @@ static void device_bits(Walk *w, Node *n)
     }
 }
 
+static bool device_lanes(const Node *n)
+{
+    return (n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device);
+}
+
 static bool eff_visit(Node *n, void *c)
 {
     Walk *w = c;
+    if (device_lanes(n) && n != w->entering) {
+        /* its lanes run on the device: an atomic there is device work, not a
+         * way for the host to observe (devices.md, "One wait, or none") */
+        w->entering = n;
+        w->device_depth++;
+        par_walk(n, eff_visit, c);
+        w->device_depth--;
+        return false;
+    }
+    if (n == w->entering)
+        w->entering = NULL;
     const char *what;
-    set_bit(w, effects_construct(n, &what), n, NULL);
+    int bit = effects_construct(n, &what);
+    set_bit(w, bit, n, NULL);
+    if (bit == EF_ATOMIC && !w->device_depth)
+        set_bit(w, EF_HOST_ATOMIC, n, NULL);
     device_bits(w, n);
     if (may_trap(n))
         set_bit(w, EF_TRAP, n, NULL);
@@ -299,7 +320,7 @@ static bool eff_visit(Node *n, void *c)
             FnEff *ce = effects_of(w->t, n->call.target);
             if (ce) {
                 for (int b = 0; b < EF_N; b++)
-                    if (ce->bits & (1u << b))
+                    if ((ce->bits & (1u << b)) && !(b == EF_HOST_ATOMIC && w->device_depth))
                         set_bit(w, b, n, ce);
                 map_call(w, n, ce);
             }
@@ -410,7 +431,7 @@ EffTable *effects_compute(Arena *a, const Check *c)
             FnEff *f = order.v[i];
             if (round > 0 && !callee_grew(f))
                 continue;
-            Walk w = {t, f, false};
+            Walk w = {t, f, false, 0, NULL};
             f->walked_at = ++clock;
             par_walk(f->fn->fn.body, eff_visit, &w);
             if (w.changed)

@@ -737,7 +737,7 @@ bool emit_has_closure(Node *n)
 
 /* devices.md, "One wait, or none": a function whose effect row holds another
  * way to observe device memory than the runtime's own observation points
- * (I/O, a call through a function value, an atomic update, a @unified
+ * (I/O, a call through a function value, an atomic update outside a device region, a @unified
  * element) keeps each device operation waiting where it stands. A closure
  * has no row of its own here, so it waits too. */
 static bool fn_unheld(Node *fn)
@@ -745,7 +745,7 @@ static bool fn_unheld(Node *fn)
     const FnEff *f = fn->kind == N_FN ? fn->fn.effects : NULL;
     if (!f)
         return true;
-    unsigned other = (1u << EF_IO) | (1u << EF_VALUE) | (1u << EF_ATOMIC) | (1u << EF_UNIFIED);
+    unsigned other = (1u << EF_IO) | (1u << EF_VALUE) | (1u << EF_HOST_ATOMIC) | (1u << EF_UNIFIED);
     return (f->bits & other) != 0;
 }
 

@@ -71,7 +71,7 @@ static const char *no_enqueue(Ex *x, Node *fn)
     if (b & (1u << EF_QUEUE))
         return "it queues work on streams of its own (spawn), and waits for it";
     static const struct { EffBit bit; const char *what; } other[] = {
-        {EF_IO, "I/O"}, {EF_VALUE, "a call through a function value"}, {EF_ATOMIC, "an atomic update"},
+        {EF_IO, "I/O"}, {EF_VALUE, "a call through a function value"}, {EF_HOST_ATOMIC, "an atomic update outside a device region"},
         {EF_UNIFIED, "a @unified view, which the host reads without a CUDA call"},
     };
     for (size_t i = 0; i < sizeof other / sizeof *other; i++)
