@@ -327,6 +327,28 @@ void numerics_add_unordered(Ctx *x, const char *op, const Type *t)
     numerics_push(x, j);
 }
 
+/* The host's exact float sum (reduce + parallel on the pool): one
+ * rounding of the exact total (numerics.md, "Parallel float sums"). */
+void numerics_add_exact_sum(Ctx *x, const Type *t)
+{
+    numerics_push(x, arena_printf(x->a, "{\"op\": \"sum\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": "
+                                        "\"nearest-even\", \"sum\": \"exact\"}", type_str(x->a, t), type_str(x->a, t)));
+}
+
+/* atomic_add_unordered's contract (numerics.md, "Atomic float addition"):
+ * each partial sum rounded once, in the order the adds arrive; on the device
+ * an f32 add flushes a subnormal operand or result to zero (atom.add.f32),
+ * an f64 add and every host add (an emulated device one too) keep them. */
+void numerics_add_atomic(Ctx *x, const Type *t, bool device)
+{
+    bool flush = device && t->kind == TY_F32 && !x->c->emulate;   /* emulated: a host add, which keeps them */
+    numerics_push(x, arena_printf(x->a, "{\"op\": \"atomic_add\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": "
+                                        "\"nearest-even\", \"order\": \"unspecified\", \"where\": \"%s\", "
+                                        "\"subnormals\": \"%s\"}",
+                                  type_str(x->a, t), type_str(x->a, t), device ? "device" : "host",
+                                  flush ? "flushed" : "kept"));
+}
+
 /* ---------------------------------------------------- closing brace */
 
 /* Where the `}` matching the `{` at `open` is: E-RETURN points there. We

@@ -94,6 +94,8 @@ Node *instantiate(Ctx *x, Sym *generic, Node *call);   /* NULL when not possible
 void unsupported(Ctx *x, Span at, const char *what, const char *help);
 void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding);
 void numerics_add_unordered(Ctx *x, const char *op, const Type *t);
+void numerics_add_exact_sum(Ctx *x, const Type *t);
+void numerics_add_atomic(Ctx *x, const Type *t, bool device);
 void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding,
                            const char *overflow);
 const char *fresh_cname(Ctx *x, const char *prefix, const char *id);

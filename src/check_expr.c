@@ -900,6 +900,9 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     OpKind k;
     if (e->collect.device && type_is_float(vt) && reduce_op_kind(e->collect.op ? e->collect.op : "+", &k, &num) && num)
         numerics_add_unordered(x, num, vt);
+    else if (e->collect.mode == MODE_PARALLEL && e->collect.kind == COLLECT_REDUCE && type_is_float(vt) &&
+             reduce_op_kind(e->collect.op ? e->collect.op : "+", &k, &num) && num && !strcmp(num, "add"))
+        numerics_add_exact_sum(x, vt);
     if (vt->kind == TY_VOID) {
         diag_error(x->sink, e->collect.value->span, E_TYPE_MISMATCH, "yield a number (or a bool)", "%s yields no value", collect_name(e));
         return type_error();

@@ -1040,6 +1040,8 @@ Type *check_atomic(Ctx *x, Node *e, Builtin b)
     }
     for (int i = 1; i < want; i++)
         check_expectf(x, e->call.args.v[i], t, "the value %s takes", name, NULL, NULL);
+    if (fl)
+        numerics_add_atomic(x, t, el->index.base->ty->place != PLACE_HOST && el->index.base->ty->place != PLACE_PINNED);
     return t;
 }
 

@@ -89,5 +89,32 @@ CAIRN
 ok "device products build" "$?"
 ok "device f64 product: order unspecified" "$(has "$T/build/dprod/dprod.receipt.json" '{"op": "mul", "from": "f64", "to": "f64", "rounding": "nearest-even", "order": "unspecified", "where": "device"}'; echo $?)"
 
+# numerics.md: the host's exact sum is listed as {"op": "sum", ..., "sum": "exact"}, and "the receipt
+# lists the contract" of atomic float addition (issue 11: neither was in the receipt).
+cat >"$T/exact.cairn" <<'CAIRN'
+fn hsum(n:usize, x:ro<f64>[n]) -> f64 = reduce + parallel i in n yield x[i];
+fn hsum32(n:usize, x:ro<f32>[n]) -> f32 = reduce + parallel i in n yield x[i];
+fn fsum(n:usize, x:ro<f64>[n]) -> f64 = reduce + for i in n yield x[i];
+fn hadd(n:usize, x:ro<f32>[n], t:rw<f32>[1]) { parallel i in n { atomic_add_unordered(t[0], x[i]); } }
+fn dadd(n:usize, x:ro<f32>[n]@device, t:rw<f32>[1]@device) { parallel i in n { atomic_add_unordered(t[0], x[i]); } }
+fn dadd64(n:usize, x:ro<f64>[n]@device, t:rw<f64>[1]@device) { parallel i in n { atomic_add_unordered(t[0], x[i]); } }
+fn main() -> i32 { return 0; }
+CAIRN
+( cd "$T" && "$CAIRN" build exact.cairn --out ex --device-target sm_90a >/dev/null 2>&1 ||
+  "$CAIRN" build exact.cairn --out ex --emulate --device-target sm_90a >/dev/null 2>&1 )
+ok "exact sums and atomic adds build" "$?"
+E="$T/ex/exact.receipt.json"
+ok "host exact sum of f64, as numerics.md spells it" "$(has "$E" '{"op": "sum", "from": "f64", "to": "f64", "rounding": "nearest-even", "sum": "exact"}'; echo $?)"
+ok "host exact sum of f32" "$(has "$E" '{"op": "sum", "from": "f32", "to": "f32", "rounding": "nearest-even", "sum": "exact"}'; echo $?)"
+ok "a sum in written order is no exact sum (listed once: the two pooled ones)" "$([ "$(grep -c '"sum": "exact"' "$E")" = 2 ]; echo $?)"
+ok "atomic f32 add on the host: order unspecified, subnormals kept" "$(has "$E" '{"op": "atomic_add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "host", "subnormals": "kept"}'; echo $?)"
+ok "atomic f64 add on the device keeps subnormals" "$(has "$E" '{"op": "atomic_add", "from": "f64", "to": "f64", "rounding": "nearest-even", "order": "unspecified", "where": "device", "subnormals": "kept"}'; echo $?)"
+if command -v nvcc >/dev/null; then
+    ok "atomic f32 add on the device (nvcc build) flushes subnormals, as atom.add.f32 does" "$(has "$E" '{"op": "atomic_add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device", "subnormals": "flushed"}'; echo $?)"
+fi
+( cd "$T" && "$CAIRN" build exact.cairn --out exe --emulate --device-target sm_90a >/dev/null 2>&1 )
+ok "emulated, the device f32 add is a host add, which keeps subnormals" "$(! grep -q '"flushed"' "$T/exe/exact.receipt.json" &&
+    has "$T/exe/exact.receipt.json" '{"op": "atomic_add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device", "subnormals": "kept"}'; echo $?)"
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
