@@ -542,6 +542,9 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
     cn_dev_queued(s);
 }
 
+/* Queued work runs on the device: a trap in it surfaces at its wait. */
+static inline void cn_dev_spawned(const struct cn_dev_stream *s) { (void)s; }
+
 /* ================================================ the emulated machine */
 
 #else /* CN_DEV_EMULATED */
@@ -828,6 +831,23 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
         return;
     struct cn_emu_launch L = {k, args, s};
     cn_pool_for(n, cn_emu_run_lanes, &L);
+}
+
+/* Queued work has just been queued on s. Emulated, it ran to completion
+ * there, so a lane that trapped in it aborts the process at the spawn
+ * (devices.md, "Emulating device code on the host"); a device run reports
+ * it at the wait. */
+static inline void cn_dev_spawned(const struct cn_dev_stream *s)
+{
+    if (__builtin_expect(!__atomic_load_n(&s->trapped, __ATOMIC_ACQUIRE), 1))
+        return;
+    fflush(stdout);
+    fprintf(stderr, "%s\n", s->trap_text);
+    fprintf(stderr, "cairn: device (%s machine): a lane of the %s trapped in queued work; emulated, queued "
+                    "work runs at its spawn, which reports it (a device run reports it at the wait)\n",
+            CN_DEV_MACHINE, s->trap_kernel);
+    fflush(stderr);
+    abort();
 }
 
 #endif /* CN_DEV_EMULATED */

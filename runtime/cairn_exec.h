@@ -72,7 +72,7 @@
  * waits. wait(t) waits on the ticket's stream alone, and only there. The
  * emulated machine runs queued work when it is queued, in program order,
  * which is one of the orders the language allows; a lane that traps in it
- * surfaces at the wait, as on the device.
+ * aborts the process at the spawn (a device run aborts at the wait).
  *
  * A cq_NAME entry uses no context at all: it wraps the caller's stream with
  * cn_dev_stream_adopt on its own stack and calls the seam, so it makes no
@@ -497,6 +497,7 @@ static inline struct cn_ticket cn_exec_spawn_launch(struct cn_exec *x, const str
     struct cn_ticket t = cn_exec_spawn_begin(x, after, nafter, f, l, c);
     cn_dev_launch(cn_exec_ticket_stream(&t), k, n, args);
     cn_exec_spawn_end(&t);
+    cn_dev_spawned(cn_exec_ticket_stream(&t));
     return t;
 }
 
