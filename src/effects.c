@@ -310,6 +310,13 @@ static bool eff_visit(Node *n, void *c)
                               ? n->collect.dest->index.base : n->collect.dest, true);
         break;
     case N_CALL:
+        /* transfer(dst, src) writes dst and reads src, and its extents and
+         * overlap are checked where it runs */
+        if (n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER && n->call.args.n == 2) {
+            touch_expr(w, n->call.args.v[0], true);
+            touch_expr(w, n->call.args.v[1], false);
+            set_bit(w, EF_TRAP, n, NULL);
+        }
         if (n->call.ck == CALL_BUILTIN && effects_construct(n, NULL) == EF_ATOMIC && n->call.args.n &&
             ((Node *)n->call.args.v[0])->kind == N_INDEX) {
             Node *el = n->call.args.v[0];

@@ -84,5 +84,11 @@ check "device regions say par:device under --emulate"
 "$CAIRN" explain "$T/d.cairn" >/dev/null 2>"$T/err"
 [ $? = 1 ] && grep -q 'E-TARGET' "$T/err" && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL explain: device work without a target is E-TARGET, as in check"; }
+# transfer(dst, src) writes dst, reads src and checks its extents (issue 10's review: the row had
+# only copy:host).
+printf 'fn up(n:usize, d:rw<f32>[n]@device, h:ro<f32>[n]) { transfer(d, h); }\nfn down(n:usize, d:ro<f32>[n]@device, h:rw<f32>[n]) { transfer(h, d); }\n' >"$T/tr.cairn"
+printf 'fn up: [copy:host, read:h, trap, write:d]\nfn down: [copy:host, read:d, trap, write:h]\n' >"$T/want"
+"$CAIRN" explain --device-target sm_90a "$T/tr.cairn" >"$T/got" 2>"$T/err"
+check "a transfer's row reads its source and writes its destination"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
