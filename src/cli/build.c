@@ -365,9 +365,12 @@ static int build_staged(Unit *u, BuildPlan *b, const Options *o, const Staged *p
         const char *run = arena_printf(u->arena, "%s/run-%s", p->stage->path, b->name);
         b->run_path = link(p->out, run) == 0 ? run : NULL;
     }
-    if (proc_interrupted())
+    if (proc_interrupted() || !commit_outputs(u, b, p))
         return EXIT_USAGE;
-    return commit_outputs(u, b, p) ? EXIT_OK : EXIT_USAGE;
+    /* the process then shows the program's own name (ps, top) */
+    if (b->run_path && rename(b->run_path, p->out) == 0)
+        b->run_path = p->out;
+    return EXIT_OK;
 }
 
 int build_unit(Unit *u, BuildPlan *b, const Options *o)
