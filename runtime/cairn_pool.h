@@ -305,8 +305,7 @@ static inline void *cn_pool_worker_main(void *arg)
     unsigned w = (unsigned)(uintptr_t)arg;
     uint32_t seen = 0; /* gen is 0 until the first region, which waits for us */
     cn_pool_lane_depth = 1; /* everything this thread ever runs is a lane */
-    cn_stack_find();
-    cn_stack_altstack(malloc(CN_ALTSTACK_SIZE), CN_ALTSTACK_SIZE);
+    cn_stack_thread_begin();
     for (;;) {
         seen = cn_pool_wait_gen(p, seen);
         cn_pool_run_block(p, w);

@@ -61,6 +61,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,9 +74,19 @@
 #endif
 #endif
 
+/* POSIX signals are declared unless a translation unit in strict ISO C
+ * mode included a system header before this one (a C caller's main.c under
+ * -std=c17, say): then there are no stack floors (the check never fires),
+ * no fault report and no watcher, and the rest of the runtime is as ever. */
+#if defined(SA_SIGINFO) && defined(SA_ONSTACK)
+#define CN_PROC_POSIX 1
+#else
+#define CN_PROC_POSIX 0
+#endif
+
 /* glibc and musl declare it only under _GNU_SOURCE; C allows declaring it
  * again, compatibly, when an includer chose other feature macros. */
-#if defined(__linux__) && !defined(__USE_GNU) && !defined(__cplusplus)
+#if CN_PROC_POSIX && defined(__linux__) && !defined(__USE_GNU) && !defined(__cplusplus)
 extern int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
 #endif
 
@@ -125,7 +136,7 @@ __attribute__((cold, noinline, unused)) static void cn_stack_find(void)
 {
     struct cn_stack *s = &cn_stack_here;
     s->floor = 0;
-#if defined(__linux__)
+#if CN_PROC_POSIX && defined(__linux__)
     pthread_attr_t at;
     if (pthread_getattr_np(pthread_self(), &at) != 0)
         return;
@@ -140,6 +151,8 @@ __attribute__((cold, noinline, unused)) static void cn_stack_find(void)
     pthread_attr_destroy(&at);
 #endif
 }
+
+#if CN_PROC_POSIX
 
 /* ------------------------------------------------- the SIGSEGV report */
 
@@ -162,8 +175,7 @@ __attribute__((unused)) static void cn_stack_fault(int sig, siginfo_t *si, void 
 }
 
 /* An alternate signal stack for this thread, so the fault handler can run
- * when the thread's own stack is used up. Threads that end free it never:
- * the lane pool's workers live as long as the process. */
+ * when the thread's own stack is used up. */
 static inline void cn_stack_altstack(void *mem, size_t size)
 {
     stack_t ss;
@@ -172,6 +184,14 @@ static inline void cn_stack_altstack(void *mem, size_t size)
     ss.ss_size = size;
     if (mem)
         sigaltstack(&ss, NULL);
+}
+
+/* A lane pool worker, as it starts: its floor, and an alternate stack it
+ * never frees (the workers live as long as the process). */
+static inline void cn_stack_thread_begin(void)
+{
+    cn_stack_find();
+    cn_stack_altstack(malloc(CN_ALTSTACK_SIZE), CN_ALTSTACK_SIZE);
 }
 
 /* ------------------------------------------------------ the program */
@@ -258,5 +278,12 @@ static inline void cn_program_begin(void)
     sigaction(SIGSEGV, &sa, NULL);
     cn_interrupts_start(p);
 }
+
+#else /* !CN_PROC_POSIX */
+
+static inline void cn_stack_thread_begin(void) { cn_stack_find(); }
+static inline void cn_program_begin(void) {}
+
+#endif /* CN_PROC_POSIX */
 
 #endif /* CAIRN_PROC_H */
