@@ -181,17 +181,19 @@ static const char *compiler_help(bool dev)
  * program? If it does not, a refused build is the environment's fault. */
 static bool compiler_works(Unit *u, const Options *o, const Staged *p)
 {
-    const char *src = arena_printf(u->arena, "%s/cairn-probe.c", p->stage->path);
+    /* NAME.probe.c: no output of the build has that name */
+    const char *exe = arena_printf(u->arena, "%s.probe", p->c);
+    const char *src = arena_printf(u->arena, "%s.c", exe);
     FILE *f = fopen(src, "w");
     if (!f)
-        return true;    /* cannot tell: blame nobody but the first failure */
+        return true;    /* cannot tell: the failure stays reported as cairn's */
     fputs("int main(void) { return 0; }\n", f);
     if (fclose(f))
         return true;
     char *argv[NCC_FLAGS + 20];
     int n = compiler_argv(u, o, argv);
     argv[n++] = "-o";
-    argv[n++] = arena_printf(u->arena, "%s/cairn-probe", p->stage->path);
+    argv[n++] = (char *)exe;
     argv[n++] = (char *)src;
     argv[n] = NULL;
     return proc_run(argv, NULL) == 0;

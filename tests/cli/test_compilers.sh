@@ -46,7 +46,7 @@ ok "a compiler killed by SIGKILL: exit 2, the signal named, not a bug in cairn" 
     grep -q "was killed by signal 9 (SIGKILL)" "$T/err" && not_ours; echo $?)"
 
 # A compiler that works but refuses the emitted program (as it would if cairn emitted bad C).
-printf '#!/bin/sh\ncase " $* " in *cairn-probe.c*|*" --version "*) exec cc "$@" ;; esac\necho "prog.c:1: error: made up" >&2\nexit 1\n' >"$T/pickycc"
+printf '#!/bin/sh\ncase " $* " in *.probe.c*|*" --version "*) exec cc "$@" ;; esac\necho "prog.c:1: error: made up" >&2\nexit 1\n' >"$T/pickycc"
 chmod +x "$T/pickycc"
 build CC="$T/pickycc"
 ok "a working compiler that refuses the emitted C: cairn's bug, exit 2" "$([ "$(rc)" = 2 ] &&
