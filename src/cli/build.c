@@ -398,10 +398,14 @@ int build_unit(Unit *u, BuildPlan *b, const Options *o)
         staged_paths(u->arena, b, &s, &p);
         rc = build_staged(u, b, o, &p);
     }
-    if (rc == EXIT_OK && b->run_path)
-        b->stage = s;        /* the caller removes it once the program has run */
-    else
-        stage_remove(&s);
+    if (rc == EXIT_OK && b->for_run) {
+        /* cairn run: the stage holds what it runs, and the signals stay
+         * held until the program has ended and the stage is removed */
+        b->stage = s;
+        b->defer = d;
+        return rc;
+    }
+    stage_remove(&s);
     proc_defer_end(&d);      /* a pending signal ends cairn here, its temporaries gone */
     return rc;
 }
@@ -582,8 +586,6 @@ int cmd_run(int argc, char **argv)
     int rc = EXIT_USAGE;
     bool u_emulated = false;
     const char *u_target = "";
-    ProcDefer d;
-    proc_defer_begin(&d);    /* until the program has ended and its stage is removed */
     if (resolve_program(a, &o, &src, &b, &rc)) {
         Unit u;
         b.for_run = true;
@@ -597,14 +599,16 @@ int cmd_run(int argc, char **argv)
         }
         unit_free(&u);
     }
-    if (rc == EXIT_OK && !proc_interrupted()) {
-        if (o.emulate && u_emulated)
-            fprintf(stderr, "cairn run: emulated: device work runs on host threads, judged against %s; "
-                            "nothing here is evidence about a device\n", u_target);
-        rc = run_program(a, &b, &o);
+    if (rc == EXIT_OK) {     /* the build's signals are held until the stage is removed */
+        if (!proc_interrupted()) {
+            if (o.emulate && u_emulated)
+                fprintf(stderr, "cairn run: emulated: device work runs on host threads, judged against %s; "
+                                "nothing here is evidence about a device\n", u_target);
+            rc = run_program(a, &b, &o);
+        }
+        stage_remove(&b.stage);
+        proc_defer_end(&b.defer);
     }
-    stage_remove(&b.stage);
-    proc_defer_end(&d);
     arena_free(a);
     return rc;
 }

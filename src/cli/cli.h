@@ -130,6 +130,7 @@ typedef struct {
     bool for_run;            /* cairn run: keep a name for the executable it built */
     const char *run_path;    /* out (for_run): that executable, which no other build replaces */
     Stage stage;             /* out (for_run): holds run_path; the caller removes it */
+    ProcDefer defer;         /* out (for_run, built): still held; the caller ends it */
 } BuildPlan;
 
 /* Emits, compiles and writes the receipt. Returns EXIT_* . */
