@@ -367,8 +367,15 @@ CN_DEV_COLD static void cn_dev_cuda_fail(cudaError_t err, const char *call, cons
         cn_dev_describe_queue(s, queue, sizeof queue);
     bool trap = err == cudaErrorLaunchFailure || err == cudaErrorIllegalInstruction ||
                 err == cudaErrorAssert;
-    snprintf(msg, sizeof msg, "%s: %s (%s)%s%s%s", call, cudaGetErrorString(err), cudaGetErrorName(err),
+    /* Every index a lane uses is checked, so a lane that reads or writes
+     * outside its memory has most likely overflowed its stack: recursion past
+     * the device stack (cudaLimitStackSize, 1 KiB a thread by default). The
+     * host's stack check is absent from device code (cairn_rt.h). */
+    bool stack = err == cudaErrorIllegalAddress;
+    snprintf(msg, sizeof msg, "%s: %s (%s)%s%s%s%s", call, cudaGetErrorString(err), cudaGetErrorName(err),
              trap ? "; a lane trapped: a failed guard, whose message the device printed above" : "",
+             stack ? "; every index is checked, so most likely a lane's stack overflowed: recursion deeper than "
+                     "the device stack (cudaLimitStackSize) holds" : "",
              s ? "; this stream had " : "", s ? queue : "");
     cn_dev_die(msg, NULL);
 }

@@ -4,9 +4,9 @@
  *
  * Header-only, in the common subset of C17 and C++17 like cairn_rt.h; every
  * function is `static inline` but the cold failure path. It compiles under
- * plain `-std=c17` (no feature macros: only ISO C, <pthread.h> and <unistd.h>
- * are used) and as C++17, where a small shim maps the C11 atomics onto
- * std::atomic.
+ * plain `-std=c17` (cairn_proc.h, included first, asks for POSIX when the
+ * includer asked for nothing) and as C++17, where a small shim maps the C11
+ * atomics onto std::atomic.
  *
  * API
  * ---
@@ -91,11 +91,19 @@
  * Guards. A guard that fails in a lane calls abort(), which ends the whole
  * process from any thread; nothing here catches it.
  *
+ * Stacks. A worker finds its stack's floor when it starts (cairn_proc.h)
+ * and has an alternate signal stack of its own, so a stack overflow in a lane is
+ * reported like one on the main thread. Workers inherit the signals the
+ * program blocked for its interrupt watcher, which therefore never run on
+ * a worker.
+ *
  * fork(). In a child forked from a process whose pool exists, the workers do
  * not exist, so every region runs serially (blocks in order, same results).
  */
 #ifndef CAIRN_POOL_H
 #define CAIRN_POOL_H
+
+#include "cairn_proc.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -297,6 +305,7 @@ static inline void *cn_pool_worker_main(void *arg)
     unsigned w = (unsigned)(uintptr_t)arg;
     uint32_t seen = 0; /* gen is 0 until the first region, which waits for us */
     cn_pool_lane_depth = 1; /* everything this thread ever runs is a lane */
+    cn_stack_thread_begin();
     for (;;) {
         seen = cn_pool_wait_gen(p, seen);
         cn_pool_run_block(p, w);

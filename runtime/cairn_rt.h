@@ -3,14 +3,17 @@
  *
  * Header-only, in the common subset of C17 and C++17 (the same emitted file
  * is compiled by cc for the host, by nvcc for the device and by cc under
- * CAIRN_EMULATE). Everything is `static inline`; there is no mutable global
- * state.
+ * CAIRN_EMULATE). Everything is `static inline`; the only mutable global
+ * state is the process's (cairn_proc.h: stack floors, the interrupt watcher).
  *
  * What is here:
  *   - guards: a failing check prints `FILE:LINE:COL: guard failed: MESSAGE`
  *     on stderr (stdout flushed first, so the order on a terminal is right)
  *     and aborts with SIGABRT. The failing path is a cold, out-of-line
  *     function, so the inlined fast path is one compare and a branch;
+ *   - the stack check at the start of every CAIRN function (CN_STACK_CHECK):
+ *     past its thread's floor (cairn_proc.h) it fails as a guard does,
+ *     "stack overflow in fn f (FILE:LINE)", before the stack is used up;
  *   - views (a pointer and a length) for every element type, with bounds
  *     checked element access, slices and zeroed allocation;
  *   - checked integer arithmetic for every integer type (overflow, division
@@ -26,6 +29,8 @@
  */
 #ifndef CAIRN_RT_H
 #define CAIRN_RT_H
+
+#include "cairn_proc.h"   /* first: it asks for POSIX before any system header */
 
 #include <float.h>
 #include <limits.h>
@@ -135,6 +140,39 @@ cn_guard_fail(const char *file, int line, int col, const char *fmt, ...)
 #endif
 }
 
+/* ------------------------------------------------------ the stack check */
+
+/* The slow path of CN_STACK_CHECK: the first check on a thread finds its
+ * floor; a later one that fires is a stack overflow, reported as a guard
+ * at the function's own line while the margin below the floor lasts. */
+__attribute__((cold, noinline, unused)) static void cn_stack_slow(uintptr_t sp, const char *fn, const char *file,
+                                                                  int line, int col)
+{
+    if (cn_stack_here.floor == UINTPTR_MAX) {
+        cn_stack_find();
+        if (sp >= cn_stack_here.floor)
+            return;
+    }
+    cn_guard_fail(file, line, col,
+                  "stack overflow in fn %s (%s:%d): the calls in progress used up its thread's stack of %zu KiB; "
+                  "recursion without a bound, or deeper than the stack holds",
+                  fn, file, line, cn_stack_here.size / 1024);
+}
+
+/* At the start of every CAIRN function: one compare of the stack pointer
+ * with the thread's floor. Absent from device code (nvcc's device pass): a
+ * device lane's stack is the CUDA runtime's to police. */
+#ifdef __CUDA_ARCH__
+#define CN_STACK_CHECK(fn, at) ((void)0)
+#else
+#define CN_STACK_CHECK(fn, at) CN_STACK_CHECK_AT(fn, at)   /* at: CN_AT(line, col), expanded first */
+#define CN_STACK_CHECK_AT(fn, file, line, col)                                 \
+    do {                                                                       \
+        uintptr_t cn_sp_ = cn_stack_pointer();                                 \
+        if (CN_UNLIKELY(cn_sp_ < cn_stack_here.floor))                         \
+            cn_stack_slow(cn_sp_, fn, file, line, col);                        \
+    } while (0)
+#endif
 
 /* ------------------------------------------------------- float formatting */
 

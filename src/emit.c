@@ -767,6 +767,13 @@ void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const
     EFn *saved = x->fn;
     x->fn = &f;
     buf_printf(x->a, &out, "%s\n{\n", header);
+    if (fn->kind == N_FN && fn->fn.id) {
+        /* the stack check (cairn_rt.h); a program's or a test's first CAIRN
+         * function starts the fault report and interrupt watcher (cairn_proc.h) */
+        emit_line(x, "CN_STACK_CHECK(%s, CN_AT(%d, %d));", emit_str_lit(x, fn->fn.id), fn->span.line, fn->span.col);
+        if (fn->fn.is_test || (!strcmp(fn->fn.id, "main") && x->e->with_main))
+            emit_line(x, "cn_program_begin();");
+    }
     if (captures && captures->n)
         emit_line(x, "struct cn_env_%s *cn_env = (struct cn_env_%s *)cn_envp;", cname, cname);
     else if (fn->kind == N_CLOSURE)

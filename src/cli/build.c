@@ -5,12 +5,15 @@
  * floating point (-ffp-contract=off -fno-fast-math: each + - * / rounds once,
  * as the program says), and writes a JSON receipt beside it: the sources,
  * the flags, the compiler's version, and every rounding the program performs.
- * Every output is written to a temporary name and renamed into place, so an
- * error never leaves a partial file behind.
+ * Every output is written in the build's own staging directory and renamed
+ * into place when the whole build has succeeded (stage.c), so an error, an
+ * interrupt or another build of the same program at the same time never
+ * leaves a partial file, or a header without its archive, under a final name.
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,20 +78,33 @@ static bool has_main(const Node *prog)
     return false;
 }
 
-static bool write_c(Unit *u, const BuildPlan *b, const char *runtime)
+/* Where a build writes, inside its stage (stage.c): each output under its
+ * final name, renamed into place when the whole build has succeeded. */
+typedef struct {
+    const Stage *stage;
+    const char *c, *h, *obj, *out, *receipt;
+} Staged;
+
+static void staged_paths(Arena *a, const BuildPlan *b, const Stage *s, Staged *p)
 {
-    const char *tmp = arena_printf(u->arena, "%s.tmp", b->c_path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "cairn: cannot write %s: %s\n", tmp, strerror(errno));
-        return false;
-    }
-    const char *htmp = b->library ? arena_printf(u->arena, "%s.tmp", b->header_path) : NULL;
-    FILE *h = htmp ? fopen(htmp, "w") : NULL;
-    if (htmp && !h) {
-        fclose(f);
-        unlink(tmp);
-        fprintf(stderr, "cairn: cannot write %s: %s\n", htmp, strerror(errno));
+    p->stage = s;
+    p->c = stage_path(a, s, b->c_path);
+    p->h = b->library ? stage_path(a, s, b->header_path) : NULL;
+    /* A library's object is NAME.o, the name its archive lists it by (ar
+     * names a member after its file). */
+    p->obj = arena_printf(a, "%s/%s.o", s->path, b->name);
+    p->out = stage_path(a, s, b->exe_path);
+    p->receipt = stage_path(a, s, b->receipt);
+}
+
+static bool write_c(Unit *u, const BuildPlan *b, const Staged *p, const char *runtime)
+{
+    FILE *f = fopen(p->c, "w");
+    FILE *h = p->h && f ? fopen(p->h, "w") : NULL;
+    if (!f || (p->h && !h)) {
+        fprintf(stderr, "cairn: cannot write %s: %s\n", f ? p->h : p->c, strerror(errno));
+        if (f)
+            fclose(f);
         return false;
     }
     Emit e = {.arena = u->arena, .out = f, .check = &u->check, .runtime_dir = runtime,
@@ -101,28 +117,9 @@ static bool write_c(Unit *u, const BuildPlan *b, const char *runtime)
         ok = !ferror(h) && ok;
         ok = !fclose(h) && ok;
     }
-    if (!ok || rename(tmp, b->c_path) || (htmp && rename(htmp, b->header_path))) {
-        unlink(tmp);
-        if (htmp)
-            unlink(htmp);
-        fprintf(stderr, "cairn: cannot write %s\n", b->c_path);
-        return false;
-    }
-    return true;
-}
-
-/* A library: the object, alone in libNAME.a (written beside, then renamed
- * over the plan's output by the caller). */
-static int archive(Unit *u, const BuildPlan *b, const char *obj)
-{
-    const char *atmp = arena_printf(u->arena, "%s.a.tmp", b->exe_path);
-    unlink(atmp);
-    char *argv[] = {"ar", "rcs", (char *)atmp, (char *)obj, NULL};
-    int rc = proc_run(argv, NULL);
-    if (rc == 0 && rename(atmp, obj))
-        rc = 1;
-    unlink(atmp);
-    return rc;
+    if (!ok)
+        fprintf(stderr, "cairn: cannot write %s (is the disk full?)\n", b->c_path);
+    return ok;
 }
 
 /* How the emitted file is compiled: by cc for a host program, by cc with
@@ -135,68 +132,139 @@ static bool device_build(const Unit *u, const Options *o)
     return u->check.device_work > 0 && !(o && o->emulate);
 }
 
-static int device_argv(Unit *u, char **argv, int n)
+/* The compiler and its flags, for the emitted file or for a probe. */
+static int compiler_argv(Unit *u, const Options *o, char **argv)
 {
-    const char *t = u->target->name;              /* sm_90a */
-    argv[n++] = "nvcc";
-    argv[n++] = "-std=c++17";
-    argv[n++] = "-O3";
-    argv[n++] = "-x";
-    argv[n++] = "cu";
-    argv[n++] = "--fmad=false";
-    argv[n++] = arena_printf(u->arena, "-gencode=arch=compute_%s,code=%s", t + 3, t);
-    argv[n++] = "-Xcompiler";
-    argv[n++] = "-ffp-contract=off,-fno-fast-math,-fno-strict-aliasing";
-    argv[n++] = "-w";
+    int n = 0;
+    if (device_build(u, o)) {
+        const char *t = u->target->name;              /* sm_90a */
+        argv[n++] = "nvcc";
+        argv[n++] = "-std=c++17";
+        argv[n++] = "-O3";
+        argv[n++] = "-x";
+        argv[n++] = "cu";
+        argv[n++] = "--fmad=false";
+        argv[n++] = arena_printf(u->arena, "-gencode=arch=compute_%s,code=%s", t + 3, t);
+        argv[n++] = "-Xcompiler";
+        argv[n++] = "-ffp-contract=off,-fno-fast-math,-fno-strict-aliasing";
+        argv[n++] = "-w";
+        return n;
+    }
+    argv[n++] = (char *)host_cc();
+    for (int i = 0; i < NCC_FLAGS; i++)
+        argv[n++] = (char *)cc_flags[i];
+    if (o && o->emulate)
+        argv[n++] = "-DCAIRN_EMULATE";
     return n;
 }
 
-static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime, const Options *o)
+/* "the C compiler 'gcc' (the environment's $CC)": whom a failure is about. */
+static const char *compiler_named(Unit *u, bool dev)
 {
-    /* A library's object is NAME.o, the name its archive lists it by (ar
-     * names a member after its file); archive() turns it into the archive. */
-    size_t cl = strlen(b->c_path);
-    const char *tmp = b->library && cl > 2 ? arena_printf(u->arena, "%.*s.o", (int)(cl - 2), b->c_path)
-                                           : arena_printf(u->arena, "%s.tmp", b->exe_path);
+    if (dev)
+        return arena_printf(u->arena, "the CUDA compiler 'nvcc' (from PATH) for the device target %s",
+                            u->target->name);
+    const char *env = getenv("CC");
+    if (env && *env)
+        return arena_printf(u->arena, "the C compiler '%s' (the environment's $CC)", env);
+    return "the C compiler 'cc' (the default: $CC is not set)";
+}
+
+static const char *compiler_help(bool dev)
+{
+    return dev ? "put the CUDA toolkit's bin directory on PATH, or build with --emulate to run device work "
+                 "on host threads"
+               : "set CC to a working C17 compiler (cc, gcc or clang), or unset it to use cc";
+}
+
+/* Does the compiler, with the flags cairn gives it, compile an empty
+ * program? If it does not, a refused build is the environment's fault. */
+static bool compiler_works(Unit *u, const Options *o, const Staged *p)
+{
+    /* NAME.probe.c: no output of the build has that name */
+    const char *exe = arena_printf(u->arena, "%s.probe", p->c);
+    const char *src = arena_printf(u->arena, "%s.c", exe);
+    FILE *f = fopen(src, "w");
+    if (!f)
+        return true;    /* cannot tell: the failure stays reported as cairn's */
+    fputs("int main(void) { return 0; }\n", f);
+    if (fclose(f))
+        return true;
     char *argv[NCC_FLAGS + 20];
-    int n = 0;
+    int n = compiler_argv(u, o, argv);
+    argv[n++] = "-o";
+    argv[n++] = (char *)exe;
+    argv[n++] = (char *)src;
+    argv[n] = NULL;
+    return proc_run(argv, NULL) == 0;
+}
+
+/* A compiler run that failed: says whose fault it is. On cairn's own (the
+ * compiler works, and refused the emitted C), NAME.c is kept to report. */
+static void compile_failed(Unit *u, const BuildPlan *b, const Options *o, const Staged *p, const ProcCall *c,
+                           int rc)
+{
     bool dev = device_build(u, o);
-    if (dev) {
-        n = device_argv(u, argv, n);
+    const char *who = compiler_named(u, dev);
+    if (c->forwarded)
+        return;    /* interrupted: the build stops without a word */
+    if (rc < 0) {
+        fprintf(stderr, "cairn: cannot run %s: %s\n  help: %s\n", who, strerror(c->start_errno),
+                compiler_help(dev));
+    } else if (c->signal) {
+        fprintf(stderr, "cairn: %s was killed by signal %d (%s) while it compiled %s: out of memory, or stopped "
+                        "from outside\n", who, c->signal, proc_signal_name(c->signal), b->c_path);
+    } else if (!compiler_works(u, o, p)) {
+        fprintf(stderr, "cairn: %s does not work: it failed (status %d), and fails on an empty program too, so "
+                        "the fault is the compiler's, not the emitted C's\n  help: %s\n",
+                who, rc, compiler_help(dev));
     } else {
-        argv[n++] = (char *)host_cc();
-        for (int i = 0; i < NCC_FLAGS; i++)
-            argv[n++] = (char *)cc_flags[i];
-        if (o && o->emulate)
-            argv[n++] = "-DCAIRN_EMULATE";
+        stage_commit(u->arena, p->stage, b->c_path);
+        fprintf(stderr,
+                "cairn: internal error: %s refused the emitted %s (status %d); "
+                "this is a bug in cairn, please report it with the program\n", who, b->c_path, rc);
     }
+}
+
+/* A library: the object, alone in libNAME.a. */
+static bool archive(Unit *u, const BuildPlan *b, const Staged *p)
+{
+    char *argv[] = {"ar", "rcs", (char *)p->out, (char *)p->obj, NULL};
+    ProcCall c = {.argv = argv};
+    int rc = proc_call(&c);
+    if (rc == 0 || c.forwarded)
+        return rc == 0;
+    if (rc < 0)
+        fprintf(stderr, "cairn: cannot run ar, which makes the archive %s: %s\n  help: install binutils\n",
+                b->exe_path, strerror(c.start_errno));
+    else
+        fprintf(stderr, "cairn: ar failed (status %d) making the archive %s\n", rc, b->exe_path);
+    return false;
+}
+
+static bool compile_c(Unit *u, const BuildPlan *b, const Staged *p, const char *runtime, const Options *o)
+{
+    char *argv[NCC_FLAGS + 20];
+    int n = compiler_argv(u, o, argv);
+    bool dev = device_build(u, o);
     argv[n++] = arena_printf(u->arena, "-I%s", runtime);
     if (b->library)
         argv[n++] = "-c";
     argv[n++] = "-o";
-    argv[n++] = (char *)tmp;
-    argv[n++] = (char *)b->c_path;
+    argv[n++] = (char *)(b->library ? p->obj : p->out);
+    argv[n++] = (char *)p->c;
     if (!b->library) {
         argv[n++] = "-lm";
         argv[n++] = dev ? "-Xcompiler=-pthread" : "-pthread";   /* the lane pool (runtime/cairn_pool.h) */
     }
     argv[n] = NULL;
-    int rc = proc_run(argv, NULL);
-    if (rc == 0 && b->library)
-        rc = archive(u, b, tmp);
-    if (rc != 0 || rename(tmp, b->exe_path)) {
-        unlink(tmp);
-        if (rc < 0 && dev)
-            fprintf(stderr, "cairn: cannot run nvcc for the device target %s: is the CUDA toolkit on PATH? "
-                            "(--emulate builds the program for the host)\n", u->target->name);
-        else
-            fprintf(stderr,
-                    "cairn: internal error: the %s refused the emitted %s (status %d); "
-                    "this is a bug in cairn, please report it with the program\n",
-                    dev ? "CUDA compiler (nvcc)" : "C compiler", b->c_path, rc);
+    ProcCall c = {.argv = argv};
+    int rc = proc_call(&c);
+    if (rc != 0) {
+        compile_failed(u, b, o, p, &c, rc);
         return false;
     }
-    return true;
+    return !b->library || archive(u, b, p);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -213,10 +281,10 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
+/* The receipt, written at `path` in the stage. */
+static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o, const char *path)
 {
-    const char *tmp = arena_printf(u->arena, "%s.tmp", b->receipt);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = fopen(path, "w");
     if (!f)
         return false;
     fprintf(f, "{\n  \"cairn\": \"0.1.0\",\n  \"name\": ");
@@ -255,12 +323,56 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
         fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.numerics.v[i]);
     fprintf(f, "%s]\n}\n", u->check.numerics.n ? "\n  " : "");
     bool ok = !ferror(f);
-    ok = !fclose(f) && ok;
-    if (!ok || rename(tmp, b->receipt)) {
-        unlink(tmp);
-        return false;
+    return !fclose(f) && ok;
+}
+
+static void print_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char buf[8192];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    if (f)
+        fclose(f);
+}
+
+/* Every output, renamed over its final name. The executable or archive
+ * goes before the header, so that a header is never newer than its archive. */
+static bool commit_outputs(Unit *u, const BuildPlan *b, const Staged *p)
+{
+    Arena *a = u->arena;
+    return stage_commit(a, p->stage, b->c_path) && stage_commit(a, p->stage, b->exe_path) &&
+           (!b->library || stage_commit(a, p->stage, b->header_path)) && stage_commit(a, p->stage, b->receipt);
+}
+
+/* The build inside its stage. Between its steps it stops, quietly, when a
+ * signal to end cairn is pending: the caller removes the stage. */
+static int build_staged(Unit *u, BuildPlan *b, const Options *o, const Staged *p)
+{
+    const char *runtime = cairn_runtime_dir(u->arena);
+    if (!write_c(u, b, p, runtime))
+        return EXIT_USAGE;
+    if (o && o->emit_c)
+        print_file(p->c);
+    if (proc_interrupted() || !compile_c(u, b, p, runtime, o) || proc_interrupted())
+        return EXIT_USAGE;
+    if (!write_receipt(u, b, o, p->receipt)) {
+        fprintf(stderr, "cairn: cannot write %s\n", b->receipt);
+        return EXIT_USAGE;
     }
-    return true;
+    /* cairn run runs the executable through a second name in the stage, so
+     * another build renaming its own over NAME cannot change what runs. */
+    if (b->for_run) {
+        const char *run = arena_printf(u->arena, "%s/run-%s", p->stage->path, b->name);
+        b->run_path = link(p->out, run) == 0 ? run : NULL;
+    }
+    if (proc_interrupted() || !commit_outputs(u, b, p))
+        return EXIT_USAGE;
+    /* the process then shows the program's own name (ps, top) */
+    if (b->run_path && rename(b->run_path, p->out) == 0)
+        b->run_path = p->out;
+    return EXIT_OK;
 }
 
 int build_unit(Unit *u, BuildPlan *b, const Options *o)
@@ -277,25 +389,25 @@ int build_unit(Unit *u, BuildPlan *b, const Options *o)
         fprintf(stderr, "cairn: cannot create %s: %s\n", b->dir, strerror(errno));
         return EXIT_USAGE;
     }
-    const char *runtime = cairn_runtime_dir(u->arena);
-    if (!write_c(u, b, runtime))
-        return EXIT_USAGE;
-    if (o && o->emit_c) {
-        FILE *f = fopen(b->c_path, "r");
-        char buf[8192];
-        size_t n;
-        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
-            fwrite(buf, 1, n, stdout);
-        if (f)
-            fclose(f);
+    ProcDefer d;
+    proc_defer_begin(&d);
+    Stage s = {0};
+    int rc = EXIT_USAGE;
+    if (stage_open(u->arena, &s, b->dir, b->name)) {
+        Staged p;
+        staged_paths(u->arena, b, &s, &p);
+        rc = build_staged(u, b, o, &p);
     }
-    if (!compile_c(u, b, runtime, o))
-        return EXIT_USAGE;
-    if (!write_receipt(u, b, o)) {
-        fprintf(stderr, "cairn: cannot write %s\n", b->receipt);
-        return EXIT_USAGE;
+    if (rc == EXIT_OK && b->for_run) {
+        /* cairn run: the stage holds what it runs, and the signals stay
+         * held until the program has ended and the stage is removed */
+        b->stage = s;
+        b->defer = d;
+        return rc;
     }
-    return EXIT_OK;
+    stage_remove(&s);
+    proc_defer_end(&d);      /* a pending signal ends cairn here, its temporaries gone */
+    return rc;
 }
 
 static const char build_help[] =
@@ -304,10 +416,12 @@ static const char build_help[] =
     "\n"
     "Builds a program. With a .cairn file, the program is that file and its name\n"
     "is the file's stem; with a manifest (cairn.toml, or a DIR holding one), the\n"
-    "[build] table says name, kind (\"exe\"), source and device_target.\n"
+    "[build] table says name, kind (\"exe\" or \"lib\"), source and device_target.\n"
     "Writes under build/NAME/ (or --out DIR): NAME.c (the emitted C), NAME (the\n"
     "executable) and NAME.receipt.json (sources, flags, compiler versions, and\n"
-    "`numerics`: every rounding the program performs).\n"
+    "`numerics`: every rounding the program performs), each renamed into place\n"
+    "once the whole build has succeeded, so a failed, interrupted or concurrent\n"
+    "build never leaves a partial file.\n"
     "\n"
     "  --emit-c          also print the emitted C on standard output\n"
     "  --out DIR         write the outputs into DIR\n"
@@ -422,12 +536,40 @@ static const char run_help[] =
     "\n"
     "Builds the program as `cairn build` does, then runs its fn main() -> i32\n"
     "with ARGS. Exits with main's result; a program killed by a signal makes\n"
-    "cairn run exit 128 + the signal (a failed guard aborts: 134).\n"
+    "cairn run exit 128 + the signal, which it names (a failed guard aborts: 134).\n"
+    "SIGINT, SIGTERM and SIGHUP sent to cairn run are passed on to the program,\n"
+    "which flushes what it printed and dies of it (130, 143, 129); cairn waits.\n"
     "Exits 1 when the program is refused, 2 on a usage or build error.\n"
     "\n"
     "  --device-target T the device target, as for cairn build\n"
     "  --emulate         device work on host threads, judged against the target;\n"
     "                    a note on standard error says the run was emulated\n";
+
+/* Runs what cmd_run built: main's status, or 128 + the signal that ended
+ * it, named on standard error. */
+static int run_program(Arena *a, const BuildPlan *b, const Options *o)
+{
+    char **argv = arena_alloc(a, (size_t)(o->nprog_args + 2) * sizeof *argv);
+    argv[0] = strchr(b->exe_path, '/') ? (char *)b->exe_path : arena_printf(a, "./%s", b->exe_path);
+    for (int i = 0; i < o->nprog_args; i++)
+        argv[i + 1] = o->prog_args[i];
+    argv[o->nprog_args + 1] = NULL;
+    ProcCall c = {.argv = argv, .file = b->run_path ? b->run_path : argv[0]};
+    fflush(stdout);
+    int rc = proc_call(&c);
+    if (rc < 0) {
+        fprintf(stderr, "cairn run: cannot start %s: %s\n", b->exe_path, strerror(c.start_errno));
+        return EXIT_USAGE;
+    }
+    if (c.signal)
+        fprintf(stderr, "cairn run: %s was killed by signal %d (%s)%s\n", b->exe_path, c.signal,
+                proc_signal_name(c.signal), c.signal == SIGABRT ? ": a failed guard, or an abort" : "");
+    /* A signal passed on to the program was answered by it: cairn exits
+     * with the program's status, not of the signal itself. */
+    if (c.forwarded)
+        proc_take_pending();
+    return rc;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -440,35 +582,32 @@ int cmd_run(int argc, char **argv)
     }
     Arena *a = arena_new();
     const char *src;
-    BuildPlan b;
+    BuildPlan b = {0};
     int rc = EXIT_USAGE;
     bool u_emulated = false;
     const char *u_target = "";
     if (resolve_program(a, &o, &src, &b, &rc)) {
         Unit u;
+        b.for_run = true;
         if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);
+            /* what outlives the unit's arena */
+            b.run_path = b.run_path ? arena_strdup(a, b.run_path) : NULL;
+            b.stage.path = b.stage.path ? arena_strdup(a, b.stage.path) : NULL;
             u_emulated = u.target != NULL;
             u_target = u.target ? arena_strdup(a, u.target->name) : "";
         }
         unit_free(&u);
     }
-    if (rc == EXIT_OK) {
-        char **argv2 = arena_alloc(a, (size_t)(o.nprog_args + 2) * sizeof *argv2);
-        argv2[0] = (char *)b.exe_path;
-        if (!strchr(b.exe_path, '/'))
-            argv2[0] = arena_printf(a, "./%s", b.exe_path);
-        for (int i = 0; i < o.nprog_args; i++)
-            argv2[i + 1] = o.prog_args[i];
-        fflush(stdout);
-        if (o.emulate && u_emulated)
-            fprintf(stderr, "cairn run: emulated: device work runs on host threads, judged against %s; "
-                            "nothing here is evidence about a device\n", u_target);
-        rc = proc_run(argv2, NULL);
-        if (rc < 0) {
-            fprintf(stderr, "cairn run: cannot start %s\n", b.exe_path);
-            rc = EXIT_USAGE;
+    if (rc == EXIT_OK) {     /* the build's signals are held until the stage is removed */
+        if (!proc_interrupted()) {
+            if (o.emulate && u_emulated)
+                fprintf(stderr, "cairn run: emulated: device work runs on host threads, judged against %s; "
+                                "nothing here is evidence about a device\n", u_target);
+            rc = run_program(a, &b, &o);
         }
+        stage_remove(&b.stage);
+        proc_defer_end(&b.defer);
     }
     arena_free(a);
     return rc;

@@ -8,6 +8,8 @@
 #include "../cairn.h"
 #include "../target.h"
 
+#include <signal.h>
+
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
@@ -57,11 +59,53 @@ void unit_free(Unit *u);
 bool unit_target_named(Unit *u, const Options *o, const char *manifest_target, const char *manifest);
 bool unit_check_target(Unit *u, const Options *o, const char *manifest_target, const char *manifest);
 
-/* Processes. argv is NULL-terminated. Returns the exit status, or 128 + the
- * signal that killed it, or -1 when it could not start. */
+/* Processes (proc.c). argv is NULL-terminated. Returns the exit status, or
+ * 128 + the signal that killed it, or -1 when it could not start. While it
+ * waits, SIGINT, SIGTERM and SIGHUP sent to cairn are passed on to the child;
+ * once it has ended they are pending again for cairn (see ProcDefer). */
 int proc_run(char *const argv[], const char *stdout_path);
+
+/* proc_run with more said: what to execute and what happened. */
+typedef struct {
+    char *const *argv;        /* argv[0] is searched on PATH unless `file` is set */
+    const char *file;         /* the file to execute, argv[0] being only its name; or NULL */
+    const char *stdout_path;  /* standard output to this file, or NULL: cairn's own */
+    int start_errno;          /* out: why it could not start (proc_call returned -1) */
+    int signal;               /* out: the signal that ended it, or 0 */
+    int forwarded;            /* out: the last signal passed on to it, or 0 */
+} ProcCall;
+int proc_call(ProcCall *c);
+
+/* Holding back the signals that end cairn while a build has temporaries to
+ * remove: proc_defer_begin blocks them; proc_interrupted returns the one
+ * pending (or 0); proc_take_pending discards them (cairn run, whose child
+ * already acted on them); proc_defer_end restores the mask, and a signal
+ * still pending then ends cairn. Defers nest. */
+typedef struct {
+    sigset_t saved;
+} ProcDefer;
+void proc_defer_begin(ProcDefer *d);
+int proc_interrupted(void);
+void proc_take_pending(void);
+void proc_defer_end(ProcDefer *d);
+
+/* "SIGSEGV" for 11. */
+const char *proc_signal_name(int sig);
 /* The first line of `argv[0] --version`, or "unknown" (arena string). */
 const char *proc_version(Arena *a, const char *prog);
+
+/* A build's staging directory (stage.c): outputs are written there under
+ * their final names and renamed into place once the build has succeeded. */
+typedef struct {
+    const char *path;    /* DIR/NAME.cairn-tmp-PID-XXXXXX, or NULL once removed */
+} Stage;
+/* Creates it in dir, first removing stages whose owner has ended. */
+bool stage_open(Arena *a, Stage *s, const char *dir, const char *name);
+/* Where the output `final` (a path in dir) is written inside the stage. */
+const char *stage_path(Arena *a, const Stage *s, const char *final);
+/* Renames the staged output over `final`; false and a message on failure. */
+bool stage_commit(Arena *a, const Stage *s, const char *final);
+void stage_remove(Stage *s);
 
 /* Where the runtime headers are: $CAIRN_HOME/runtime, else the runtime/
  * beside the bin/ that holds this executable. */
@@ -83,6 +127,10 @@ typedef struct {
     const char *manifest_target;   /* its [build] device_target, or NULL */
     bool library;            /* --header (or kind = "lib"): NAME.h and libNAME.a */
     const char *header_path; /* dir/NAME.h */
+    bool for_run;            /* cairn run: keep a name for the executable it built */
+    const char *run_path;    /* out (for_run): that executable, which no other build replaces */
+    Stage stage;             /* out (for_run): holds run_path; the caller removes it */
+    ProcDefer defer;         /* out (for_run, built): still held; the caller ends it */
 } BuildPlan;
 
 /* Emits, compiles and writes the receipt. Returns EXIT_* . */

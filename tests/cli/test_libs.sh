@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Libraries linked from C (docs/cli.md, "Libraries and C headers"): a library with no device work
+# builds with --header into NAME.h and libNAME.a that plain C links with the documented line and no
+# device machine; its entries check their arguments and return the right values; a failed guard in
+# one aborts with its message. A device library (where nvcc is installed) links with its documented
+# line too. Prints one line per failed check and `N passed, N failed, 0 skipped`.
+set -u
+cd "$(dirname "$0")/../.."
+CAIRN=${CAIRN:-bin/cairn}
+CAIRN=$(cd "$(dirname "$CAIRN")" && pwd)/$(basename "$CAIRN")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+skip=0
+ok() {   # ok NAME CONDITION-STATUS
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL libs: $1"; fi
+}
+
+cat >"$T/stats.cairn" <<'EOF'
+fn add3(a:i32, b:i32, c:i32) -> i32 = a + b + c;
+fn scale(n:usize, x:rw<f64>[n], k:f64) {
+    for i in 0..n { x[i] = x[i] * k; }
+}
+fn total(n:usize, x:ro<f64>[n]) -> f64 {
+    let mut s:f64 = 0.0;
+    for i in 0..n { s += x[i]; }
+    return s;
+}
+fn squares(n:usize, out:rw<u64>[n]) {
+    parallel i in n { out[i] = u64(i) * u64(i); }
+}
+EOF
+cat >"$T/main.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "stats.h"
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {                       /* the guard of a checked entry */
+        printf("%d\n", cf_add3(2147483647, 1, 0));
+        return 0;
+    }
+    double x[5] = {1, 2, 3, 4, 5.5};
+    cf_scale(5, x, 2.0);
+    unsigned long long sq[1000];
+    cf_squares(1000, (uint64_t *)sq);
+    printf("%d %g %g %llu %llu\n", cf_add3(1, 2, 39), cf_total(5, x), x[4], sq[999], sq[7]);
+    return 0;
+}
+EOF
+(cd "$T" && "$CAIRN" build --header stats.cairn >"$T/out" 2>"$T/err")
+rc=$?
+ok "a host-only library builds with --header (exit 0)" "$([ $rc = 0 ]; echo $?)"
+ok "... into stats.h and libstats.a, its receipt and C" "$([ -f "$T/build/stats/stats.h" ] && [ -f "$T/build/stats/libstats.a" ] &&
+    [ -f "$T/build/stats/stats.receipt.json" ] && [ -f "$T/build/stats/stats.c" ]; echo $?)"
+ok "... with no device stream entry, no execution context and no internal error" \
+    "$(! grep -q device_stream "$T/build/stats/stats.h" && ! grep -q cairn_exec.h "$T/build/stats/stats.c" &&
+        ! grep -q 'internal error' "$T/err"; echo $?)"
+# The line docs/cli.md gives for a library without device work.
+if cc -std=c17 -o "$T/main" "$T/main.c" -I"$T/build/stats" -L"$T/build/stats" -lstats -lm -lpthread 2>"$T/cc.err"; then
+    ok "a C program links it with: cc main.c -IDIR -LDIR -lstats -lm -lpthread" 0
+    ok "its entries give the right values" "$([ "$("$T/main")" = "42 31 11 998001 49" ]; echo $?)"
+    "$T/main" guard >/dev/null 2>"$T/err"
+    rc=$?
+    ok "a failed guard in an entry aborts (134) with its message" "$([ $rc = 134 ] &&
+        grep -q 'stats.cairn:1:.*guard failed: integer overflow: 2147483647 + 1 does not fit in i32' "$T/err"; echo $?)"
+else
+    ok "a C program links it: $(head -5 "$T/cc.err" | tr '\n' ' ')" 1
+fi
+
+# A device library: the line docs/cli.md gives, with the CUDA runtime and the C++ runtime nvcc's
+# object needs. It links here; it runs only on a machine with a GPU (tests/device/run.sh).
+NVCC=$(command -v nvcc || true)
+if [ -n "$NVCC" ]; then
+    CUDA=$(dirname "$(dirname "$NVCC")")
+    cat >"$T/dev.cairn" <<'EOF'
+fn twice(n:usize, out:rw<f32>[n]@device, x:ro<f32>[n]@device) {
+  parallel i in n { out[i] = 2.0 * x[i]; }
+}
+EOF
+    printf '#include "dev.h"\nint main(void) { cairn_dev_device_stream(0); return 0; }\n' >"$T/dmain.c"
+    if (cd "$T" && "$CAIRN" build --header --device-target sm_90a dev.cairn >/dev/null 2>"$T/err"); then
+        ok "a device library links with: cc main.c -IDIR -LDIR -ldev -L\$CUDA/lib64 -lcudart -lstdc++ -lm -lpthread" \
+            "$(cc -std=c17 -o "$T/dmain" "$T/dmain.c" -I"$T/build/dev" -L"$T/build/dev" -ldev -L"$CUDA/lib64" -lcudart \
+                -lstdc++ -lm -lpthread 2>"$T/cc.err"; echo $?)"
+    else
+        ok "a device library builds: $(head -3 "$T/err")" 1
+    fi
+else
+    echo "SKIP libs: no nvcc, so no device library to link"
+    skip=$((skip + 1))
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
