@@ -281,6 +281,26 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The compiler that built the emitted file, as it ran: nvcc for a device
+ * build (its release and every flag), else the host's cc (with
+ * -DCAIRN_EMULATE for an emulated one). */
+static void write_compiler(FILE *f, Unit *u, const Options *o)
+{
+    char *argv[NCC_FLAGS + 20];
+    int n = compiler_argv(u, o, argv);
+    bool dev = device_build(u, o);
+    fprintf(f, "{\"%s\": {\"command\": ", dev ? "nvcc" : "cc");
+    json_str(f, argv[0]);
+    fprintf(f, ", \"version\": ");
+    json_str(f, dev && u->target->nvcc ? u->target->nvcc : proc_version(u->arena, argv[0]));
+    fprintf(f, ", \"flags\": [");
+    for (int i = 1; i < n; i++) {
+        fputs(i > 1 ? ", " : "", f);
+        json_str(f, argv[i]);
+    }
+    fprintf(f, "]}}");
+}
+
 /* The receipt, written at `path` in the stage. */
 static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o, const char *path)
 {
@@ -297,14 +317,9 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o, const c
     json_str(f, b->exe_path);
     fprintf(f, ",\n  \"emitted_c\": ");
     json_str(f, b->c_path);
-    fprintf(f, ",\n  \"compilers\": {\"cc\": {\"command\": ");
-    json_str(f, host_cc());
-    fprintf(f, ", \"version\": ");
-    json_str(f, proc_version(u->arena, host_cc()));
-    fprintf(f, ", \"flags\": [");
-    for (int i = 0; i < NCC_FLAGS; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", cc_flags[i]);
-    fprintf(f, "]}},\n  \"device_target\": ");
+    fprintf(f, ",\n  \"compilers\": ");
+    write_compiler(f, u, o);
+    fprintf(f, ",\n  \"device_target\": ");
     if (u->target)
         target_write_json(f, u->target);
     else

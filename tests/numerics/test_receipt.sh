@@ -116,5 +116,18 @@ fi
 ok "emulated, the device f32 add is a host add, which keeps subnormals" "$(! grep -q '"flushed"' "$T/exe/exact.receipt.json" &&
     has "$T/exe/exact.receipt.json" '{"op": "atomic_add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device", "subnormals": "kept"}'; echo $?)"
 
+# The receipt names the compiler that built the emitted file (issue 11: it named cc when nvcc had).
+if command -v nvcc >/dev/null; then
+    ok "an nvcc build's receipt names nvcc, its release and its flags" "$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["compilers"]
+sys.exit(not (list(c) == ["nvcc"] and c["nvcc"]["command"] == "nvcc" and c["nvcc"]["version"][:3] in ("12.", "13.")
+              and "--fmad=false" in c["nvcc"]["flags"] and "-gencode=arch=compute_90a,code=sm_90a" in c["nvcc"]["flags"]))' "$E"; echo $?)"
+fi
+ok "an emulated build's receipt names cc with -DCAIRN_EMULATE" "$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["compilers"]
+sys.exit(not (list(c) == ["cc"] and "-DCAIRN_EMULATE" in c["cc"]["flags"] and "-ffp-contract=off" in c["cc"]["flags"]))' "$T/exe/exact.receipt.json"; echo $?)"
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
