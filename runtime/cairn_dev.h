@@ -552,6 +552,10 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
 /* Queued work runs on the device: a trap in it surfaces at its wait. */
 static inline void cn_dev_spawned(const struct cn_dev_stream *s) { (void)s; }
 
+/* A CAIRN entry begins. After a trap the CUDA context is poisoned, and the
+ * entry's first CUDA call fails and aborts (cn_dev_cuda_fail). */
+static inline void cn_dev_entry_check(void) {}
+
 /* ================================================ the emulated machine */
 
 #else /* CN_DEV_EMULATED */
@@ -838,6 +842,24 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
         return;
     struct cn_emu_launch L = {k, args, s};
     cn_pool_for(n, cn_emu_run_lanes, &L);
+}
+
+/* A CAIRN entry begins (cf_NAME, cq_NAME). After a trap in work an earlier
+ * entry queued, "the next CAIRN entry the process calls aborts"
+ * (devices.md): on a device its first CUDA call fails on the poisoned
+ * context; the emulated machine, which would skip the work silently, says
+ * so here. */
+static inline void cn_dev_entry_check(void)
+{
+    if (__builtin_expect(!cn_emu_poisoned(), 1))
+        return;
+    const struct cn_emu_machine *m = &cn_emu_machine_global;
+    fflush(stdout);
+    fprintf(stderr, "%s\n", m->text);
+    fprintf(stderr, "cairn: device (%s machine): a lane of the %s trapped in work an earlier call queued, and "
+                    "poisoned the device context; this CAIRN entry reports it\n", CN_DEV_MACHINE, m->kernel);
+    fflush(stderr);
+    abort();
 }
 
 /* Queued work has just been queued on s. Emulated, it ran to completion

@@ -160,6 +160,8 @@ static void entry(Ex *x, Node *fn, bool enqueue, FILE *h)
     x->fn = &f;
     buf_printf(x->a, &out, "CN_EXPORT %s %s%s(%s%s%s)\n{\n", rt, pre, fn->fn.id, enqueue ? "void *cn_stream" : "",
                enqueue ? sep : "", enqueue ? dp : (*dp ? dp : "void"));
+    if (x->uses_dev)
+        emit_line(x, "cn_dev_entry_check();");   /* after a trap, the next entry aborts */
     if (enqueue) {
         emit_line(x, "struct cn_exec cn_q;");
         emit_line(x, "struct cn_exec *cn_saved = cn_exec_enqueue_begin(&cn_q, cn_stream);");
