@@ -199,19 +199,9 @@ static bool compile_c(Unit *u, const BuildPlan *b, const char *runtime, const Op
     return true;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
+/* File names can hold any byte but NUL: the writer diagnostics use keeps
+ * the receipt valid JSON whatever they hold (src/diag.c). */
+static void json_str(FILE *f, const char *s) { json_write_string(f, s); }
 
 static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o)
 {
