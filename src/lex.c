@@ -355,10 +355,8 @@ static char lex_escape(Lexer *lx, const char *bs)
 static void check_string_utf8(Lexer *lx, const char *bad)
 {
     diag_error(lx->sink, span_at(lx, bad, 1), E_ENCODING,
-               "a string holds UTF-8 text: save the file as UTF-8 (`iconv -f LATIN1 -t UTF-8`, "
-               "for one), or write the character with its UTF-8 bytes",
-               "string literal is not valid UTF-8: byte 0x%02x at column %d", (unsigned char)*bad,
-               (int)(bad - lx->line_start) + 1);
+               "a string holds UTF-8 text: save the file as UTF-8 (from Latin-1: `iconv -f LATIN1 -t UTF-8`)",
+               "string literal is not valid UTF-8: byte 0x%02x", (unsigned char)*bad);
 }
 
 /* "..." on one line. The decoded text is never longer than the source. */
