@@ -246,7 +246,7 @@ static void print_excerpt(Sink *s, Span at)
         carets += p >= cs ? g.cols : 0;
         p += g.bytes;
     }
-    for (int i = 0; i < at.col - 1 - len; i++)   /* a place past the line's end (its end of file) */
+    for (int i = 0; i < at.col - 1 - len && i < EXCERPT_COLS; i++)   /* past the line's end (end of file) */
         fputc(' ', s->out);
     fputs(carets ? "\n" : "^\n", s->out);
 }

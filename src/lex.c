@@ -454,11 +454,13 @@ static void lex_bad_char(Lexer *lx)
     if (c >= 0x80)
         while (lx->p < lx->end && ((unsigned char)*lx->p & 0xC0) == 0x80)
             lx->p++;
-    const char *help = c >= 0x80 ? "CAIRN source is ASCII outside strings and comments"
-                       : c < 0x20 || c == 0x7f
-                           ? "a control character (shown escaped) has no place in CAIRN source: delete it"
-                           : NULL;
-    lex_error(lx, span_at(lx, start, 1), help, "unexpected character `%.*s`", (int)(lx->p - start), start);
+    if (c < 0x20 || c == 0x7f)      /* escaped here: %s would stop at a NUL */
+        lex_error(lx, span_at(lx, start, 1),
+                   "a control character (shown escaped) has no place in CAIRN source: delete it",
+                   "unexpected character `\\x%02x`", c);
+    else
+        lex_error(lx, span_at(lx, start, 1), c >= 0x80 ? "CAIRN source is ASCII outside strings and comments" : NULL,
+                   "unexpected character `%.*s`", (int)(lx->p - start), start);
 }
 
 /* Whitespace and // comments, with a local cursor (see lex_name). */
@@ -532,31 +534,39 @@ static Span span_of_byte(const Source *src, const char *p)
     return (Span){src, line, (int)(p - line_start) + 1, 1};
 }
 
-static bool lex_not_text(Lexer *lx)
+/* How many bytes of [p, end) are control bytes or not UTF-8 (a broken
+ * sequence counts each of its bytes), and the first of them. */
+static size_t count_not_text(const char *p, const char *end, const char *text_end, const char **first)
 {
-    const char *p = lx->src->text;
-    const char *end = p + (lx->src->len < SNIFF_BYTES ? lx->src->len : SNIFF_BYTES);
-    const char *nul = memchr(p, '\0', (size_t)(end - p)), *first = NULL;
     size_t bad = 0;
-    for (const char *q = p; !nul && q < end;) {
+    while (p < end) {
         uint32_t cp;
-        int k = (unsigned char)*q < 0x80 ? 1 : utf8_decode(q, lx->src->text + lx->src->len, &cp);
-        if (!k || is_control_byte((unsigned char)*q)) {
-            first = first ? first : q;
+        int k = (unsigned char)*p < 0x80 ? 1 : utf8_decode(p, text_end, &cp);
+        if (!k || is_control_byte((unsigned char)*p)) {
+            *first = *first ? *first : p;
             bad++;
         }
-        q += k ? k : 1;
+        p += k ? k : 1;
     }
+    return bad;
+}
+
+static bool lex_not_text(Lexer *lx)
+{
+    const Source *src = lx->src;
+    size_t n = src->len < SNIFF_BYTES ? src->len : SNIFF_BYTES;
+    const char *nul = memchr(src->text, '\0', n), *first = NULL;
+    size_t bad = nul ? 0 : count_not_text(src->text, src->text + n, src->text + src->len, &first);
     const char *help = "cairn reads CAIRN source, which is UTF-8 text: is this the file you meant?";
     if (nul)
-        diag_error(lx->sink, span_of_byte(lx->src, nul), E_ENCODING, help,
-                   "not a text file: byte 0x00 at offset %zu", (size_t)(nul - p));
-    else if (bad * 8 > (size_t)(end - p))
-        diag_error(lx->sink, span_of_byte(lx->src, first), E_ENCODING, help,
+        diag_error(lx->sink, span_of_byte(src, nul), E_ENCODING, help,
+                   "not a text file: byte 0x00 at offset %zu", (size_t)(nul - src->text));
+    else if (bad * 8 > n)
+        diag_error(lx->sink, span_of_byte(src, first), E_ENCODING, help,
                    "not UTF-8 text: %zu of its first %zu bytes are control bytes or not UTF-8 "
                    "(the first: byte 0x%02x at offset %zu)",
-                   bad, (size_t)(end - p), (unsigned char)*first, (size_t)(first - p));
-    return nul || bad * 8 > (size_t)(end - p);
+                   bad, n, (unsigned char)*first, (size_t)(first - src->text));
+    return nul || bad * 8 > n;
 }
 
 /* The end of the input: from here on every call gives T_EOF. */

@@ -28,6 +28,19 @@ for line in open(sys.argv[1], encoding="utf-8"):
     json.loads(line)
 ' "$1" 2>/dev/null; }
 
+# The caret's column in its line equals the escape's column in the excerpt (tabs stay tabs).
+caret_under() {   # caret_under FILE TEXT: the caret line's first ^ is where TEXT starts above it
+    python3 -c '
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+for i, l in enumerate(lines[:-1]):
+    nxt = lines[i + 1]
+    if l[:5].strip().isdigit() and l[5:8] == " | " and nxt.startswith("      | ") and "^" in nxt:
+        if l.find(sys.argv[2]) == nxt.index("^"):
+            sys.exit(0)
+sys.exit(1)' "$1" "$2"
+}
+
 # ---- only regular files, and not past the limit ------------------------------------------------
 ok "/dev/zero is refused, exit 2" "$([ "$(status check /dev/zero)" = 2 ] && grep -q 'is a device' "$T/err"; echo $?)"
 ok "a directory is refused, exit 2" "$([ "$(status check "$T")" = 2 ] && grep -q 'is a directory' "$T/err"; echo $?)"
@@ -56,6 +69,12 @@ sys.stdout.buffer.write(bytes(r.randrange(1, 256) for _ in range(20000)))' >"$T/
 ok "bytes that are mostly not UTF-8 are one E-ENCODING" \
     "$([ "$(status check "$T/noise.cairn")" = 1 ] && [ "$(grep -c 'error\[' "$T/err")" = 1 ] &&
        grep -q 'error\[E-ENCODING\]: not UTF-8 text: [0-9]* of its first 8192 bytes' "$T/err"; echo $?)"
+python3 -c 'import sys
+sys.stdout.buffer.write(b"fn main() -> i32 {\n    // " + b"x" * 9000 + b"\n    let b = \0 2;\n    return 0;\n}\n")' >"$T/latenul.cairn"
+ok "a NUL past the first 8 KiB is one E-PARSE, shown as \\x00" \
+    "$([ "$(status check "$T/latenul.cairn")" = 1 ] && [ "$(grep -c 'error\[' "$T/err")" = 1 ] &&
+       grep -q 'latenul.cairn:3:13: error\[E-PARSE\]: unexpected character `\\x00`' "$T/err" &&
+       caret_under "$T/err" '\x00'; echo $?)"
 printf '// caf\351: a Latin-1 comment is still a text file\nfn main() -> i32 { return 0; }\n' >"$T/latin1.cairn"
 ok "near miss: a Latin-1 byte in a comment is accepted" "$([ "$(status check "$T/latin1.cairn")" = 0 ]; echo $?)"
 
@@ -88,18 +107,6 @@ status check "$T/esc.cairn" >/dev/null
 ok "ESC in the source is shown as \\x1b, never raw" \
     "$(! has_byte '\033' "$T/err" && grep -q 'unexpected character `\\x1b`' "$T/err" &&
        grep -q "$(printf '^    3 | \tlet y\\\\x1b\\[2J = 2;$')" "$T/err"; echo $?)"
-# The caret's column in its line equals the escape's column in the excerpt (tabs stay tabs).
-caret_under() {   # caret_under FILE TEXT: the caret line's first ^ is where TEXT starts above it
-    python3 -c '
-import sys
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-for i, l in enumerate(lines[:-1]):
-    nxt = lines[i + 1]
-    if l[:5].strip().isdigit() and l[5:8] == " | " and nxt.startswith("      | ") and "^" in nxt:
-        if l.find(sys.argv[2]) == nxt.index("^"):
-            sys.exit(0)
-sys.exit(1)' "$1" "$2"
-}
 ok "... and the caret stands under the escape" "$(caret_under "$T/err" '\x1b'; echo $?)"
 printf 'fn main() -> i32 {\n    let \342\200\256x = 1;\n    return zz\377;\n}\n' >"$T/bidi.cairn"
 status check "$T/bidi.cairn" >/dev/null
