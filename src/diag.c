@@ -223,32 +223,39 @@ static const char *excerpt_end(const char *ws, const char *end, const char *cs)
     return p;
 }
 
-/* The source line and the caret under the span, both escaped alike (a tab
- * under a tab), so the caret stays under the text it points at. */
+/* The caret line under the shown part [ws, we): blanks (a tab under a tab)
+ * up to cs, then a caret a column up to ce; `past` more blanks when the
+ * place is past the line's end (its end of file). */
+static void print_carets(Sink *s, const char *ws, const char *we, const char *cs, const char *ce, int past)
+{
+    int carets = 0;
+    for (const char *p = ws; p < we && p < ce;) {
+        Glyph g = glyph_at(p, we);
+        for (int i = 0; i < g.cols; i++)
+            fputc(p >= cs ? '^' : g.shown[0] == '\t' ? '\t' : ' ', s->out);
+        carets += p >= cs ? g.cols : 0;
+        p += g.bytes;
+    }
+    for (int i = 0; i < past && i < EXCERPT_COLS; i++)
+        fputc(' ', s->out);
+    fputs(carets ? "\n" : "^\n", s->out);
+}
+
+/* The source line and the caret under the span, both escaped alike, so the
+ * caret stays under the text it points at. */
 static void print_excerpt(Sink *s, Span at)
 {
     if (!at.src || at.line < 1)
         return;
     int len;
     const char *text = line_text(at.src, at.line, &len), *end = text + len;
-    int col = at.col < 1 ? 0 : at.col - 1 > len ? len : at.col - 1;
-    const char *cs = text + col;
-    const char *ce = end - cs > (at.len > 0 ? at.len : 1) ? cs + (at.len > 0 ? at.len : 1) : end;
+    int col = at.col < 1 ? 0 : at.col - 1 > len ? len : at.col - 1, n = at.len > 0 ? at.len : 1;
+    const char *cs = text + col, *ce = end - cs > n ? cs + n : end;
     const char *ws = excerpt_start(text, end, cs), *we = excerpt_end(ws, end, cs);
     fprintf(s->out, "%5d | %s", at.line, ws > text ? "..." : "");
     diag_write_text(s->out, ws, (size_t)(we - ws));
     fprintf(s->out, "%s\n      | %s", we < end ? "..." : "", ws > text ? "   " : "");
-    int carets = 0;
-    for (const char *p = ws; p < we && p < ce;) {
-        Glyph g = glyph_at(p, end);
-        for (int i = 0; i < g.cols; i++)
-            fputc(p >= cs ? '^' : g.shown[0] == '\t' ? '\t' : ' ', s->out);
-        carets += p >= cs ? g.cols : 0;
-        p += g.bytes;
-    }
-    for (int i = 0; i < at.col - 1 - len && i < EXCERPT_COLS; i++)   /* past the line's end (end of file) */
-        fputc(' ', s->out);
-    fputs(carets ? "\n" : "^\n", s->out);
+    print_carets(s, ws, we, cs, ce, at.col - 1 - len);
 }
 
 static void print_human(Sink *s, Span at, const char *severity, const char *code, const char *help,
