@@ -78,6 +78,19 @@ ok "a NUL past the first 8 KiB is one E-PARSE, shown as \\x00" \
 printf '// caf\351: a Latin-1 comment is still a text file\nfn main() -> i32 { return 0; }\n' >"$T/latin1.cairn"
 ok "near miss: a Latin-1 byte in a comment is accepted" "$([ "$(status check "$T/latin1.cairn")" = 0 ]; echo $?)"
 
+# ---- a string literal that is not UTF-8 ---------------------------------------------------------
+# (generated here: the corpus's round trip and parse tests take every file there as one that lexes)
+printf 'fn main() -> i32 {\n    println("caf\351 cr\350me");\n    return 0;\n}\n' >"$T/latin1str.cairn"
+ok "a Latin-1 string literal is one E-ENCODING at its first bad byte" \
+    "$([ "$(status check "$T/latin1str.cairn")" = 1 ] && [ "$(grep -c 'error\[' "$T/err")" = 1 ] &&
+       grep -q 'latin1str.cairn:2:17: error\[E-ENCODING\]: string literal is not valid UTF-8: byte 0xe9' "$T/err" &&
+       grep -q '  help: a string holds UTF-8 text' "$T/err" && caret_under "$T/err" '\xe9'; echo $?)"
+printf 'fn main() -> i32 {\n    println("caf\303\251 cr\303\250me \342\234\223");\n    return 0;\n}\n' >"$T/utf8str.cairn"
+ok "near miss: the same string in UTF-8 is accepted" "$([ "$(status check "$T/utf8str.cairn")" = 0 ]; echo $?)"
+printf 'fn main() -> i32 {\n    println("\355\240\200 \300\257 \364\220\200\200");\n    return 0;\n}\n' >"$T/strict.cairn"
+ok "a surrogate, an overlong form and past U+10FFFF are not UTF-8 either" \
+    "$([ "$(status check "$T/strict.cairn")" = 1 ] && grep -q 'strict.cairn:2:14: error\[E-ENCODING\].*byte 0xed' "$T/err"; echo $?)"
+
 # ---- the error list stops at 50 ----------------------------------------------------------------
 python3 -c 'import sys
 sys.stdout.write("fn main() -> i32 {\n" + "    let a = 3 # 4;\n" * 200000 + "    return 0;\n}\n")' >"$T/lexerrs.cairn"
