@@ -60,10 +60,16 @@ test-exhaustive:
 gpu:
 	bash tests/device/run.sh build/gpu
 
-# libFuzzer over lexer, parser and checker, seeded from the corpus.
+# libFuzzer over lexer, parser, checker and emitter (tests/fuzz/README.md): bin/cairn-fuzz reads
+# inputs as CAIRN text, bin/cairn-fuzz-gen as choices of a program generator (tests/fuzz/gen.c), and
+# bin/cairn-fuzz-print prints the program a generator input stands for.
+FUZZ_CC = clang -std=c17 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -Isrc
 fuzz:
 	$(MAKE) CC=clang SUFFIX=-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build/obj-clang-fuzz/libcairn.a
-	clang -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc -o bin/cairn-fuzz tests/fuzz/fuzz_front.c build/obj-clang-fuzz/libcairn.a -lm
+	@mkdir -p bin
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o bin/cairn-fuzz tests/fuzz/fuzz_front.c build/obj-clang-fuzz/libcairn.a -lm
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -DFUZZ_GENERATE -o bin/cairn-fuzz-gen tests/fuzz/fuzz_front.c tests/fuzz/gen.c build/obj-clang-fuzz/libcairn.a -lm
+	$(FUZZ_CC) -o bin/cairn-fuzz-print tests/fuzz/gen_main.c tests/fuzz/gen.c
 
 bench-check: all
 	bash bench/check_speed.sh

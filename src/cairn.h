@@ -40,6 +40,10 @@ typedef struct {
 } Vec;
 void vec_push(Arena *a, Vec *v, void *item);
 
+/* The UTF-8 character at p (never reading at or past end): its length, 1 to
+ * 4, with its code point in *cp; 0 when the bytes there are not UTF-8. */
+int utf8_decode(const char *p, const char *end, uint32_t *cp);
+
 /* Our own bugs: print where, and abort. User errors never come here. */
 #define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...);
@@ -97,7 +101,8 @@ typedef struct {
     X(E_SPAWN, "E-SPAWN")                                                    \
     X(E_TICKET, "E-TICKET")                                                  \
     X(E_EMULATE, "E-EMULATE")                                                \
-    X(E_ENQUEUE, "E-ENQUEUE")
+    X(E_ENQUEUE, "E-ENQUEUE")                                                \
+    X(E_ENCODING, "E-ENCODING")
 
 typedef enum {
 #define X(id, s) id,
@@ -113,10 +118,21 @@ const char *diag_code_name(DiagCode c);
 typedef struct {
     FILE *out;
     bool json;
-    int errors;
-    int max_errors;       /* stop printing after this many (0: no limit) */
+    int errors;           /* every error reported, shown or not: stages compare it */
+    int max_errors;       /* show this many, then stop (0: no limit) */
+    bool stopped;         /* more than max_errors came: the lexer stops reading */
 } Sink;
 void sink_init(Sink *s, FILE *out, bool json);
+/* At the end of a stage: a sink that stopped counts the errors it showed,
+ * not those a cut-short stage reported after the stop. */
+void sink_settle(Sink *s);
+/* Text as diagnostics show it: control characters, invalid UTF-8 and the
+ * bidirectional overrides escaped (docs/diagnostics.md, "Text that cannot
+ * be shown"). diag_write_text writes n bytes of s escaped. */
+void diag_write_text(FILE *f, const char *s, size_t n);
+/* s (NUL-terminated) as a JSON string, quotes included; always valid JSON,
+ * whatever the bytes (the diagnostics' --json and the build receipt). */
+void json_write_string(FILE *f, const char *s);
 /* help may be NULL. fmt is the message: say what, with the concrete witness. */
 void diag_error(Sink *s, Span at, DiagCode code, const char *help, const char *fmt, ...);
 void diag_note(Sink *s, Span at, const char *fmt, ...);   /* attaches to the last error */

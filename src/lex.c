@@ -19,8 +19,10 @@
  *
  * Errors (a stray character, an unterminated string, a bad escape) are
  * E-PARSE: the lexer reports them, skips what it cannot read and goes on,
- * so that one run shows every error. At the end lex_next gives T_EOF, again
- * on every call.
+ * so that one run shows every error, up to the sink's limit, where it stops
+ * reading. A string that is not UTF-8 is E-ENCODING, and so is a file that
+ * is not text at all (see lex_not_text). At the end lex_next gives T_EOF,
+ * again on every call.
  */
 #include "cairn.h"
 
@@ -347,6 +349,16 @@ static char lex_escape(Lexer *lx, const char *bs)
     }
 }
 
+/* A string holds UTF-8 text (the emitted C and the runtime print it as
+ * bytes, and a terminal reads them as UTF-8), so a byte of a string literal
+ * that is not UTF-8 is refused, once a literal, at the byte: E-ENCODING. */
+static void check_string_utf8(Lexer *lx, const char *bad)
+{
+    diag_error(lx->sink, span_at(lx, bad, 1), E_ENCODING,
+               "a string holds UTF-8 text: save the file as UTF-8 (from Latin-1: `iconv -f LATIN1 -t UTF-8`)",
+               "string literal is not valid UTF-8: byte 0x%02x", (unsigned char)*bad);
+}
+
 /* "..." on one line. The decoded text is never longer than the source. */
 static void lex_string(Lexer *lx)
 {
@@ -361,12 +373,23 @@ static void lex_string(Lexer *lx)
     }
     char *buf = arena_alloc(lx->arena, cap + 1);
     size_t n = 0;
+    const char *not_utf8 = NULL;
     while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
-        const char *c = lx->p++;
-        if (*c == '\\' && lx->p < lx->end && *lx->p != '\n')
+        const char *c = lx->p;
+        if (*c == '\\' && c + 1 < lx->end && c[1] != '\n') {
+            lx->p++;
             buf[n++] = lex_escape(lx, c);
-        else
-            buf[n++] = *c;
+            continue;
+        }
+        uint32_t cp;
+        int k = (unsigned char)*c < 0x80 ? 1 : utf8_decode(c, lx->end, &cp);
+        if (!k) {
+            not_utf8 = not_utf8 ? not_utf8 : c;
+            k = 1;
+        }
+        memcpy(buf + n, c, (size_t)k);
+        n += (size_t)k;
+        lx->p += k;
     }
     bool closed = lx->p < lx->end && *lx->p == '"';
     if (closed)
@@ -380,6 +403,8 @@ static void lex_string(Lexer *lx)
     t->sval = buf;
     if (!closed)
         lx->pending_error = true;   /* what the string swallowed is missing */
+    if (not_utf8)
+        check_string_utf8(lx, not_utf8);
 }
 
 /* Two-character punctuation first, then one-character. */
@@ -422,18 +447,20 @@ static void lex_bad_char(Lexer *lx)
 {
     const char *start = lx->p;
     unsigned char c = (unsigned char)*lx->p;
-    /* Skip a whole UTF-8 sequence so the error names one character once. */
+    /* Skip a whole UTF-8 sequence (or a broken one) so the error names one
+     * character once. The sink shows a control or a byte that is not UTF-8
+     * escaped (`\x1b`), never raw. */
     lx->p++;
     if (c >= 0x80)
         while (lx->p < lx->end && ((unsigned char)*lx->p & 0xC0) == 0x80)
             lx->p++;
-    if (c >= 0x20 && c < 0x7f)
-        lex_error(lx, span_at(lx, start, 1), NULL, "unexpected character `%c`", c);
-    else if (c >= 0x80)
-        lex_error(lx, span_at(lx, start, 1), "CAIRN source is ASCII outside strings and comments",
-                   "unexpected character `%.*s`", (int)(lx->p - start), start);
+    if (c < 0x20 || c == 0x7f)      /* escaped here: %s would stop at a NUL */
+        lex_error(lx, span_at(lx, start, 1),
+                   "a control character (shown escaped) has no place in CAIRN source: delete it",
+                   "unexpected character `\\x%02x`", c);
     else
-        lex_error(lx, span_at(lx, start, 1), NULL, "unexpected character 0x%02x", c);
+        lex_error(lx, span_at(lx, start, 1), c >= 0x80 ? "CAIRN source is ASCII outside strings and comments" : NULL,
+                   "unexpected character `%.*s`", (int)(lx->p - start), start);
 }
 
 /* Whitespace and // comments, with a local cursor (see lex_name). */
@@ -480,14 +507,91 @@ static void lex_one(Lexer *lx)
     }
 }
 
+/* A file that is not text (an object file, an image, UTF-16) would give an
+ * error every few bytes, each quoting junk, so it is said once, as one
+ * E-ENCODING, and the lexer reads none of it. Not text: a NUL among the
+ * first SNIFF_BYTES bytes, or more than one in eight of them a control byte
+ * (a C0 other than whitespace, or DEL) or a byte that is not UTF-8. A
+ * source with a stray control or a Latin-1 comment is text, and gets its
+ * errors where they are. */
+enum { SNIFF_BYTES = 8192 };
+
+static bool is_control_byte(unsigned char c)
+{
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') || c == 0x7f;
+}
+
+/* The span of the byte at p, counting lines from the start of the text. */
+static Span span_of_byte(const Source *src, const char *p)
+{
+    int line = 1;
+    const char *line_start = src->text;
+    for (const char *q = src->text; q < p; q++)
+        if (*q == '\n') {
+            line++;
+            line_start = q + 1;
+        }
+    return (Span){src, line, (int)(p - line_start) + 1, 1};
+}
+
+/* How many bytes of [p, end) are control bytes or not UTF-8 (a broken
+ * sequence counts each of its bytes), and the first of them. */
+static size_t count_not_text(const char *p, const char *end, const char *text_end, const char **first)
+{
+    size_t bad = 0;
+    while (p < end) {
+        uint32_t cp;
+        int k = (unsigned char)*p < 0x80 ? 1 : utf8_decode(p, text_end, &cp);
+        if (!k || is_control_byte((unsigned char)*p)) {
+            *first = *first ? *first : p;
+            bad++;
+        }
+        p += k ? k : 1;
+    }
+    return bad;
+}
+
+static bool lex_not_text(Lexer *lx)
+{
+    const Source *src = lx->src;
+    size_t n = src->len < SNIFF_BYTES ? src->len : SNIFF_BYTES;
+    const char *nul = memchr(src->text, '\0', n), *first = NULL;
+    size_t bad = nul ? 0 : count_not_text(src->text, src->text + n, src->text + src->len, &first);
+    const char *help = "cairn reads CAIRN source, which is UTF-8 text: is this the file you meant?";
+    if (nul)
+        diag_error(lx->sink, span_of_byte(src, nul), E_ENCODING, help,
+                   "not a text file: byte 0x00 at offset %zu", (size_t)(nul - src->text));
+    else if (bad * 8 > n)
+        diag_error(lx->sink, span_of_byte(src, first), E_ENCODING, help,
+                   "not UTF-8 text: %zu of its first %zu bytes are control bytes or not UTF-8 "
+                   "(the first: byte 0x%02x at offset %zu)",
+                   bad, n, (unsigned char)*first, (size_t)(first - src->text));
+    return nul || bad * 8 > n;
+}
+
+/* The end of the input: from here on every call gives T_EOF. */
+static void lex_eof(Lexer *lx)
+{
+    push(lx, T_EOF, lx->p)->text = tok_names[T_EOF];
+    lx->eof = *lx->out;
+    lx->at_eof = true;
+}
+
 Lexer *lex_open(Arena *a, Sink *s, const Source *src)
 {
     Lexer *lx = arena_alloc(a, sizeof *lx);
     *lx = (Lexer){.arena = a, .sink = s, .src = src, .p = src->text, .end = src->text + src->len,
                   .line_start = src->text, .line = 1};
+    if (lex_not_text(lx)) {
+        lx->p = lx->end;           /* nothing of it is read as tokens */
+        lx->line_start = lx->end;
+    }
     return lx;
 }
 
+/* The next token into *out. Once the sink has stopped (too many errors),
+ * the rest of the file is not read: the lexer ends the input there, so a
+ * megabyte of junk costs 50 errors, not a million. */
 void lex_next(Lexer *lx, Token *out)
 {
     if (lx->at_eof) {
@@ -498,10 +602,8 @@ void lex_next(Lexer *lx, Token *out)
     lx->produced = false;
     while (!lx->produced) {
         skip_space(lx);
-        if (lx->p >= lx->end) {
-            push(lx, T_EOF, lx->p)->text = tok_names[T_EOF];
-            lx->eof = *out;
-            lx->at_eof = true;
+        if (lx->p >= lx->end || lx->sink->stopped) {
+            lex_eof(lx);
             return;
         }
         lex_one(lx);

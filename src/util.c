@@ -1,7 +1,7 @@
 /*
- * util.c: the arena, growable vectors, and die().
+ * util.c: the arena, growable vectors, UTF-8 decoding, and die().
  *
- * The arena hands out memory in large chunks and frees them all at once, so
+ * The arena hands out memory in chunks and frees them all at once, so
  * a compilation never frees anything one by one. Every allocation of the
  * compiler comes through arena_alloc, which is also the one place where a
  * test can make allocation fail (CAIRN_FAIL_ALLOC_AFTER=N: the N+1th
@@ -14,17 +14,26 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* Under ASan (gcc says so one way, clang another) a node's unused tail is
- * poisoned: see node_new. */
+/* Under ASan (gcc says so one way, clang another) the arena tells ASan
+ * where each allocation ends: a chunk's unused tail is poisoned when it is
+ * mapped, each allocation unpoisons exactly the bytes asked for, and a
+ * redzone after it stays poisoned, so a write one byte past a string or a
+ * vector is a report (use-after-poison), as it would be with malloc. A
+ * node's unused tail is poisoned too: see node_new. */
 #if defined(__SANITIZE_ADDRESS__)
-#define NODE_POISON 1
+#define ARENA_POISON 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define NODE_POISON 1
+#define ARENA_POISON 1
 #endif
 #endif
-#ifdef NODE_POISON
+#ifdef ARENA_POISON
 #include <sanitizer/asan_interface.h>
+enum { REDZONE = 16 };    /* poisoned bytes after each allocation */
+#else
+enum { REDZONE = 0 };
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
 
 typedef struct Chunk Chunk;
@@ -36,32 +45,42 @@ struct Chunk {
 };
 
 struct Arena {
-    Chunk *head;
+    Chunk *head;          /* the chunk small allocations come from */
+    size_t next_cap;      /* the size of the next chunk: doubles each time */
     size_t bytes;
     long fail_after;      /* -1: never fail */
     long count;
 };
 
-/* Big enough that a 100k-line program needs few chunks; small enough that a
- * one-line program does not touch much memory. */
-enum { CHUNK_MIN = 8 << 20 };
+/* A one-line program (and each of the fuzzer's inputs) should touch little
+ * memory, and a million-line one should need few chunks: the first chunk is
+ * small and each next one twice the last, up to CHUNK_MAX. Past 8 MiB the
+ * last chunk, populated and mostly unused, cost more than the fewer mmap
+ * calls saved (64 MiB chunks: 132 MiB resident for a 100k-line check that
+ * needs 74). */
+enum { CHUNK_FIRST = 64 << 10, CHUNK_MAX = 8 << 20 };
+
+/* Chunks of at least this size are populated when mapped (MAP_POPULATE):
+ * for a big input, the kernel filling a chunk at once is cheaper than
+ * faulting its pages in one by one, and a chunk this size is mostly used
+ * (the one before it was full). A small chunk is faulted in as it is used.
+ * bench/check_speed.sh measured the choice (docs/internals.md). */
+enum { POPULATE_MIN = 1 << 20 };
 
 /* Chunks are mapped straight from the kernel: the pages come zeroed, so
- * arena_alloc never clears what it hands out, and populated at once
- * (MAP_POPULATE), since faulting 4 KiB pages in one by one cost more than
- * the kernel filling the whole chunk. Huge pages (MADV_HUGEPAGE) measured
- * slower on our machines: the kernel's compaction ate the gain. */
+ * arena_alloc never clears what it hands out. Huge pages (MADV_HUGEPAGE)
+ * measured slower on our machines: the kernel's compaction ate the gain. */
 static Chunk *chunk_map(size_t cap)
 {
     size_t bytes = sizeof(Chunk) + cap;
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (cap >= POPULATE_MIN ? MAP_POPULATE : 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-#if 0 /* MADV_HUGEPAGE: measured slower here (kernel compaction) */
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
     Chunk *c = p;
     c->mapped = bytes;
+    c->cap = cap;
+    ASAN_POISON_MEMORY_REGION(c->data, cap);
     return c;
 }
 
@@ -74,6 +93,7 @@ Arena *arena_new(void)
     }
     const char *f = getenv("CAIRN_FAIL_ALLOC_AFTER");
     a->fail_after = f ? atol(f) : -1;
+    a->next_cap = CHUNK_FIRST;
     return a;
 }
 
@@ -83,9 +103,7 @@ void arena_free(Arena *a)
         return;
     for (Chunk *c = a->head, *next; c; c = next) {
         next = c->next;
-#ifdef NODE_POISON
-        ASAN_UNPOISON_MEMORY_REGION(c, c->mapped);   /* node tails (node_new): the next mapping may land here */
-#endif
+        ASAN_UNPOISON_MEMORY_REGION(c, c->mapped);   /* the next mapping may land here */
         munmap(c, c->mapped);
     }
     free(a);
@@ -97,25 +115,41 @@ static _Noreturn void out_of_memory(void)
     exit(2);
 }
 
+/* A chunk for an allocation of `need` bytes that the head cannot hold. An
+ * allocation bigger than the next chunk gets a chunk of its own, linked
+ * behind the head, so the head's free tail keeps serving small ones. */
+static Chunk *arena_grow(Arena *a, size_t need)
+{
+    bool own = need > a->next_cap;
+    Chunk *c = chunk_map(own ? need : a->next_cap);
+    if (!c)
+        out_of_memory();
+    if (own && a->head) {
+        c->next = a->head->next;
+        a->head->next = c;
+        return c;
+    }
+    if (!own && a->next_cap < CHUNK_MAX)
+        a->next_cap *= 2;
+    c->next = a->head;
+    a->head = c;
+    return c;
+}
+
 void *arena_alloc(Arena *a, size_t size)
 {
     if (a->fail_after >= 0 && a->count++ >= a->fail_after)
         out_of_memory();
-    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    if (size > SIZE_MAX / 2)
+        out_of_memory();
+    size_t need = (size + REDZONE + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     Chunk *c = a->head;
-    if (!c || c->cap - c->used < size) {
-        size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
-        c = chunk_map(cap);
-        if (!c)
-            out_of_memory();
-        c->next = a->head;
-        c->used = 0;
-        c->cap = cap;
-        a->head = c;
-    }
+    if (!c || c->cap - c->used < need)
+        c = arena_grow(a, need);
     void *p = (char *)c->data + c->used;
-    c->used += size;
-    a->bytes += size;
+    c->used += need;
+    a->bytes += need;
+    ASAN_UNPOISON_MEMORY_REGION(p, size);
     return p;                             /* zero: chunks are fresh pages, never reused */
 }
 
@@ -157,6 +191,35 @@ void vec_push(Arena *a, Vec *v, void *item)
     v->v[v->n++] = item;
 }
 
+/* The UTF-8 character at p: its length in bytes (1 to 4) and its code
+ * point, or 0 when the bytes there are not UTF-8 (a stray continuation
+ * byte, a truncated sequence, an overlong form, a surrogate, past
+ * U+10FFFF). Strict, as RFC 3629 is: one text has one decoding. */
+int utf8_decode(const char *p, const char *end, uint32_t *cp)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    if (p >= end)
+        return 0;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    int n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 0;
+    if (!n || s[0] > 0xF4 || end - p < n)
+        return 0;
+    uint32_t c = s[0] & (0x7F >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3F);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < least[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
@@ -188,7 +251,7 @@ size_t node_size(NodeKind k)
  * then a report, not a silent read of the next node. */
 Node *node_new(Arena *a, NodeKind k, Span at)
 {
-#ifdef NODE_POISON
+#ifdef ARENA_POISON
     Node *n = arena_alloc(a, sizeof *n);
     ASAN_POISON_MEMORY_REGION((char *)n + node_size(k), sizeof *n - node_size(k));
 #else

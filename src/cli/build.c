@@ -267,19 +267,9 @@ static bool compile_c(Unit *u, const BuildPlan *b, const Staged *p, const char *
     return !b->library || archive(u, b, p);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
+/* File names can hold any byte but NUL: the writer diagnostics use keeps
+ * the receipt valid JSON whatever they hold (src/diag.c). */
+static void json_str(FILE *f, const char *s) { json_write_string(f, s); }
 
 /* The compiler that built the emitted file, as it ran: nvcc for a device
  * build (its release and every flag), else the host's cc (with

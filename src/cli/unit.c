@@ -6,8 +6,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Option names each take a value or not; `allowed` lists which a command
@@ -79,44 +81,89 @@ bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *
 }
 
 
+/* The largest source file cairn reads. Far above any program written by
+ * hand or generated for a test (a million-line program is about 30 MiB),
+ * and low enough that reading one, and the arena it needs, fit in memory. */
+#define SOURCE_MAX_MIB 256
+static const off_t source_max = (off_t)SOURCE_MAX_MIB << 20;
+
+static void load_error(const char *path, const char *what)
+{
+    fputs("cairn: cannot read ", stderr);
+    diag_write_text(stderr, path, strlen(path));
+    fprintf(stderr, ": %s\n", what);
+}
+
+/* What kind of file st is, for a message: not a regular one. */
+static const char *file_kind(const struct stat *st)
+{
+    if (S_ISDIR(st->st_mode))
+        return "it is a directory";
+    if (S_ISFIFO(st->st_mode))
+        return "it is a pipe (FIFO); cairn reads regular files only";
+    if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+        return "it is a device; cairn reads regular files only";
+    if (S_ISSOCK(st->st_mode))
+        return "it is a socket; cairn reads regular files only";
+    return "it is not a regular file";
+}
+
+/* The whole of a regular file, at most source_max bytes, into the arena.
+ * Opened without blocking (a FIFO's open would wait for a writer) and
+ * checked with fstat before a byte is read: a directory, a pipe or a device
+ * (/dev/zero would read forever) is refused, and so is a file over the
+ * limit. Reading stops at the size fstat gave, so a file that grows while
+ * it is read is never read past it. */
+static bool read_source(Unit *u, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        load_error(path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    const char *why = NULL;
+    char size_msg[128];
+    if (fstat(fd, &st))
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = file_kind(&st);
+    else if (st.st_size > source_max) {
+        snprintf(size_msg, sizeof size_msg, "it is %lld MiB, and cairn reads source files of at most %d MiB",
+                 (long long)((st.st_size + (1 << 20) - 1) >> 20), SOURCE_MAX_MIB);
+        why = size_msg;
+    }
+    size_t len = 0;
+    char *buf = why ? NULL : arena_alloc(u->arena, (size_t)st.st_size + 1);
+    while (buf && len < (size_t)st.st_size) {
+        ssize_t got = read(fd, buf + len, (size_t)st.st_size - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            why = strerror(errno);
+        if (got <= 0)
+            break;                     /* the file shrank: what is there is the source */
+        len += (size_t)got;
+    }
+    close(fd);
+    if (why) {
+        load_error(path, why);
+        return false;
+    }
+    buf[len] = '\0';
+    u->src.text = buf;
+    u->src.len = len;
+    return true;
+}
+
 bool unit_load(Unit *u, const char *path, const Options *o)
 {
     memset(u, 0, sizeof *u);
     u->arena = arena_new();
     sink_init(&u->sink, stderr, o && o->json);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cairn: cannot read %s: %s\n", path, strerror(errno));
+    if (!read_source(u, path))
         return false;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len - 1 == 0) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f) || !buf;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        fprintf(stderr, "cairn: cannot read %s\n", path);
-        return false;
-    }
-    buf[len] = '\0';
     u->src.name = arena_strdup(u->arena, path);
-    u->src.text = arena_strndup(u->arena, buf, len);
-    u->src.len = len;
-    free(buf);
     u->check.arena = u->arena;
     u->check.sink = &u->sink;
     u->check.emulate = o && o->emulate;
@@ -126,6 +173,7 @@ bool unit_load(Unit *u, const char *path, const Options *o)
 bool unit_parse(Unit *u)
 {
     u->program = parse_source(u->arena, &u->sink, &u->src);   /* tokens streamed, never all held */
+    sink_settle(&u->sink);
     return u->sink.errors == 0;
 }
 
@@ -134,7 +182,9 @@ bool unit_check(Unit *u)
     if (!unit_parse(u))
         return false;
     u->check.program = u->program;
-    return check_program(&u->check) && u->sink.errors == 0;
+    bool ok = check_program(&u->check) && u->sink.errors == 0;
+    sink_settle(&u->sink);
+    return ok;
 }
 
 void unit_free(Unit *u)
