@@ -50,6 +50,8 @@ bool unit_load(Unit *u, const char *path, const Options *o);
 bool unit_parse(Unit *u);           /* lex + parse; false on E-PARSE */
 bool unit_check(Unit *u);           /* parse + check */
 void unit_free(Unit *u);
+/* The last line of check and explain: "FILE: accepted" or "FILE: refused (N errors)". */
+void unit_verdict(const Unit *u, const char *path, bool ok);
 
 /* The device target (device.c). unit_target_named resolves and validates the
  * target a flag or a manifest names (E-TARGET, E-TARGET-TOOLKIT) before the

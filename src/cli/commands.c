@@ -43,11 +43,8 @@ int cmd_check(int argc, char **argv)
     bool ok = unit_check_target(&u, &o, NULL, NULL);
     if (o.json)
         printf("{\"status\": \"%s\", \"errors\": %d}\n", ok ? "accepted" : "refused", u.sink.errors);
-    else if (ok)
-        printf("%s: accepted\n", o.path);
     else
-        fprintf(stderr, "%s: refused (%d error%s)\n", o.path, u.sink.errors,
-                u.sink.errors == 1 ? "" : "s");
+        unit_verdict(&u, o.path, ok);
     unit_free(&u);
     return ok ? EXIT_OK : EXIT_REFUSED;
 }

@@ -222,7 +222,7 @@ int cmd_explain(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!unit_check_target(&u, &o, NULL, NULL)) {
-        fprintf(stderr, "%s: refused (%d error%s)\n", o.path, u.sink.errors, u.sink.errors == 1 ? "" : "s");
+        unit_verdict(&u, o.path, false);
         unit_free(&u);
         return EXIT_REFUSED;
     }

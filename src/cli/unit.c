@@ -217,3 +217,15 @@ const char *cairn_runtime_dir(Arena *a)
         *slash = '\0';
     return arena_printf(a, "%s/runtime", exe);
 }
+
+/* "FILE: accepted" on stdout, or "FILE: refused (N errors)" on stderr; the
+ * name escaped as diagnostics escape it, since it may hold any byte. */
+void unit_verdict(const Unit *u, const char *path, bool ok)
+{
+    FILE *f = ok ? stdout : stderr;
+    diag_write_text(f, path, strlen(path));
+    if (ok)
+        fputs(": accepted\n", f);
+    else
+        fprintf(f, ": refused (%d error%s)\n", u->sink.errors, u->sink.errors == 1 ? "" : "s");
+}

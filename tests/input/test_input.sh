@@ -169,5 +169,15 @@ else
     echo "SKIP input: the receipt test needs a C compiler"
 fi
 
+# The verdict line of check and explain names the file as diagnostics do: escaped.
+esc="$T/v$(printf '\033')[31m.cairn"
+printf 'fn main() -> i32 { return 0; }\n' >"$esc"
+ok "check's 'accepted' line escapes the file name" "$([ "$(status check "$esc")" = 0 ] && ! has_byte '\033' "$T/out" &&
+    grep -q 'v\\x1b\[31m.cairn: accepted$' "$T/out"; echo $?)"
+printf 'fn main() -> i32 { return nope; }\n' >"$esc"
+ok "check's 'refused' line escapes it too" "$([ "$(status check "$esc")" = 1 ] && ! has_byte '\033' "$T/err" &&
+    grep -q 'v\\x1b\[31m.cairn: refused (1 error)$' "$T/err"; echo $?)"
+ok "and explain's" "$([ "$(status explain "$esc")" = 1 ] && ! has_byte '\033' "$T/err"; echo $?)"
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
