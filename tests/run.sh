@@ -227,7 +227,7 @@ for r in "$OUT"/results/*; do
     line=$(head -1 "$r")
     case "$line" in
     PASS*) passed=$((passed + 1)) ;;
-    SKIP*) skipped=$((skipped + 1)); case "$r" in */cairn-*) echo "$line" ;; esac ;;
+    SKIP*) skipped=$((skipped + 1)); case "$r" in */cairn-tests_*) echo "$line" ;; esac ;;
     UNIT*)
         p=$(echo "$line" | sed -n 's/.* \([0-9]*\) passed.*/\1/p')
         fl=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
