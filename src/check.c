@@ -531,7 +531,11 @@ static bool const_shape(const Node *e)
     switch (e->kind) {
     case N_INT: return !e->lit.overflow;
     case N_UNARY: return e->unary.op == T_MINUS && const_shape(e->unary.a);
-    case N_BINARY: return const_shape(e->binary.a) && const_shape(e->binary.b);
+    case N_BINARY:
+        for (; e->kind == N_BINARY; e = e->binary.a)   /* down a chain's spine: no recursion */
+            if (!const_shape(e->binary.b))
+                return false;
+        return const_shape(e);
     case N_NAME: return e->name.sym && e->name.sym->has_value;
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)

@@ -32,6 +32,7 @@
  * ("lanes i = 0 and i = 4 both write out[0]"), and where it cannot even be
  * evaluated the message says the index is not proved one-to-one.
  */
+#include "chain.h"
 #include "check.h"
 #include "par.h"
 
@@ -46,13 +47,37 @@ static void walk_vec(const Vec *v, ParVisit f, void *c)
         par_walk(v->v[i], f, c);
 }
 
+/* A chain (chain.h) whose top node was visited: the nodes of its spine are
+ * visited top down, each before its operands as any node is, and then the
+ * leaf and the right operands in source order. A node whose visit says no
+ * keeps its operands unwalked, and the spine stops there. */
+static void walk_chain(Node *top, ParVisit f, void *c)
+{
+    Spine sp = {0};
+    spine_push(&sp, top);
+    Node *n = top->binary.a;
+    bool to_leaf = true;
+    for (; n && n->kind == N_BINARY; n = n->binary.a) {
+        if (!f(n, c)) {
+            to_leaf = false;
+            break;
+        }
+        spine_push(&sp, n);
+    }
+    if (to_leaf)
+        par_walk(n, f, c);
+    for (int i = sp.n - 1; i >= 0; i--)
+        par_walk(sp.v[i]->binary.b, f, c);
+    spine_free(&sp);
+}
+
 void par_walk(Node *n, ParVisit f, void *c)
 {
     if (!n || !f(n, c))
         return;
     switch (n->kind) {
     case N_UNARY: case N_EXPR_STMT: case N_RETURN: par_walk(n->unary.a, f, c); break;
-    case N_BINARY: par_walk(n->binary.a, f, c); par_walk(n->binary.b, f, c); break;
+    case N_BINARY: walk_chain(n, f, c); break;
     case N_CALL:
         par_walk(n->call.callee, f, c);
         walk_vec(&n->call.args, f, c);
@@ -275,6 +300,76 @@ static bool lane_invariant(const Lane *L, Node *e)
     return v.ok;
 }
 
+static bool aff_of(const Lane *L, Node *e, Aff *A, int depth);
+
+/* Does e have one value in every lane? */
+static bool lane_invariant(const Lane *L, Node *e);
+
+/* An index that is no affine form, but the same in every lane: one term. */
+static bool aff_whole(const Lane *L, Node *e, Aff *A)
+{
+    memset(A, 0, sizeof *A);
+    return lane_invariant(L, e) && aff_term(A, expand_expr(L->a, e), 1);
+}
+
+/* One link of a chain: A (the left operand's form) op C. False when the
+ * link is no affine form the rule can use. */
+static bool aff_link(Aff *A, TokKind op, const Aff *C)
+{
+    if (op != T_STAR) {
+        Aff B = *A;
+        memset(A, 0, sizeof *A);
+        return aff_add(A, &B, 1) && aff_add(A, C, op == T_PLUS ? 1 : -1);
+    }
+    Aff B = *A;
+    const Aff *cst = !B.coef && !B.nt ? &B : !C->coef && !C->nt ? C : NULL;
+    const Aff *other = cst == &B ? C : &B;
+    if (!cst || !(!other->nt || cst->k == 0 || cst->k == 1 || cst->k == -1))
+        return false;
+    memset(A, 0, sizeof *A);
+    if (__builtin_mul_overflow(other->coef, cst->k, &A->coef) || __builtin_mul_overflow(other->k, cst->k, &A->k))
+        return false;
+    if (cst->k == 0)
+        return true;
+    for (int i = 0; i < other->nt; i++)
+        if (!aff_term(A, other->t[i], other->s[i] * (cst->k < 0 ? -1 : 1)))
+            return false;
+    return true;
+}
+
+/* A chain of + - * (chain.h), folded up its spine by a loop; the chain is
+ * one level of `depth`, its operands the next. Where a link is no affine
+ * form, the link becomes one lane-invariant term when it is one, as in the
+ * recursive rule; a second time, the whole chain must be one. A link that
+ * is not invariant leaves nothing above it invariant, so the fold stops
+ * there. At most two such fallbacks: linear, however long the chain. */
+static bool aff_chain(const Lane *L, Node *top, Aff *A, int depth)
+{
+    Spine sp = {0};
+    Node *base = top;
+    while (base->kind == N_BINARY && (base->binary.op == T_PLUS || base->binary.op == T_MINUS ||
+                                      base->binary.op == T_STAR)) {
+        spine_push(&sp, base);
+        base = base->binary.a;
+    }
+    bool ok = aff_of(L, base, A, depth + 1), fell = false;
+    for (int j = sp.n - 1; j >= 0; j--) {
+        Node *e = sp.v[j];
+        Aff C;
+        if (ok && e->ty && type_is_int(e->ty) && aff_of(L, e->binary.b, &C, depth + 1) &&
+            aff_link(A, e->binary.op, &C))
+            continue;
+        ok = aff_whole(L, fell ? top : e, A);
+        if (fell || !ok)
+            break;
+        fell = true;
+    }
+    spine_free(&sp);
+    if (!ok)
+        memset(A, 0, sizeof *A);
+    return ok;
+}
+
 static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
 {
     memset(A, 0, sizeof *A);
@@ -309,30 +404,8 @@ static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
             break;
         return aff_add(A, &B, -1);
     case N_BINARY:
-        if (e->binary.op == T_PLUS || e->binary.op == T_MINUS) {
-            Aff C;
-            if (!aff_of(L, e->binary.a, &B, depth + 1) || !aff_of(L, e->binary.b, &C, depth + 1))
-                break;
-            return aff_add(A, &B, 1) && aff_add(A, &C, e->binary.op == T_PLUS ? 1 : -1);
-        }
-        if (e->binary.op == T_STAR) {
-            Aff C;
-            if (aff_of(L, e->binary.a, &B, depth + 1) && aff_of(L, e->binary.b, &C, depth + 1)) {
-                Aff *cst = !B.coef && !B.nt ? &B : !C.coef && !C.nt ? &C : NULL;
-                Aff *other = cst == &B ? &C : &B;
-                if (cst && (!other->nt || cst->k == 0 || cst->k == 1 || cst->k == -1)) {
-                    if (__builtin_mul_overflow(other->coef, cst->k, &A->coef) ||
-                        __builtin_mul_overflow(other->k, cst->k, &A->k))
-                        return false;
-                    if (cst->k == 0)
-                        return true;
-                    for (int i = 0; i < other->nt; i++)
-                        if (!aff_term(A, other->t[i], other->s[i] * (cst->k < 0 ? -1 : 1)))
-                            return false;
-                    return true;
-                }
-            }
-        }
+        if (e->binary.op == T_PLUS || e->binary.op == T_MINUS || e->binary.op == T_STAR)
+            return aff_chain(L, e, A, depth);
         break;
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)
@@ -345,6 +418,18 @@ static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
     if (lane_invariant(L, e))
         return aff_term(A, expand_expr(L->a, e), 1);
     return false;
+}
+
+static bool eval_op(TokKind op, int64_t a, int64_t b, int64_t *out)
+{
+    switch (op) {
+    case T_PLUS: return !__builtin_add_overflow(a, b, out);
+    case T_MINUS: return !__builtin_sub_overflow(a, b, out);
+    case T_STAR: return !__builtin_mul_overflow(a, b, out);
+    case T_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
+    case T_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
+    default: return false;
+    }
 }
 
 /* The value of an index in lane i, when it depends on nothing else. */
@@ -376,17 +461,16 @@ static bool eval_at(const Lane *L, Node *e, int64_t i, int64_t *out, int depth)
     case N_UNARY:
         return e->unary.op == T_MINUS && eval_at(L, e->unary.a, i, &a, depth + 1) && a != INT64_MIN &&
                (*out = -a, true);
-    case N_BINARY:
-        if (!eval_at(L, e->binary.a, i, &a, depth + 1) || !eval_at(L, e->binary.b, i, &b, depth + 1))
-            return false;
-        switch (e->binary.op) {
-        case T_PLUS: return !__builtin_add_overflow(a, b, out);
-        case T_MINUS: return !__builtin_sub_overflow(a, b, out);
-        case T_STAR: return !__builtin_mul_overflow(a, b, out);
-        case T_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
-        case T_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
-        default: return false;
-        }
+    case N_BINARY: {
+        /* a chain (chain.h) folded up its spine: one level of depth */
+        Spine sp;
+        bool ok = eval_at(L, spine_of(&sp, e), i, &a, depth + 1);
+        for (int j = sp.n - 1; ok && j >= 0; j--)
+            ok = eval_at(L, sp.v[j]->binary.b, i, &b, depth + 1) && eval_op(sp.v[j]->binary.op, a, b, &a);
+        spine_free(&sp);
+        *out = a;
+        return ok;
+    }
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1 && type_is_int(e->ty))
             return eval_at(L, e->call.args.v[0], i, out, depth + 1);
@@ -840,6 +924,16 @@ static void lane_call(Lane *L, Node *n)
     }
 }
 
+/* A chain in a lane: its leaf, then its right operands in source order. */
+static void lw_chain(Lane *L, Node *n)
+{
+    Spine sp;
+    lw(L, spine_of(&sp, n));
+    for (int i = sp.n - 1; i >= 0; i--)
+        lw(L, sp.v[i]->binary.b);
+    spine_free(&sp);
+}
+
 static void lw(Lane *L, Node *n)
 {
     if (!n)
@@ -884,7 +978,7 @@ static void lw(Lane *L, Node *n)
                    "`return` inside a lane of %s: a lane cannot return from its function", region_what(L));
         return;
     case N_UNARY: case N_EXPR_STMT: lw(L, n->unary.a); return;
-    case N_BINARY: lw(L, n->binary.a); lw(L, n->binary.b); return;
+    case N_BINARY: return lw_chain(L, n);
     case N_FIELD: lw(L, n->field.base); return;
     case N_BLOCK: case N_UNSAFE: lw_vec(L, &n->block.stmts); return;
     case N_IF: lw(L, n->if_.cond); lw(L, n->if_.then); lw(L, n->if_.els); return;
