@@ -383,6 +383,10 @@ static void tk_stmt(Tk *k, Node *s, bool loop_body)
     switch (s->kind) {
     case N_BLOCK: case N_UNSAFE: return tk_block(k, s, false);
     case N_IF:
+        for (; s->if_.els && s->if_.els->kind == N_IF; s = s->if_.els) {   /* else-if: a loop */
+            par_walk(s->if_.cond, use_visit, &u);
+            tk_block(k, s->if_.then, false);
+        }
         par_walk(s->if_.cond, use_visit, &u);
         tk_block(k, s->if_.then, false);
         if (s->if_.els)

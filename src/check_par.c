@@ -101,7 +101,19 @@ void par_walk(Node *n, ParVisit f, void *c)
     case N_LET: case N_CONST: par_walk(n->let.init, f, c); break;
     case N_BUFFER: case N_SHARED: case N_PIPELINE: par_walk(n->buffer.size, f, c); break;
     case N_ASSIGN: par_walk(n->assign.lhs, f, c); par_walk(n->assign.rhs, f, c); break;
-    case N_IF: par_walk(n->if_.cond, f, c); par_walk(n->if_.then, f, c); par_walk(n->if_.els, f, c); break;
+    case N_IF:
+        /* an else-if chain by a loop: each else-if is visited as the else
+         * before it, and a visit that says no ends the walk there */
+        for (;;) {
+            par_walk(n->if_.cond, f, c);
+            par_walk(n->if_.then, f, c);
+            n = n->if_.els;
+            if (!n || n->kind != N_IF || !f(n, c))
+                break;
+        }
+        if (n && n->kind != N_IF)
+            par_walk(n, f, c);
+        break;
     case N_FOR: case N_WHILE: case N_PARALLEL:
         par_walk(n->loop.lo, f, c);
         par_walk(n->loop.hi, f, c);
@@ -981,7 +993,13 @@ static void lw(Lane *L, Node *n)
     case N_BINARY: return lw_chain(L, n);
     case N_FIELD: lw(L, n->field.base); return;
     case N_BLOCK: case N_UNSAFE: lw_vec(L, &n->block.stmts); return;
-    case N_IF: lw(L, n->if_.cond); lw(L, n->if_.then); lw(L, n->if_.els); return;
+    case N_IF:
+        for (; n && n->kind == N_IF; n = n->if_.els) {   /* an else-if chain: a loop */
+            lw(L, n->if_.cond);
+            lw(L, n->if_.then);
+        }
+        lw(L, n);
+        return;
     default: return;
     }
 }

@@ -48,14 +48,21 @@ static void buf_reserve(Arena *a, Buf *b, size_t more)
     b->cap = cap;
 }
 
+/* Formats straight into the buffer's free space, and only when that was too
+ * small grows it and formats again: one vsnprintf a call, nearly always
+ * (measuring first made two, and formatting was most of emitting). */
 static void buf_vprintf(Arena *a, Buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    buf_reserve(a, b, 128);
+    size_t room = b->cap - b->n;
+    int n = vsnprintf(b->s + b->n, room, fmt, ap2);
     va_end(ap2);
-    buf_reserve(a, b, (size_t)n);
-    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    if ((size_t)n >= room) {
+        buf_reserve(a, b, (size_t)n);
+        vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    }
     b->n += (size_t)n;
 }
 
@@ -77,17 +84,38 @@ void buf_append(Arena *a, Buf *dst, const Buf *src)
     dst->s[dst->n] = 0;
 }
 
+static Buf *buf_keep(Arena *a, const Buf *b)
+{
+    Buf *k = arena_alloc(a, sizeof *k);
+    *k = *b;
+    return k;
+}
+
+void emit_defs_add(Ex *x, const Buf *def)
+{
+    if (x->defs.n) {
+        vec_push(x->a, &x->def_pieces, buf_keep(x->a, &x->defs));
+        memset(&x->defs, 0, sizeof x->defs);
+    }
+    if (def->n)
+        vec_push(x->a, &x->def_pieces, buf_keep(x->a, def));
+}
+
 /* One line of the current function, indented. */
 void emit_line(Ex *x, const char *fmt, ...)
 {
     EFn *f = x->fn;
-    for (int i = 0; i < f->indent; i++)
-        buf_printf(x->a, f->out, "    ");
+    size_t ind = f->indent > 0 ? 4 * (size_t)f->indent : 0;
+    buf_reserve(x->a, f->out, ind);
+    memset(f->out->s + f->out->n, ' ', ind);
+    f->out->n += ind;
     va_list ap;
     va_start(ap, fmt);
     buf_vprintf(x->a, f->out, fmt, ap);
     va_end(ap);
-    buf_printf(x->a, f->out, "\n");
+    buf_reserve(x->a, f->out, 1);
+    f->out->s[f->out->n++] = '\n';
+    f->out->s[f->out->n] = '\0';
 }
 
 /* A fresh C name for a temporary; the cn_ prefix keeps it apart from every
@@ -194,14 +222,49 @@ static const char *mangle(Ex *x, const Type *t)
     }
 }
 
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void nameset_put(NameSet *s, const char *key, unsigned h)
+{
+    int i = (int)(h & (unsigned)(s->cap - 1));
+    while (s->keys[i])
+        i = (i + 1) & (s->cap - 1);
+    s->keys[i] = key;
+    s->hashes[i] = h;
+    s->n++;
+}
+
+bool nameset_add(Arena *a, NameSet *s, const char *key)
+{
+    unsigned h = name_hash(key);
+    for (int i = s->cap ? (int)(h & (unsigned)(s->cap - 1)) : 0; s->cap && s->keys[i];
+         i = (i + 1) & (s->cap - 1))
+        if (s->hashes[i] == h && !strcmp(s->keys[i], key))
+            return false;
+    if (2 * (s->n + 1) > s->cap) {   /* at most half full */
+        NameSet old = *s;
+        s->cap = old.cap ? 2 * old.cap : 64;
+        s->keys = arena_alloc(a, sizeof *s->keys * (size_t)s->cap);
+        s->hashes = arena_alloc(a, sizeof *s->hashes * (size_t)s->cap);
+        s->n = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                nameset_put(s, old.keys[i], old.hashes[i]);
+    }
+    nameset_put(s, key, h);
+    return true;
+}
+
 /* Marks a typedef name written; false when it already was. */
 static bool type_once(Ex *x, const char *name)
 {
-    for (int i = 0; i < x->type_names.n; i++)
-        if (!strcmp(x->type_names.v[i], name))
-            return false;
-    vec_push(x->a, &x->type_names, (void *)name);
-    return true;
+    return nameset_add(x->a, &x->written, name);
 }
 
 /* Array[T, K]: a struct holding T v[K], so it is a value (copied on
@@ -299,26 +362,43 @@ static void emit_stmt(Ex *x, Node *s);
 
 /* The comment and #line above a statement: the CAIRN line number and its
  * text (trimmed, and with any star-slash broken so the comment holds). */
+/* Where line `line` of src starts: from a table of line starts made once
+ * per source, so that finding a statement's line costs nothing (a scan from
+ * the top for each statement made emitting quadratic in the file's lines). */
+static const char *line_start(Ex *x, const Source *src, int line)
+{
+    if (x->lines_src != src) {
+        int n = 1;
+        for (const char *p = src->text; *p; p++)
+            n += *p == '\n';
+        x->line_starts = arena_alloc(x->a, sizeof *x->line_starts * (size_t)(n + 1));
+        int k = 0;
+        x->line_starts[k++] = src->text;
+        for (const char *p = src->text; *p; p++)
+            if (*p == '\n')
+                x->line_starts[k++] = p + 1;
+        x->nlines = n;
+        x->lines_src = src;
+    }
+    return line <= x->nlines ? x->line_starts[line - 1] : src->text + strlen(src->text);
+}
+
 static void emit_loc(Ex *x, Node *s)
 {
     const Source *src = s->span.src;
-    const char *text = "";
+    char text[91] = "";   /* at most 90 characters of the line */
     if (src && src->text && s->span.line > 0) {
-        const char *p = src->text;
-        for (int l = 1; l < s->span.line && *p; p++)
-            if (*p == '\n')
-                l++;
+        const char *p = line_start(x, src, s->span.line);
         while (*p == ' ' || *p == '\t')
             p++;
-        const char *end = strchr(p, '\n');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n > 90)
-            n = 90;
-        char *t = arena_strndup(x->a, p, n);
-        for (char *q = t; *q; q++)
+        size_t n = 0;   /* a bounded scan: a line may be megabytes long */
+        while (n < 90 && p[n] && p[n] != '\n')
+            n++;
+        memcpy(text, p, n);
+        text[n] = '\0';
+        for (char *q = text; *q; q++)
             if ((q[0] == '*' && q[1] == '/') || (q[0] == '/' && q[1] == '*') || *q == '\r')
                 q[0] = ' ';
-        text = t;
     }
     emit_line(x, "/* %d: %s */", s->span.line, text);
     buf_printf(x->a, x->fn->out, "#line %d %s\n", s->span.line, x->file_lit);
@@ -510,43 +590,84 @@ static const char *capture_expr(Ex *x, Node *e, Buf *pre)
     return v;
 }
 
-/* if c { } else if d { } else { }: an else-if whose condition needs
- * statements of its own becomes else { those; if (d) ... }. */
-static void emit_if_from(Ex *x, Node *s, const char *cond)
+/* An else-if chain by a loop, however long; each condition after the first
+ * computed into a side buffer first, to see whether any needs statements
+ * of its own. When none does: if (c) { } else if (d) { } else { }. */
+typedef struct {
+    Node *s;              /* the N_IF */
+    const char *cond;     /* its condition's C value */
+    Buf pre;              /* the statements that value needs */
+} Branch;
+
+static void emit_else_ifs(Ex *x, const Branch *br, int n, Node *last_else)
 {
-    emit_line(x, "if (%s) {", cond);
-    emit_block(x, s->if_.then, false);
-    Node *els = s->if_.els;
-    if (!els) {
-        emit_line(x, "}");
-        return;
+    emit_line(x, "if (%s) {", br[0].cond);
+    emit_block(x, br[0].s->if_.then, false);
+    for (int k = 1; k < n; k++) {
+        emit_line(x, "} else");
+        emit_line(x, "if (%s) {", br[k].cond);
+        emit_block(x, br[k].s->if_.then, false);
     }
-    if (els->kind == N_IF) {
-        Buf pre = {0};
-        x->fn->indent++;
-        const char *c2 = capture_expr(x, els->if_.cond, &pre);
-        x->fn->indent--;
-        if (!pre.n) {
-            emit_line(x, "} else");
-            emit_if_from(x, els, c2);
-            return;
-        }
+    if (last_else) {
         emit_line(x, "} else {");
-        buf_append(x->a, x->fn->out, &pre);
-        x->fn->indent++;
-        emit_if_from(x, els, c2);
-        x->fn->indent--;
-        emit_line(x, "}");
-        return;
+        emit_block(x, last_else, false);
     }
-    emit_line(x, "} else {");
-    emit_block(x, els, false);
     emit_line(x, "}");
+}
+
+/* When a later condition needs statements of its own, nesting each rest of
+ * the chain in the else of the one before would nest C as deep as the
+ * chain is long; instead a flag says a branch was taken, and each later
+ * condition and the final else run only while none was:
+ *     bool t = false;  if (c) { t = true; .. }  if (!t) { pre; if (d) { t = true; .. } }  if (!t) { .. } */
+static void emit_flagged_ifs(Ex *x, const Branch *br, int n, Node *last_else)
+{
+    const char *taken = emit_tmp(x, "taken");
+    emit_line(x, "bool %s = false;", taken);
+    for (int k = 0; k < n; k++) {
+        if (k) {
+            emit_line(x, "if (!%s) {", taken);
+            buf_append(x->a, x->fn->out, &br[k].pre);
+            x->fn->indent++;
+        }
+        emit_line(x, "if (%s) {", br[k].cond);
+        emit_line(x, "    %s = true;", taken);
+        emit_block(x, br[k].s->if_.then, false);
+        emit_line(x, "}");
+        if (k) {
+            x->fn->indent--;
+            emit_line(x, "}");
+        }
+    }
+    if (last_else) {
+        emit_line(x, "if (!%s) {", taken);
+        emit_block(x, last_else, false);
+        emit_line(x, "}");
+    }
 }
 
 static void emit_if(Ex *x, Node *s)
 {
-    emit_if_from(x, s, emit_expr(x, s->if_.cond));
+    int n = 1;
+    for (Node *e = s->if_.els; e && e->kind == N_IF; e = e->if_.els)
+        n++;
+    Branch *br = arena_alloc(x->a, sizeof *br * (size_t)n);
+    br[0].s = s;
+    br[0].cond = emit_expr(x, s->if_.cond);
+    bool pre = false;
+    Node *e = s;
+    for (int k = 1; k < n; k++) {
+        e = e->if_.els;
+        br[k].s = e;
+        x->fn->indent++;
+        br[k].cond = capture_expr(x, e->if_.cond, &br[k].pre);
+        x->fn->indent--;
+        pre |= br[k].pre.n > 0;
+    }
+    if (pre)
+        emit_flagged_ifs(x, br, n, br[n - 1].s->if_.els);
+    else
+        emit_else_ifs(x, br, n, br[n - 1].s->if_.els);
 }
 
 /* for i in a..b: a and b computed once, before the loop. The test i < hi
@@ -705,7 +826,11 @@ static bool has_closure_in(Node *n, int depth)
     switch (n->kind) {
     case N_CLOSURE: return depth == 0 ? true : false;
     case N_UNARY: case N_EXPR_STMT: case N_RETURN: return has_closure_in(n->unary.a, depth);
-    case N_BINARY: return has_closure_in(n->binary.a, depth) || has_closure_in(n->binary.b, depth);
+    case N_BINARY:
+        for (; n->kind == N_BINARY; n = n->binary.a)   /* down a chain: no recursion (chain.h) */
+            if (has_closure_in(n->binary.b, depth))
+                return true;
+        return has_closure_in(n, depth);
     case N_CALL:
         return has_closure_in(n->call.callee, depth) || any_closure(&n->call.args, depth);
     case N_INDEX: return has_closure_in(n->index.base, depth) || has_closure_in(n->index.index, depth);
@@ -721,8 +846,10 @@ static bool has_closure_in(Node *n, int depth)
     case N_BUFFER: return has_closure_in(n->buffer.size, depth);
     case N_ASSIGN: return has_closure_in(n->assign.lhs, depth) || has_closure_in(n->assign.rhs, depth);
     case N_IF:
-        return has_closure_in(n->if_.cond, depth) || has_closure_in(n->if_.then, depth) ||
-               has_closure_in(n->if_.els, depth);
+        for (; n && n->kind == N_IF; n = n->if_.els)   /* an else-if chain: a loop */
+            if (has_closure_in(n->if_.cond, depth) || has_closure_in(n->if_.then, depth))
+                return true;
+        return has_closure_in(n, depth);
     case N_FOR: case N_WHILE: case N_PARALLEL:
         return has_closure_in(n->loop.lo, depth) || has_closure_in(n->loop.hi, depth) ||
                has_closure_in(n->loop.cond, depth) || has_closure_in(n->loop.body, depth);
@@ -792,16 +919,9 @@ void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const
     }
     buf_printf(x->a, &out, "}\n\n");
     x->fn = saved;
-    buf_append(x->a, &x->defs, &out);
+    emit_defs_add(x, &out);
 }
 
-static bool vec_has_name(const Vec *v, const char *name)
-{
-    for (int i = 0; i < v->n; i++)
-        if (v->v[i] && !strcmp(v->v[i], name))
-            return true;
-    return false;
-}
 
 static bool fn_is_emitted(const Node *fn)
 {
@@ -864,13 +984,12 @@ static void emit_test_main(Ex *x)
     const Vec *fns = &x->e->check->fns;
     buf_printf(x->a, d, "int main(int argc, char **argv)\n{\n");
     buf_printf(x->a, d, "    if (argc < 2 || strcmp(argv[1], \"--list\") == 0) {\n");
-    Vec tests = {0}, names = {0};
+    Vec tests = {0};
+    NameSet names = {0};
     for (int i = 0; i < fns->n; i++) {
         Node *fn = fns->v[i];
-        if (!fn->fn.is_test || vec_has_name(&names, fn->fn.cname))
-            continue;
-        vec_push(x->a, &names, (void *)fn->fn.cname);
-        vec_push(x->a, &tests, fn);
+        if (fn->fn.is_test && nameset_add(x->a, &names, fn->fn.cname))
+            vec_push(x->a, &tests, fn);
     }
     for (int i = 0; i < tests.n; i++)
         buf_printf(x->a, d, "        puts(%s);\n", emit_str_lit(x, ((Node *)tests.v[i])->fn.id));
@@ -892,13 +1011,11 @@ void emit_program(Emit *e)
     if (e->check->program && e->check->program->span.src && e->check->program->span.src->name)
         name = e->check->program->span.src->name;
     x.file_lit = emit_str_lit(&x, name);
-    Vec done = {0};   /* C names written: a function listed twice is written once */
+    NameSet done = {0};   /* C names written: a function listed twice is written once */
     for (int i = 0; i < e->check->fns.n; i++) {
         Node *fn = e->check->fns.v[i];
-        if (fn->fn.cname && vec_has_name(&done, fn->fn.cname))
-            continue;
-        vec_push(x.a, &done, (void *)fn->fn.cname);
-        emit_fn(&x, fn);
+        if (!fn->fn.cname || nameset_add(x.a, &done, fn->fn.cname))
+            emit_fn(&x, fn);
     }
     if (e->header)
         emit_library(&x, e->header, e->lib_name ? e->lib_name : "lib");
@@ -917,5 +1034,9 @@ void emit_program(Emit *e)
     fwrite(x.protos.s ? x.protos.s : "", 1, x.protos.n, e->out);
     fprintf(e->out, "\n");
     fwrite(x.kernels.s ? x.kernels.s : "", 1, x.kernels.n, e->out);
+    for (int i = 0; i < x.def_pieces.n; i++) {
+        const Buf *b = x.def_pieces.v[i];
+        fwrite(b->s, 1, b->n, e->out);
+    }
     fwrite(x.defs.s ? x.defs.s : "", 1, x.defs.n, e->out);
 }

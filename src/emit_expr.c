@@ -16,6 +16,7 @@
  * plain C: the host build uses -ffp-contract=off -fno-fast-math, so every
  * operation rounds once, as written.
  */
+#include "chain.h"
 #include "emit.h"
 
 #include <errno.h>
@@ -51,7 +52,11 @@ bool emit_is_impure(const Node *e)
             return true;
         return any_impure(&e->call.args);
     case N_UNARY: return emit_is_impure(e->unary.a);
-    case N_BINARY: return emit_is_impure(e->binary.a) || emit_is_impure(e->binary.b);
+    case N_BINARY:
+        for (; e->kind == N_BINARY; e = e->binary.a)   /* down a chain: no recursion (chain.h) */
+            if (emit_is_impure(e->binary.b))
+                return true;
+        return emit_is_impure(e);
     case N_INDEX: return emit_is_impure(e->index.base) || emit_is_impure(e->index.index);
     case N_SLICE:
         return emit_is_impure(e->slice.base) || emit_is_impure(e->slice.lo) ||
@@ -90,7 +95,7 @@ static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const
         Buf pre = {0};
         Buf *saved = x->fn->out;
         x->fn->out = &pre;
-        out[k] = want_addr && want_addr[k] ? emit_addr(x, ops[k]) : emit_expr(x, ops[k]);
+        out[k] = want_addr && want_addr[k] ? emit_addr(x, ops[k]) : emit_operand(x, ops[k]);
         x->fn->out = saved;
         if (pre.n || emit_is_impure(ops[k])) {
             for (int j = 0; j < k; j++) {
@@ -114,6 +119,48 @@ static const char *materialize(Ex *x, Node *e, const char *v)
     const char *t = emit_tmp(x, "t");
     emit_line(x, "const %s %s = %s;", emit_ctype(x, e->ty), t, v);
     return t;
+}
+
+/* ------------------------------------------------------ nesting in C */
+
+/* How deep the brackets of a C expression nest ( (, [ and { alike, as
+ * clang counts them), string and character literals skipped. */
+static int c_nesting(const char *s)
+{
+    int d = 0, max = 0;
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\'') {
+            char q = *s;
+            for (s++; *s && *s != q; s++)
+                if (*s == '\\' && s[1])
+                    s++;
+            if (!*s)
+                break;
+        } else if (*s == '(' || *s == '[' || *s == '{') {
+            if (++d > max)
+                max = d;
+        } else if (*s == ')' || *s == ']' || *s == '}') {
+            d--;
+        }
+    }
+    return max;
+}
+
+/* An operand's C expression. One nested deeper than SPILL_NEST brackets is
+ * computed into a temporary first (its statements, like a collector's, come
+ * before the statement that uses it, and emit_operands keeps the operands
+ * before it in order), so however deep the source nests, no expression of
+ * the emitted C nests deeper than SPILL_NEST plus the few brackets one
+ * operation adds: clang refuses more than 256, and users compile our C with
+ * their own compilers, so no -fbracket-depth. An Array is never spilled: a
+ * copy of it is not the place an element is written to. */
+const char *emit_operand(Ex *x, Node *e)
+{
+    const char *v = emit_expr(x, e);
+    if (strlen(v) <= 2 * SPILL_NEST || !e->ty || e->ty->kind == TY_VOID || e->ty->kind == TY_ARRAY ||
+        c_nesting(v) <= SPILL_NEST)
+        return v;
+    return materialize(x, e, v);
 }
 
 /* ------------------------------------------------------------ literals */
@@ -269,7 +316,7 @@ static const char *emit_unary(Ex *x, Node *e)
     Type *t = e->ty;
     if (e->unary.op == T_MINUS && a->kind == N_INT)
         return int_node_lit(x, a, true);   /* -128 is an i8 literal, not -(128) */
-    const char *v = emit_expr(x, a);
+    const char *v = emit_operand(x, a);
     switch (e->unary.op) {
     case T_MINUS:
         if (type_is_int(t))
@@ -281,17 +328,32 @@ static const char *emit_unary(Ex *x, Node *e)
     }
 }
 
+/* One link of a chain: its operator on the C values of its operands. */
+static const char *link_value(Ex *x, Node *e, const char *va, const char *vb)
+{
+    TokKind op = e->binary.op;
+    Type *t = e->binary.a->ty;
+    const char *name = arith_name(op);
+    if (name && type_is_int(t))
+        return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), va, vb, emit_at(x, e->span));
+    if (op == T_PERCENT)
+        return arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), va, vb);
+    if (op == T_AMP || op == T_PIPE || op == T_CARET)
+        return arena_printf(x->a, "((%s)(%s %s %s))", emit_ctype(x, e->ty), va, tok_name(op), vb);
+    return arena_printf(x->a, "(%s %s %s)", va, tok_name(op), vb);
+}
+
 /* a && b, a || b: when b needs statements of its own they run only where
  * the left side lets b run. */
 static const char *emit_logical(Ex *x, Node *e)
 {
     bool and_ = e->binary.op == T_ANDAND;
-    const char *a = emit_expr(x, e->binary.a);
+    const char *a = emit_operand(x, e->binary.a);
     Buf pre = {0};
     Buf *saved = x->fn->out;
     x->fn->out = &pre;
     x->fn->indent++;
-    const char *b = emit_expr(x, e->binary.b);
+    const char *b = emit_operand(x, e->binary.b);
     x->fn->indent--;
     x->fn->out = saved;
     if (!pre.n)
@@ -307,24 +369,75 @@ static const char *emit_logical(Ex *x, Node *e)
     return t;
 }
 
+/* A link of a long chain whose left value is in the temporary t: && and ||
+ * run their right operand only where the left lets them. */
+static void chain_logical_link(Ex *x, Node *e, const char *t)
+{
+    bool and_ = e->binary.op == T_ANDAND;
+    Buf pre = {0};
+    Buf *saved = x->fn->out;
+    x->fn->out = &pre;
+    x->fn->indent++;
+    const char *b = emit_operand(x, e->binary.b);
+    x->fn->indent--;
+    x->fn->out = saved;
+    if (!pre.n) {
+        emit_line(x, "%s = %s %s %s;", t, t, and_ ? "&&" : "||", b);
+        return;
+    }
+    emit_line(x, "if (%s%s) {", and_ ? "" : "!", t);
+    buf_append(x->a, x->fn->out, &pre);
+    x->fn->indent++;
+    emit_line(x, "%s = %s;", t, b);
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+/* A chain longer than CHAIN_NEST links (chain.h) as statements, one link a
+ * line, over a temporary: the leaf into it, then each link in turn, left
+ * to right, so C nests nothing however long the chain is (clang refuses
+ * 256 nested brackets and overflows its stack on a flat `a + b + ...` of
+ * some ten thousand terms, comma chains included). Every link keeps its
+ * own guard and location; a right operand's statements (a collector, a
+ * temporary) come just before its link, after the left value is held. A
+ * link whose type differs from the one below (a comparison over a sum)
+ * starts a new temporary. */
+static const char *emit_chain(Ex *x, Node *top)
+{
+    Spine sp;
+    Node *leaf = spine_of(&sp, top);
+    Type *tt = leaf->ty;
+    const char *t = emit_tmp(x, "s");
+    emit_line(x, "%s %s = %s;", emit_ctype(x, tt), t, emit_operand(x, leaf));
+    for (int i = sp.n - 1; i >= 0; i--) {
+        Node *e = sp.v[i];
+        if (e->binary.op == T_ANDAND || e->binary.op == T_OROR) {
+            chain_logical_link(x, e, t);   /* its left value is a bool, as t is */
+            continue;
+        }
+        const char *v = link_value(x, e, t, emit_operand(x, e->binary.b));
+        if (type_equal(e->ty, tt)) {
+            emit_line(x, "%s = %s;", t, v);
+            continue;
+        }
+        t = emit_tmp(x, "s");
+        tt = e->ty;
+        emit_line(x, "%s %s = %s;", emit_ctype(x, tt), t, v);
+    }
+    spine_free(&sp);
+    return t;
+}
+
 static const char *emit_binary(Ex *x, Node *e)
 {
-    TokKind op = e->binary.op;
-    if (op == T_ANDAND || op == T_OROR)
+    if (spine_length(e) > CHAIN_NEST)
+        return emit_chain(x, e);
+    if (e->binary.op == T_ANDAND || e->binary.op == T_OROR)
         return emit_logical(x, e);
     Node *ops[2] = {e->binary.a, e->binary.b};
     const char *v[2];
     emit_operands(x, ops, 2, NULL, v);
-    Type *t = e->binary.a->ty;
-    const char *name = arith_name(op);
-    if (name && type_is_int(t))
-        return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), v[0], v[1],
-                            emit_at(x, e->span));
-    if (op == T_PERCENT)
-        return arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), v[0], v[1]);
-    if (op == T_AMP || op == T_PIPE || op == T_CARET)
-        return arena_printf(x->a, "((%s)(%s %s %s))", emit_ctype(x, e->ty), v[0], tok_name(op), v[1]);
-    return arena_printf(x->a, "(%s %s %s)", v[0], tok_name(op), v[1]);
+    return link_value(x, e, v[0], v[1]);
 }
 
 /* ------------------------------------------------------ index and slice */
@@ -339,14 +452,31 @@ static const char *checked_index(Ex *x, Node *idx, const char *iv, const char *l
                         s ? "long long" : "unsigned long long", iv, len, what, emit_at(x, at));
 }
 
+/* An element of an Array that is a place (a local, a parameter, an element
+ * of one): the Array is designated by its address, so that an index with
+ * statements of its own (a collector, a spilled operand) never leaves the
+ * element in a copy of the Array, which a write would miss. */
+static const char *array_element(Ex *x, Node *e, const char *what)
+{
+    Node *ops[2] = {e->index.base, e->index.index};
+    const bool addr[2] = {true, false};
+    const char *v[2];
+    emit_operands(x, ops, 2, addr, v);
+    const char *arr = v[0][0] == '&' ? v[0] + 1 : arena_printf(x->a, "(*%s)", v[0]);
+    const char *len = arena_printf(x->a, "%lld", (long long)e->index.base->ty->count);
+    return arena_printf(x->a, "%s.v[%s]", arr, checked_index(x, e->index.index, v[1], len, what, e->span));
+}
+
 static const char *emit_index(Ex *x, Node *e)
 {
     Node *base = e->index.base;
+    const char *what = emit_str_lit(x, expand_expr(x->a, base));
+    Type *bt = base->ty;
+    if (bt->kind == TY_ARRAY && (base->kind == N_NAME || base->kind == N_INDEX))
+        return array_element(x, e, what);
     Node *ops[2] = {base, e->index.index};
     const char *v[2];
     emit_operands(x, ops, 2, NULL, v);
-    const char *what = emit_str_lit(x, expand_expr(x->a, base));
-    Type *bt = base->ty;
     if (bt->kind == TY_ARRAY) {
         const char *len = arena_printf(x->a, "%lld", (long long)bt->count);
         return arena_printf(x->a, "%s.v[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
@@ -369,7 +499,7 @@ static const char *emit_index(Ex *x, Node *e)
 static const char *emit_slice(Ex *x, Node *e)
 {
     Node *base = e->slice.base;
-    const char *bv = emit_expr(x, base);
+    const char *bv = emit_operand(x, base);
     if (!is_stable(base) && base->kind != N_NAME)
         bv = materialize(x, base, bv);
     Type *bt = base->ty;
@@ -379,13 +509,13 @@ static const char *emit_slice(Ex *x, Node *e)
     const char *lo = "0", *hi = arena_printf(x->a, "%s.n", bv);
     bool lo_s = false, hi_s = false;
     if (e->slice.lo) {
-        lo = emit_expr(x, e->slice.lo);
+        lo = emit_operand(x, e->slice.lo);
         lo_s = type_is_signed(e->slice.lo->ty);
     }
     if (e->slice.hi) {
         if (e->slice.lo && emit_is_impure(e->slice.hi) && !is_stable(e->slice.lo))
             lo = materialize(x, e->slice.lo, lo);
-        hi = emit_expr(x, e->slice.hi);
+        hi = emit_operand(x, e->slice.hi);
         hi_s = type_is_signed(e->slice.hi->ty);
     }
     return arena_printf(x->a, "cn_slice_%s(%s, (long long)(%s), %s, (long long)(%s), %s, %s, %s)",
@@ -433,7 +563,7 @@ static const char *emit_convert(Ex *x, Node *e)
 {
     Node *arg = e->call.args.v[0];
     Type *from = arg->ty, *to = e->ty;
-    const char *v = emit_expr(x, arg);
+    const char *v = emit_operand(x, arg);
     const char *ct = emit_ctype(x, to);
     if (from == to || (from->kind == to->kind && type_is_scalar(from)))
         return v;
@@ -501,13 +631,6 @@ static bool needs_extent_check(Node *fn)
     return false;
 }
 
-static bool seen(const Vec *v, const void *p)
-{
-    for (int i = 0; i < v->n; i++)
-        if (v->v[i] == p)
-            return true;
-    return false;
-}
 
 /* A helper C function with its own output; the caller writes its body. */
 static EFn *helper_begin(Ex *x, EFn *f, Buf *out, Type *ret)
@@ -528,9 +651,8 @@ static EFn *helper_begin(Ex *x, EFn *f, Buf *out, Type *ret)
 static const char *extent_wrapper(Ex *x, Node *fn)
 {
     const char *name = arena_printf(x->a, "%s__chk", fn->fn.cname);
-    if (seen(&x->wrappers, fn))
+    if (!nameset_add(x->a, &x->written, name))
         return name;
-    vec_push(x->a, &x->wrappers, fn);
     Type *ret = emit_fn_ret(fn);
     Buf params = {0}, out = {0};
     emit_params_decl(x, fn, &params, false);
@@ -562,7 +684,7 @@ static const char *extent_wrapper(Ex *x, Node *fn)
         emit_line(x, "return %s;", call);
     buf_printf(x->a, &out, "}\n\n");
     x->fn = saved;
-    buf_append(x->a, &x->defs, &out);
+    emit_defs_add(x, &out);
     return name;
 }
 
@@ -632,6 +754,18 @@ static const char *emit_print(Ex *x, Node *e, bool newline)
         for (int i = 0; i < n; i++)
             if (!is_stable(args[i]))
                 v[i] = materialize(x, args[i], v[i]);
+    if (n > CHAIN_NEST) {
+        /* many values: one statement each, since a comma expression is a
+         * chain to a C compiler (chain.h) */
+        for (int i = 0; i < n; i++) {
+            if (i)
+                emit_line(x, "cn_print_sep();");
+            emit_line(x, "%s;", print_one(x, args[i]->ty, v[i]));
+        }
+        if (newline)
+            emit_line(x, "cn_print_nl();");
+        return "((void)0)";
+    }
     Buf b = {0};
     buf_printf(x->a, &b, "(");
     for (int i = 0; i < n; i++)
@@ -744,8 +878,7 @@ static const char *fn_value(Ex *x, Node *fn, Type *fty)
         die("emit: function value without a function or its type");
     const char *ft = emit_ctype(x, fty);
     const char *name = arena_printf(x->a, "%s__val", fn->fn.cname);
-    if (!seen(&x->adapters, fn)) {
-        vec_push(x->a, &x->adapters, fn);
+    if (nameset_add(x->a, &x->written, name)) {
         const char *ret = emit_ctype(x, fty->ret);
         Buf ps = {0}, as = {0};
         buf_printf(x->a, &ps, "void *cn_envp");
@@ -827,8 +960,15 @@ static Sym *find_index_sym(Node *n, const char *var)
             return n->name.sym;
         return NULL;
     case N_UNARY: return find_index_sym(n->unary.a, var);
-    case N_BINARY:
-        return (s = find_index_sym(n->binary.a, var)) ? s : find_index_sym(n->binary.b, var);
+    case N_BINARY: {
+        /* the leaf, then the right operands in source order (chain.h) */
+        Spine sp;
+        s = find_index_sym(spine_of(&sp, n), var);
+        for (int i = sp.n - 1; !s && i >= 0; i--)
+            s = find_index_sym(sp.v[i]->binary.b, var);
+        spine_free(&sp);
+        return s;
+    }
     case N_CALL:
         for (int i = 0; i < n->call.args.n; i++)
             if ((s = find_index_sym(n->call.args.v[i], var)))

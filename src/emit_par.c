@@ -45,6 +45,7 @@
  * consecutive fusable regions as one pass, one dispatch; `staged` folds
  * fixed tiles of 1024 indices into tile partials, then the tiles in order.
  */
+#include "chain.h"
 #include "emit.h"
 #include "par.h"
 
@@ -180,7 +181,7 @@ void lane_fn_end(Ex *x, LaneFn *L)
 {
     buf_printf(x->a, &L->out, "}\n\n");
     x->fn = L->saved;
-    buf_append(x->a, &x->defs, &L->out);
+    emit_defs_add(x, &L->out);
 }
 
 /* ------------------------------------------------------ the lane loop */
@@ -307,11 +308,17 @@ static void cover_expr(Node *e, Sym *lane, Vec *found, Arena *a)
         cover_expr(e->index.base, lane, found, a);
         cover_expr(e->index.index, lane, found, a);
         break;
-    case N_BINARY:
-        cover_expr(e->binary.a, lane, found, a);
-        if (e->binary.op != T_ANDAND && e->binary.op != T_OROR)
-            cover_expr(e->binary.b, lane, found, a);
+    case N_BINARY: {
+        /* the leaf, then the right operands in source order, but not those
+         * of && and ||, which not every lane reaches (chain.h) */
+        Spine sp;
+        cover_expr(spine_of(&sp, e), lane, found, a);
+        for (int i = sp.n - 1; i >= 0; i--)
+            if (sp.v[i]->binary.op != T_ANDAND && sp.v[i]->binary.op != T_OROR)
+                cover_expr(sp.v[i]->binary.b, lane, found, a);
+        spine_free(&sp);
         break;
+    }
     case N_UNARY:
         cover_expr(e->unary.a, lane, found, a);
         break;

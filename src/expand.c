@@ -908,8 +908,14 @@ bool ast_equal(const Node *a, const Node *b)
         return a->assign.op == b->assign.op && ast_equal(a->assign.lhs, b->assign.lhs) &&
                ast_equal(a->assign.rhs, b->assign.rhs);
     case N_IF:
-        return ast_equal(a->if_.cond, b->if_.cond) && ast_equal(a->if_.then, b->if_.then) &&
-               ast_equal(a->if_.els, b->if_.els);
+        for (;;) {   /* an else-if chain: a loop */
+            if (!ast_equal(a->if_.cond, b->if_.cond) || !ast_equal(a->if_.then, b->if_.then))
+                return false;
+            a = a->if_.els;
+            b = b->if_.els;
+            if (!a || !b || a->kind != N_IF || b->kind != N_IF)
+                return ast_equal(a, b);
+        }
     case N_FOR: case N_WHILE: case N_PARALLEL: return loop_eq(a, b);
     case N_COOP: return coop_eq(a, b);
     case N_ASM: return asm_eq(a, b);
@@ -1081,9 +1087,20 @@ static void clone_children(Arena *a, Node *c)
         c->assign.rhs = ast_clone(a, c->assign.rhs);
         break;
     case N_IF:
-        c->if_.cond = ast_clone(a, c->if_.cond);
-        c->if_.then = ast_clone(a, c->if_.then);
-        c->if_.els = ast_clone(a, c->if_.els);
+        for (;;) {   /* an else-if chain: each copied and hung on the one before, by a loop */
+            c->if_.cond = ast_clone(a, c->if_.cond);
+            c->if_.then = ast_clone(a, c->if_.then);
+            const Node *e = c->if_.els;
+            if (!e || e->kind != N_IF) {
+                c->if_.els = ast_clone(a, e);
+                break;
+            }
+            Node *ec = node_new(a, e->kind, e->span);
+            memcpy(ec, e, node_size(e->kind));
+            ec->ty = NULL;
+            c->if_.els = ec;
+            c = ec;
+        }
         break;
     case N_FOR: case N_WHILE: case N_PARALLEL: clone_loop(a, c); break;
     case N_COOP: clone_coop(a, c); break;
