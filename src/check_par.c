@@ -153,7 +153,7 @@ typedef struct {
     Sym *lane[2];         /* the index (two when fusing) */
     const char *var;      /* its name as written */
     Node *region;
-    Vec inside;           /* Sym* declared in the lane */
+    PtrSet inside;        /* Sym* declared in the lane */
     Vec acc;              /* Acc* */
     Vec written;          /* Sym*: outside views written in the lane */
     int errors;
@@ -172,15 +172,55 @@ static bool is_lane(const Lane *L, const Sym *s)
     return s && (s == L->lane[0] || s == L->lane[1]);
 }
 
+/* A lane's own names are a PtrSet (par.h): a list searched for every name
+ * a lane reads was quadratic in its body. */
+static unsigned ptr_hash(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    v ^= v >> 17;
+    v *= 0xed5ad4bbu;
+    return (unsigned)(v ^ (v >> 11));
+}
+
+bool ptrset_has(const PtrSet *s, const void *p)
+{
+    if (!s->cap || !p)
+        return false;
+    for (int i = (int)(ptr_hash(p) & (unsigned)(s->cap - 1)); s->keys[i]; i = (i + 1) & (s->cap - 1))
+        if (s->keys[i] == p)
+            return true;
+    return false;
+}
+
+bool ptrset_add(Arena *a, PtrSet *s, const void *p)
+{
+    if (!p || ptrset_has(s, p))
+        return false;
+    if (2 * (s->n + 1) > s->cap) {   /* at most half full */
+        PtrSet old = *s;
+        s->cap = old.cap ? 2 * old.cap : 16;
+        s->keys = arena_alloc(a, sizeof *s->keys * (size_t)s->cap);
+        s->n = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                ptrset_add(a, s, old.keys[i]);
+    }
+    int i = (int)(ptr_hash(p) & (unsigned)(s->cap - 1));
+    while (s->keys[i])
+        i = (i + 1) & (s->cap - 1);
+    s->keys[i] = p;
+    s->n++;
+    return true;
+}
+
 static bool is_inside(const Lane *L, const Sym *s)
 {
-    return is_lane(L, s) || vec_has(&L->inside, s);
+    return is_lane(L, s) || ptrset_has(&L->inside, s);
 }
 
 static void inside_add(Lane *L, Sym *s)
 {
-    if (s)
-        vec_push(L->a, &L->inside, s);
+    ptrset_add(L->a, &L->inside, s);
 }
 
 /* One report per place and code (a generic's instances meet it again). */
@@ -404,7 +444,7 @@ static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
             A->k = s->value;
             return true;
         }
-        if (s && vec_has(&L->inside, s)) {
+        if (s && ptrset_has(&L->inside, s)) {
             if (!s->mut && s->decl && s->decl->kind == N_LET && s->decl->let.init)
                 return aff_of(L, s->decl->let.init, A, depth + 1);
             return false;
@@ -466,7 +506,7 @@ static bool eval_at(const Lane *L, Node *e, int64_t i, int64_t *out, int depth)
             *out = s->value;
             return true;
         }
-        if (s && vec_has(&L->inside, s) && !s->mut && s->decl && s->decl->kind == N_LET)
+        if (s && ptrset_has(&L->inside, s) && !s->mut && s->decl && s->decl->kind == N_LET)
             return eval_at(L, s->decl->let.init, i, out, depth + 1);
         return false;
     }
@@ -635,6 +675,10 @@ static const char *acc_text(const Lane *L, const Acc *A)
 static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
 {
     int64_t i, j, e;
+    /* the proof first: it is cheap, and where it holds no witness exists,
+     * so the search for one (64 lanes each way) runs only where it may */
+    if (proved_apart(L, A, B))
+        return false;
     if (find_meeting(L, A, B, &i, &j, &e)) {
         const char *el = A->whole && B->whole ? arena_printf(L->a, "all of %s", v->id)
                                               : arena_printf(L->a, "%s[%lld]", v->id, (long long)e);
@@ -644,8 +688,6 @@ static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
                    A == B ? "" : arena_printf(L->a, "%s (line %d)", acc_text(L, B), B->at.line), region_what(L));
         return true;
     }
-    if (proved_apart(L, A, B))
-        return false;
     LANE_ERROR(L, B->at, E_PARALLEL_RACE, "index the view by the lane: `out[i]`, `out[2 * i + 1]`, or a part `out[4 * i .. 4 * i + 4]`",
                "lanes %s and %s may both write %s: the index is not proved one-to-one in %s (%s, line %d), in %s",
                lane_eq(L, 0), lane_eq(L, 1), expand_expr(L->a, B->node),
@@ -678,6 +720,32 @@ static void read_conflict(Lane *L, Sym *v, const Acc *R, Vec *writes)
                region_what(L));
 }
 
+/* Keeps the first of each group of writes with one footprint (the same
+ * affine form of the lane and width): two such writes race with each other
+ * exactly as one of them races with itself, and with a third exactly as the
+ * first does, so the first pair in order that conflicts is unchanged, and a
+ * lane of ten thousand `y[i] = ...` is not checked ten thousand squared
+ * times. A collector's own write is always kept (it is never compared with
+ * itself). */
+static void distinct_writes(Lane *L, Vec *writes)
+{
+    Vec kept = {0};
+    Foot *feet = arena_alloc(L->a, sizeof *feet * (size_t)(writes->n + 1));
+    bool *has = arena_alloc(L->a, sizeof *has * (size_t)(writes->n + 1));
+    for (int a = 0; a < writes->n; a++) {
+        Acc *A = writes->v[a];
+        int k = kept.n;
+        has[k] = !A->by_collector && fp_aff(L, A, &feet[k]);
+        bool dup = false;
+        for (int j = 0; has[k] && j < kept.n && !dup; j++)
+            dup = has[j] && feet[j].w == feet[k].w && feet[j].base.coef == feet[k].base.coef &&
+                  feet[j].base.k == feet[k].base.k && aff_equal_terms(&feet[j].base, &feet[k].base);
+        if (!dup)
+            vec_push(L->a, &kept, A);
+    }
+    *writes = kept;
+}
+
 static void check_view(Lane *L, Sym *v)
 {
     Vec writes = {0}, reads = {0};
@@ -704,6 +772,7 @@ static void check_view(Lane *L, Sym *v)
                    acc_text(L, plain), plain->at.line, region_what(L));
         return;
     }
+    distinct_writes(L, &writes);
     for (int a = 0; a < writes.n; a++)
         for (int b = a; b < writes.n; b++) {
             if (a == b && ((Acc *)writes.v[a])->by_collector)

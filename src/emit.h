@@ -13,6 +13,7 @@
 #define CAIRN_EMIT_H
 
 #include "cairn.h"
+#include "par.h"
 
 /* A growable string in the arena. */
 typedef struct {
@@ -115,6 +116,7 @@ void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
 typedef struct {
     Vec declared;         /* Sym* declared inside */
     Vec used;             /* Sym* named, in first-use order */
+    PtrSet declared_set, used_set;   /* the same, to test membership (par.h) */
 } Caps;
 void caps_add(Ex *x, Caps *c, Node *n);
 

@@ -78,12 +78,12 @@ static bool cap_visit(Node *n, void *p)
     case N_COLLECT: s = n->collect.sym; break;
     case N_NAME:
         if (n->name.sym && (n->name.sym->kind == SYM_LOCAL || n->name.sym->kind == SYM_PARAM) &&
-            !has(&w->c->used, n->name.sym))
+            ptrset_add(w->a, &w->c->used_set, n->name.sym))
             vec_push(w->a, &w->c->used, n->name.sym);
         return false;
     default: break;
     }
-    if (s && !has(&w->c->declared, s))
+    if (s && ptrset_add(w->a, &w->c->declared_set, s))
         vec_push(w->a, &w->c->declared, s);
     return true;
 }
@@ -118,7 +118,7 @@ void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1)
 {
     for (int i = 0; i < c->used.n; i++) {
         Sym *s = c->used.v[i];
-        if (s == skip0 || s == skip1 || has(&c->declared, s) || !s->ty || !s->cname)
+        if (s == skip0 || s == skip1 || ptrset_has(&c->declared_set, s) || !s->ty || !s->cname)
             continue;
         field(x, k, emit_ctype(x, s->ty), s->cname, raw_place(x, s));
     }
@@ -412,7 +412,8 @@ Ctxt region_ctx(Ex *x, Node **rs, int n, const char *prefix)
     for (int k = 0; k < n; k++) {
         caps_add(x, &caps, rs[k]->loop.body);
         if (rs[k]->loop.sym)
-            vec_push(x->a, &caps.declared, rs[k]->loop.sym);   /* each lane's index */
+            if (ptrset_add(x->a, &caps.declared_set, rs[k]->loop.sym))
+                vec_push(x->a, &caps.declared, rs[k]->loop.sym);   /* each lane's index */
     }
     Ctxt u = {0};
     u.name = emit_tmp(x, prefix);

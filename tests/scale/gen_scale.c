@@ -23,6 +23,9 @@
  *   whiles D     D nested while loops whose conditions hold a collector
  *   logic D      D nested && / || whose right sides hold a collector
  *   index D      x[x[...x[0]...]] nested D deep
+ *   devcalls N   a device lane calling h{N-1}, which calls h{N-2}, ... h0:
+ *                every one of them is device code
+ *   consts N     N consts declared last first, each naming the next
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +196,28 @@ static void index_nest(long d)
     fprintf(stderr, "%ld\n", d % 4);   /* x[0] = 1, x[x[0]] = 2, x[x[x[0]]] = 3, then 0 */
 }
 
+static void devcalls(long n)
+{
+    header();
+    printf("fn h0(a:f32) -> f32 = a + 1.0;\n");
+    for (long i = 1; i < n; i++)
+        printf("fn h%ld(a:f32) -> f32 = h%ld(a) + 1.0;\n", i, i - 1);
+    printf("fn main() -> i32 {\n    let n:usize = 4;\n    buffer x:f32[n]@device = zeroed;\n"
+           "    parallel i in n {\n        x[i] = h%ld(x[i]);\n    }\n    buffer h:f32[n] = zeroed;\n"
+           "    transfer(h, x);\n    println(h[0]);\n    return 0;\n}\n", n - 1);
+    fprintf(stderr, "%ld\n", n);
+}
+
+static void consts(long n)
+{
+    header();
+    printf("fn main() -> i32 {\n    println(C%ld);\n    return 0;\n}\n", n - 1);
+    for (long i = n - 1; i > 0; i--)
+        printf("const C%ld:u64 = C%ld + 2;\n", i, i - 1);
+    printf("const C0:u64 = 1;\n");
+    fprintf(stderr, "%ld\n", 1 + 2 * (n - 1));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -227,6 +252,10 @@ int main(int argc, char **argv)
         logic(n);
     else if (!strcmp(s, "index"))
         index_nest(n);
+    else if (!strcmp(s, "devcalls"))
+        devcalls(n);
+    else if (!strcmp(s, "consts"))
+        consts(n);
     else {
         fprintf(stderr, "gen_scale: no shape %s\n", s);
         return 2;

@@ -86,6 +86,23 @@ else
     skipped "no libcairn.a to time the emitter with"
 fi
 
+# ---- chains of consts and of calls ----------------------------------------------------------------
+gen consts 200000 consts200k
+"$CAIRN" check "$T/consts200k.cairn" >/dev/null 2>&1
+ok "200,000 consts declared last first, each naming the next, check" "$?"
+gen consts 300 consts300
+(cd "$T" && "$CAIRN" run consts300.cairn >consts300.out 2>&1)
+ok "... and their value is right" "$(cmp -s "$T/consts300.out" "$T/consts300.want"; echo $?)"
+# a device lane reaching a chain of 40 calls: every function of it is device code (CN_DEV_BOTH),
+# not only the first 32; emulated, it runs
+gen devcalls 40 devcalls
+(cd "$T" && "$CAIRN" build --emulate --device-target sm_90a --out b_devcalls devcalls.cairn >/dev/null 2>&1)
+ok "a device lane's 40-deep call chain is device code to its end" "$([ $? = 0 ] &&
+    [ "$(grep -c '^CN_DEV_BOTH float fn_h[0-9]*(float' "$T/b_devcalls/devcalls.c")" = 80 ] &&
+    ! grep -q '^static float fn_h' "$T/b_devcalls/devcalls.c"; echo $?)"
+(cd "$T" && "$CAIRN" run --emulate --device-target sm_90a devcalls.cairn >devcalls.out 2>/dev/null)
+ok "... and runs emulated" "$(cmp -s "$T/devcalls.out" "$T/devcalls.want"; echo $?)"
+
 # ---- else-if chains ------------------------------------------------------------------------------
 gen elif 100000 elif100k
 "$CAIRN" check "$T/elif100k.cairn" >/dev/null 2>&1
