@@ -500,11 +500,29 @@ static bool has_spawn(Node *n, void *p)
 
 /* ------------------------------------------------------------ the pass */
 
+/* Whether fn's body may hold device work, spawns or waits, from its effect
+ * row (effects.c, computed before this pass; it covers what fn calls too,
+ * so it only ever says yes too often): a host-only program is not walked
+ * three more times for nothing. */
+static bool may_touch_device(const Node *fn)
+{
+    const FnEff *row = fn->fn.effects;
+    unsigned bits = (1u << EF_DEV) | (1u << EF_GPU_ALLOC) | (1u << EF_QUEUE) | (1u << EF_SYNC) |
+                    (1u << EF_HOST_COPY) | (1u << EF_UNIFIED);
+    return !row || (row->bits & bits);
+}
+
 void check_dev_program(Ctx *x)
 {
     Check *c = x->c;
     Reach r = {x, {0}};
     DevWalk d = {&r, 0};
+    bool kernels = false;   /* any kernel fn, extern ones included: else no host code calls one */
+    const Vec *decls = c->program ? &c->program->block.stmts : NULL;
+    for (int i = 0; decls && i < decls->n && !kernels; i++) {
+        const Node *d = decls->v[i];
+        kernels = d && d->kind == N_FN && d->fn.is_kernel;
+    }
     for (int i = 0; i < c->fns.n; i++) {
         Node *fn = c->fns.v[i];
         if (fn->fn.is_kernel) {
@@ -515,10 +533,14 @@ void check_dev_program(Ctx *x)
             par_walk(fn->fn.body, device_lane_visit, &w);
             continue;
         }
-        par_walk(fn->fn.body, dev_visit, &d);
-        par_walk(fn->fn.body, host_code_visit, x);
+        bool device = may_touch_device(fn);
+        if (device)
+            par_walk(fn->fn.body, dev_visit, &d);
+        if (kernels)
+            par_walk(fn->fn.body, host_code_visit, x);
         bool spawns = false;
-        par_walk(fn->fn.body, has_spawn, &spawns);
+        if (device)
+            par_walk(fn->fn.body, has_spawn, &spawns);
         if (spawns) {
             Tk k = {x, {0}, 0, 0};
             tk_block(&k, fn->fn.body, false);

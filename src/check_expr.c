@@ -542,8 +542,27 @@ static Type *check_link_late_left(Ctx *x, const Spine *sp, Link *li, int m, Node
     return binop_check(x, e, op, e->binary.a, ta, b, tb);
 }
 
+/* A binary node whose left operand is no chain: the rule as it stands. */
+static Type *check_link_alone(Ctx *x, Node *e, Type *expected)
+{
+    TokKind op = e->binary.op;
+    Node *es[2] = {e->binary.a, e->binary.b};
+    Type *ts[2];
+    if (!es[0] || !es[1])
+        return type_error();
+    if (is_logical(op)) {
+        ts[0] = check_expr(x, es[0], type_prim(TY_BOOL));
+        ts[1] = check_expr(x, es[1], type_prim(TY_BOOL));
+    } else {
+        check_same(x, es, 2, operand_want(op, expected), ts);
+    }
+    return binop_check(x, e, op, es[0], ts[0], es[1], ts[1]);
+}
+
 static Type *check_binary(Ctx *x, Node *top, Type *expected)
 {
+    if (!top->binary.a || top->binary.a->kind != N_BINARY)
+        return check_link_alone(x, top, expected);
     Spine sp;
     Node *leaf = spine_of(&sp, top);
     int n = sp.n;

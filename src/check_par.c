@@ -53,7 +53,8 @@ static void walk_vec(const Vec *v, ParVisit f, void *c)
  * keeps its operands unwalked, and the spine stops there. */
 static void walk_chain(Node *top, ParVisit f, void *c)
 {
-    Spine sp = {0};
+    Spine sp;
+    spine_of(&sp, NULL);
     spine_push(&sp, top);
     Node *n = top->binary.a;
     bool to_leaf = true;
@@ -77,7 +78,14 @@ void par_walk(Node *n, ParVisit f, void *c)
         return;
     switch (n->kind) {
     case N_UNARY: case N_EXPR_STMT: case N_RETURN: par_walk(n->unary.a, f, c); break;
-    case N_BINARY: walk_chain(n, f, c); break;
+    case N_BINARY:
+        if (n->binary.a && n->binary.a->kind == N_BINARY) {
+            walk_chain(n, f, c);
+        } else {   /* one link: no spine to keep */
+            par_walk(n->binary.a, f, c);
+            par_walk(n->binary.b, f, c);
+        }
+        break;
     case N_CALL:
         par_walk(n->call.callee, f, c);
         walk_vec(&n->call.args, f, c);
@@ -397,7 +405,8 @@ static bool aff_link(Aff *A, TokKind op, const Aff *C)
  * there. At most two such fallbacks: linear, however long the chain. */
 static bool aff_chain(const Lane *L, Node *top, Aff *A, int depth)
 {
-    Spine sp = {0};
+    Spine sp;
+    spine_of(&sp, NULL);
     Node *base = top;
     while (base->kind == N_BINARY && (base->binary.op == T_PLUS || base->binary.op == T_MINUS ||
                                       base->binary.op == T_STAR)) {
@@ -1008,6 +1017,11 @@ static void lane_call(Lane *L, Node *n)
 /* A chain in a lane: its leaf, then its right operands in source order. */
 static void lw_chain(Lane *L, Node *n)
 {
+    if (!n->binary.a || n->binary.a->kind != N_BINARY) {   /* one link */
+        lw(L, n->binary.a);
+        lw(L, n->binary.b);
+        return;
+    }
     Spine sp;
     lw(L, spine_of(&sp, n));
     for (int i = sp.n - 1; i >= 0; i--)

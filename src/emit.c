@@ -51,6 +51,13 @@ static void buf_reserve(Arena *a, Buf *b, size_t more)
 /* Formats straight into the buffer's free space, and only when that was too
  * small grows it and formats again: one vsnprintf a call, nearly always
  * (measuring first made two, and formatting was most of emitting). */
+/* Appends n bytes the caller reserved room for. */
+static void buf_put(Buf *b, const char *s, size_t n)
+{
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+}
+
 static void buf_vprintf(Arena *a, Buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
@@ -101,6 +108,25 @@ void emit_defs_add(Ex *x, const Buf *def)
         vec_push(x->a, &x->def_pieces, buf_keep(x->a, def));
 }
 
+/* arena_printf, formatting once: into a buffer on the stack, then copied
+ * (arena_printf measures first, and an expression's C is built from many
+ * small formatted pieces). */
+const char *emit_fmt(Ex *x, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof tmp)
+        return arena_strndup(x->a, tmp, (size_t)n);
+    char *p = arena_alloc(x->a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
 /* One line of the current function, indented. */
 void emit_line(Ex *x, const char *fmt, ...)
 {
@@ -122,36 +148,58 @@ void emit_line(Ex *x, const char *fmt, ...)
  * user name (the checker gives those their own cnames). */
 const char *emit_tmp(Ex *x, const char *what)
 {
-    return arena_printf(x->a, "cn_%s%d", what, ++x->next_tmp);
+    return emit_fmt(x, "cn_%s%d", what, ++x->next_tmp);
 }
 
 /* A C string literal holding s: quotes, backslashes and anything not
  * printable escaped (octal, three digits, so a following digit is safe). */
 const char *emit_str_lit(Ex *x, const char *s)
 {
-    Buf b = {0};
-    buf_printf(x->a, &b, "\"");
+    size_t n = 2;   /* measured first, then written once: one is made for every guarded index */
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += *p == '"' || *p == '\\' || *p == '\n' || *p == '\t' ? 2 : *p < 32 || *p >= 127 || *p == '?' ? 4 : 1;
+    char *out = arena_alloc(x->a, n + 1), *w = out;
+    *w++ = '"';
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            buf_printf(x->a, &b, "\\%c", *p);
-        else if (*p == '\n')
-            buf_printf(x->a, &b, "\\n");
-        else if (*p == '\t')
-            buf_printf(x->a, &b, "\\t");
-        else if (*p < 32 || *p >= 127 || *p == '?')
-            buf_printf(x->a, &b, "\\%03o", *p);   /* '?' too: no trigraphs */
-        else
-            buf_printf(x->a, &b, "%c", *p);
+        if (*p == '"' || *p == '\\') {
+            *w++ = '\\';
+            *w++ = (char)*p;
+        } else if (*p == '\n' || *p == '\t') {
+            *w++ = '\\';
+            *w++ = *p == '\n' ? 'n' : 't';
+        } else if (*p < 32 || *p >= 127 || *p == '?') {   /* '?' too: no trigraphs */
+            *w++ = '\\';
+            *w++ = (char)('0' + (*p >> 6));
+            *w++ = (char)('0' + ((*p >> 3) & 7));
+            *w++ = (char)('0' + (*p & 7));
+        } else {
+            *w++ = (char)*p;
+        }
     }
-    buf_printf(x->a, &b, "\"");
-    return b.s;
+    *w++ = '"';
+    *w = '\0';
+    return out;
+}
+
+/* An expression's source text as a C string literal, for a guard's message
+ * ("index 9 out of bounds for x", "assertion failed: ..."): at most
+ * SRC_TEXT_MAX characters of it, then "...", so that a guard over a chain of
+ * a million terms is not a line of megabytes. */
+const char *emit_src_lit(Ex *x, const Node *e)
+{
+    if (e && e->kind == N_NAME && e->name.id && strlen(e->name.id) <= SRC_TEXT_MAX)
+        return emit_str_lit(x, e->name.id);
+    const char *t = expand_expr(x->a, e);
+    if (strlen(t) > SRC_TEXT_MAX)
+        t = emit_fmt(x, "%.*s...", SRC_TEXT_MAX - 3, t);
+    return emit_str_lit(x, t);
 }
 
 /* The location arguments of a guard: CN_AT(line, col) is defined once at
  * the top of the file as the source name, line, column. */
 const char *emit_at(Ex *x, Span at)
 {
-    return arena_printf(x->a, "CN_AT(%d, %d)", at.line, at.col);
+    return emit_fmt(x, "CN_AT(%d, %d)", at.line, at.col);
 }
 
 /* ----------------------------------------------------------------- types */
@@ -209,14 +257,14 @@ static const char *mangle(Ex *x, const Type *t)
     switch (t->kind) {
     case TY_VOID: return "void";
     case TY_STRING: return "str";
-    case TY_VIEW: return arena_printf(x->a, "v%s", mangle(x, t->elem));
-    case TY_REF: return arena_printf(x->a, "r%s", mangle(x, t->elem));
-    case TY_ARRAY: return arena_printf(x->a, "a%lld_%s", (long long)t->count, mangle(x, t->elem));
+    case TY_VIEW: return emit_fmt(x, "v%s", mangle(x, t->elem));
+    case TY_REF: return emit_fmt(x, "r%s", mangle(x, t->elem));
+    case TY_ARRAY: return emit_fmt(x, "a%lld_%s", (long long)t->count, mangle(x, t->elem));
     case TY_FN: {
-        const char *s = arena_printf(x->a, "F%s", mangle(x, t->ret));
+        const char *s = emit_fmt(x, "F%s", mangle(x, t->ret));
         for (int i = 0; i < t->params.n; i++)
-            s = arena_printf(x->a, "%s_%s", s, mangle(x, t->params.v[i]));
-        return arena_printf(x->a, "%sE", s);
+            s = emit_fmt(x, "%s_%s", s, mangle(x, t->params.v[i]));
+        return emit_fmt(x, "%sE", s);
     }
     default: die("emit: type kind %d has no C form", (int)t->kind);
     }
@@ -271,7 +319,7 @@ static bool type_once(Ex *x, const char *name)
  * assignment and at calls), and a constructor giving it zeroed. */
 static const char *array_type(Ex *x, Type *t)
 {
-    const char *name = arena_printf(x->a, "cn_arr_%s", mangle(x, t)+1);
+    const char *name = emit_fmt(x, "cn_arr_%s", mangle(x, t)+1);
     if (!type_once(x, name))
         return name;
     const char *elem = emit_ctype(x, t->elem);
@@ -287,11 +335,11 @@ static const char *array_type(Ex *x, Type *t)
  * environment first, and that environment (NULL for a named function). */
 static const char *fn_type(Ex *x, Type *t)
 {
-    const char *name = arena_printf(x->a, "cn_fn_%s", mangle(x, t) + 1);
+    const char *name = emit_fmt(x, "cn_fn_%s", mangle(x, t) + 1);
     const char *ret = emit_ctype(x, t->ret);
     const char *params = "void *";
     for (int i = 0; i < t->params.n; i++)
-        params = arena_printf(x->a, "%s, %s", params, emit_ctype(x, t->params.v[i]));
+        params = emit_fmt(x, "%s, %s", params, emit_ctype(x, t->params.v[i]));
     if (!type_once(x, name))
         return name;
     buf_printf(x->a, &x->types, "typedef struct {\n    %s (*fn)(%s);\n    void *env;\n} %s;\n",
@@ -316,8 +364,8 @@ const char *emit_ctype(Ex *x, Type *t)
     case TY_VIEW:
         if (!scalar_ctype(t->elem))
             die("emit: views of %s are not lowered", mangle(x, t->elem));
-        return arena_printf(x->a, "cn_view_%s", emit_suffix(t->elem));
-    case TY_REF: return arena_printf(x->a, "%s *", emit_ctype(x, t->elem));
+        return emit_fmt(x, "cn_view_%s", emit_suffix(t->elem));
+    case TY_REF: return emit_fmt(x, "%s *", emit_ctype(x, t->elem));
     case TY_ARRAY: return array_type(x, t);
     case TY_FN: return fn_type(x, t);
     case TY_TICKET: return "struct cn_ticket";
@@ -400,8 +448,30 @@ static void emit_loc(Ex *x, Node *s)
             if ((q[0] == '*' && q[1] == '/') || (q[0] == '/' && q[1] == '*') || *q == '\r')
                 q[0] = ' ';
     }
-    emit_line(x, "/* %d: %s */", s->span.line, text);
-    buf_printf(x->a, x->fn->out, "#line %d %s\n", s->span.line, x->file_lit);
+    /* written piece by piece, not formatted: two lines for every statement
+     * were a good part of emitting */
+    char num[16];
+    int k = sizeof num;
+    unsigned v = (unsigned)(s->span.line > 0 ? s->span.line : 0);
+    do
+        num[--k] = (char)('0' + v % 10);
+    while ((v /= 10) && k > 0);
+    size_t nn = sizeof num - (size_t)k, ind = x->fn->indent > 0 ? 4 * (size_t)x->fn->indent : 0;
+    size_t tn = strlen(text), fn = strlen(x->file_lit);
+    Buf *b = x->fn->out;
+    buf_reserve(x->a, b, ind + 3 + nn + 2 + tn + 4 + 6 + nn + 1 + fn + 1);
+    memset(b->s + b->n, ' ', ind);
+    b->n += ind;
+    buf_put(b, "/* ", 3);
+    buf_put(b, num + k, nn);
+    buf_put(b, ": ", 2);
+    buf_put(b, text, tn);
+    buf_put(b, " */\n#line ", 10);
+    buf_put(b, num + k, nn);
+    buf_put(b, " ", 1);
+    buf_put(b, x->file_lit, fn);
+    buf_put(b, "\n", 1);
+    b->s[b->n] = '\0';
 }
 
 static EScope *scope_open(Ex *x, bool loop_body)
@@ -500,11 +570,11 @@ static void emit_buffer(Ex *x, Node *s)
     const char *suf = emit_suffix(elem);
     const char *n = emit_expr(x, s->buffer.size);
     if (type_is_signed(s->buffer.size->ty))
-        n = arena_printf(x->a, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
+        n = emit_fmt(x, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
     emit_line(x, "cn_view_%s %s = cn_alloc_%s(%s, %s, %s);", suf, sym->cname, suf, n,
               emit_str_lit(x, s->buffer.id), emit_at(x, s->span));
     vec_push(x->a, &x->fn->scope->releases,
-             (void *)arena_printf(x->a, "cn_release_%s(%s);", suf, sym->cname));
+             (void *)emit_fmt(x, "cn_release_%s(%s);", suf, sym->cname));
 }
 
 static const char *compound_op(TokKind op)
@@ -533,17 +603,17 @@ static void emit_compound(Ex *x, Node *s)
     const char *p = emit_tmp(x, "p");
     emit_line(x, "%s *%s = %s;", emit_ctype(x, t), p, emit_addr(x, s->assign.lhs));
     const char *op = compound_op(s->assign.op);
-    const char *cur = arena_printf(x->a, "(*%s)", p);
+    const char *cur = emit_fmt(x, "(*%s)", p);
     const char *v;
     if (type_is_int(t)) {
         const char *name = *op == '+' ? "add" : *op == '-' ? "sub" : *op == '*' ? "mul"
                          : *op == '/' ? "div" : "rem";
-        v = arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs,
+        v = emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs,
                          emit_at(x, s->span));
     } else if (*op == '%') {
-        v = arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), cur, rhs);
+        v = emit_fmt(x, "cn_rem_%s(%s, %s)", emit_suffix(t), cur, rhs);
     } else {
-        v = arena_printf(x->a, "%s %s %s", cur, op, rhs);
+        v = emit_fmt(x, "%s %s %s", cur, op, rhs);
     }
     emit_line(x, "*%s = %s;", p, v);
 }
@@ -876,16 +946,61 @@ static bool fn_unheld(Node *fn)
     return (f->bits & other) != 0;
 }
 
+/* Where a function's output is written. A top-level function writes at the
+ * end of a large block it shares with the ones before it, and its text is
+ * kept where it was written (a block is started anew when little is left;
+ * a function that outgrows the block moves, as any buffer grows). A closure
+ * or helper written while its maker is being written gets a scratch buffer
+ * of its nesting level, reused, its text copied out at its exact size. A
+ * buffer of its own per function, doubled as it grew, left twice the
+ * program's C in the arena, and filling the arena's pages was a fifth of
+ * emitting. */
+enum { RUN_BLOCK = 4 << 20, RUN_SLACK = 64 << 10 };
+
+static Buf *fn_buf_open(Ex *x)
+{
+    if (x->fn_level == x->fn_bufs.n)
+        vec_push(x->a, &x->fn_bufs, arena_alloc(x->a, sizeof(Buf)));
+    Buf *b = x->fn_bufs.v[x->fn_level++];
+    if (x->fn_level == 1) {
+        if (x->run_cap - x->run_used < RUN_SLACK) {
+            x->run = arena_alloc(x->a, RUN_BLOCK);
+            x->run_cap = RUN_BLOCK;
+            x->run_used = 0;
+        }
+        b->s = x->run + x->run_used;
+        b->cap = x->run_cap - x->run_used;
+    }
+    b->n = 0;
+    if (b->s)
+        b->s[0] = '\0';
+    return b;
+}
+
+static void fn_buf_close(Ex *x, Buf *b)
+{
+    if (x->fn_level == 1) {
+        if (b->s == x->run + x->run_used)
+            x->run_used += b->n + 1;   /* it stayed in the block: the rest of the block is free */
+        emit_defs_add(x, b);           /* kept where it is */
+        memset(b, 0, sizeof *b);
+    } else {
+        Buf exact = {arena_strndup(x->a, b->s ? b->s : "", b->n), b->n, b->n + 1};
+        emit_defs_add(x, &exact);
+    }
+    x->fn_level--;
+}
+
 /* The body of a function or closure, after its header line: its own
  * output, scope and closure list, appended to the definitions when done. */
 void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const char *header)
 {
     (void)cname;
-    Buf out = {0};
+    Buf *out = fn_buf_open(x);
     EFn f = {0};
     f.fn = fn;
     f.ret = emit_fn_ret(fn);
-    f.out = &out;
+    f.out = out;
     f.indent = 1;
     f.captures = captures;
     f.unheld = fn_unheld(fn);
@@ -893,7 +1008,7 @@ void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const
     f.free_envs = !type_has_fn(f.ret);
     EFn *saved = x->fn;
     x->fn = &f;
-    buf_printf(x->a, &out, "%s\n{\n", header);
+    buf_printf(x->a, out, "%s\n{\n", header);
     if (captures && captures->n)
         emit_line(x, "struct cn_env_%s *cn_env = (struct cn_env_%s *)cn_envp;", cname, cname);
     else if (fn->kind == N_CLOSURE)
@@ -917,9 +1032,9 @@ void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const
         if (f.has_envs && f.free_envs && !(st->n && is_jump(st->v[st->n - 1])))
             emit_line(x, "cn_env_free_all(&cn_envs);");
     }
-    buf_printf(x->a, &out, "}\n\n");
+    buf_printf(x->a, out, "}\n\n");
     x->fn = saved;
-    emit_defs_add(x, &out);
+    fn_buf_close(x, out);
 }
 
 
@@ -943,7 +1058,7 @@ static void emit_fn(Ex *x, Node *fn)
     const char *qual = fn->fn.is_kernel ? "CN_DEV_LANE" : fn->fn.on_device ? "CN_DEV_BOTH" : "static";
     if (fn->fn.on_device)
         x->uses_dev = true;
-    const char *header = arena_printf(x->a, "%s %s %s(%s)", qual, emit_ctype(x, emit_fn_ret(fn)),
+    const char *header = emit_fmt(x, "%s %s %s(%s)", qual, emit_ctype(x, emit_fn_ret(fn)),
                                       fn->fn.cname, params.s);
     buf_printf(x->a, &x->protos, "%s;\n", header);
     emit_fn_body(x, fn, fn->fn.cname, NULL, header);

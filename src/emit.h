@@ -71,6 +71,10 @@ typedef struct {
     bool uses_dev;        /* device work: include cairn_exec.h */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
+    Vec fn_bufs;          /* Buf*: the output of each level of function being written */
+    int fn_level;
+    char *run;            /* the block top-level functions are written into, one after another */
+    size_t run_used, run_cap;
     const Source *lines_src;      /* the source line_starts is for (emit_loc) */
     const char **line_starts;     /* where each of its lines starts */
     int nlines;
@@ -83,10 +87,12 @@ void buf_append(Arena *a, Buf *dst, const Buf *src);
  * copying it (a million lines of C were copied twice over). */
 void emit_defs_add(Ex *x, const Buf *def);
 void emit_line(Ex *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *emit_fmt(Ex *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *emit_tmp(Ex *x, const char *what);
 const char *emit_ctype(Ex *x, Type *t);
 const char *emit_suffix(const Type *t);
 const char *emit_str_lit(Ex *x, const char *s);
+const char *emit_src_lit(Ex *x, const Node *e);   /* its source text, cut at SRC_TEXT_MAX */
 const char *emit_at(Ex *x, Span at);
 const char *emit_int_limit(const Type *t, bool max);
 Type *emit_fn_ret(Node *fn);
@@ -100,8 +106,9 @@ bool emit_has_closure(Node *n);
 /* Limits of the emitted C (docs/internals.md, "Limits"). A chain of more
  * than CHAIN_NEST links is written as statements over a temporary, not as
  * nested calls; an operand nested deeper than SPILL_NEST brackets is
- * computed into a temporary first. */
-enum { CHAIN_NEST = 16, SPILL_NEST = 48 };
+ * computed into a temporary first; the source text a guard's message quotes
+ * is cut at SRC_TEXT_MAX characters. */
+enum { CHAIN_NEST = 16, SPILL_NEST = 48, SRC_TEXT_MAX = 200 };
 
 const char *emit_expr(Ex *x, Node *e);
 const char *emit_operand(Ex *x, Node *e);   /* emit_expr, spilled when it nests too deep */

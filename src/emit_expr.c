@@ -171,24 +171,24 @@ const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag)
 {
     if (neg && mag == 0)
         neg = false;
-    const char *ds = arena_printf(x->a, "%s%llu", neg ? "-" : "", (unsigned long long)mag);
+    const char *ds = emit_fmt(x, "%s%llu", neg ? "-" : "", (unsigned long long)mag);
     switch (t->kind) {
     case TY_BOOL: return mag ? "true" : "false";
     case TY_I64:
         if (neg && mag == (uint64_t)1 << 63)
             return "INT64_MIN";
-        return arena_printf(x->a, "INT64_C(%s)", ds);
+        return emit_fmt(x, "INT64_C(%s)", ds);
     case TY_I32:
         if (neg && mag == (uint64_t)1 << 31)
             return "INT32_MIN";
-        return neg ? arena_printf(x->a, "(%s)", ds) : ds;
+        return neg ? emit_fmt(x, "(%s)", ds) : ds;
     case TY_I8: case TY_I16: case TY_U8: case TY_U16:
-        return arena_printf(x->a, "((%s)%s)", emit_ctype(x, (Type *)t), ds);
-    case TY_U32: return arena_printf(x->a, "%su", ds);
-    case TY_U64: return arena_printf(x->a, "UINT64_C(%s)", ds);
-    case TY_USIZE: return arena_printf(x->a, "((size_t)UINT64_C(%s))", ds);
-    case TY_F32: return arena_printf(x->a, "%s.0f", ds);
-    case TY_F64: return arena_printf(x->a, "%s.0", ds);
+        return emit_fmt(x, "((%s)%s)", emit_ctype(x, (Type *)t), ds);
+    case TY_U32: return emit_fmt(x, "%su", ds);
+    case TY_U64: return emit_fmt(x, "UINT64_C(%s)", ds);
+    case TY_USIZE: return emit_fmt(x, "((size_t)UINT64_C(%s))", ds);
+    case TY_F32: return emit_fmt(x, "%s.0f", ds);
+    case TY_F64: return emit_fmt(x, "%s.0", ds);
     default: die("emit: integer literal of type kind %d", (int)t->kind);
     }
 }
@@ -202,8 +202,8 @@ static const char *float_value(Ex *x, const Type *t, double v)
     if (isinf(v))
         return v > 0 ? (f32 ? "HUGE_VALF" : "HUGE_VAL") : (f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)");
     if (f32)
-        return arena_printf(x->a, "%s%af", signbit(v) ? "-" : "", fabs(v));
-    return arena_printf(x->a, "%s%a", signbit(v) ? "-" : "", fabs(v));
+        return emit_fmt(x, "%s%af", signbit(v) ? "-" : "", fabs(v));
+    return emit_fmt(x, "%s%a", signbit(v) ? "-" : "", fabs(v));
 }
 
 /* A float literal is rounded once, straight from its decimal text to its
@@ -254,9 +254,9 @@ static bool is_captured(Ex *x, const Sym *s)
  * pointer itself. */
 static const char *sym_place(Ex *x, const Sym *s, bool raw)
 {
-    const char *base = is_captured(x, s) ? arena_printf(x->a, "cn_env->%s", s->cname) : s->cname;
+    const char *base = is_captured(x, s) ? emit_fmt(x, "cn_env->%s", s->cname) : s->cname;
     if (!raw && s->ty && s->ty->kind == TY_REF)
-        return arena_printf(x->a, "(*%s)", base);
+        return emit_fmt(x, "(*%s)", base);
     return base;
 }
 
@@ -320,10 +320,10 @@ static const char *emit_unary(Ex *x, Node *e)
     switch (e->unary.op) {
     case T_MINUS:
         if (type_is_int(t))
-            return arena_printf(x->a, "cn_neg_%s(%s, %s)", emit_suffix(t), v, emit_at(x, e->span));
-        return arena_printf(x->a, "(-%s)", v);
-    case T_BANG: return arena_printf(x->a, "(!%s)", v);
-    case T_TILDE: return arena_printf(x->a, "((%s)~%s)", emit_ctype(x, t), v);
+            return emit_fmt(x, "cn_neg_%s(%s, %s)", emit_suffix(t), v, emit_at(x, e->span));
+        return emit_fmt(x, "(-%s)", v);
+    case T_BANG: return emit_fmt(x, "(!%s)", v);
+    case T_TILDE: return emit_fmt(x, "((%s)~%s)", emit_ctype(x, t), v);
     default: die("emit: unary operator %s", tok_name(e->unary.op));
     }
 }
@@ -335,12 +335,12 @@ static const char *link_value(Ex *x, Node *e, const char *va, const char *vb)
     Type *t = e->binary.a->ty;
     const char *name = arith_name(op);
     if (name && type_is_int(t))
-        return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), va, vb, emit_at(x, e->span));
+        return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), va, vb, emit_at(x, e->span));
     if (op == T_PERCENT)
-        return arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), va, vb);
+        return emit_fmt(x, "cn_rem_%s(%s, %s)", emit_suffix(t), va, vb);
     if (op == T_AMP || op == T_PIPE || op == T_CARET)
-        return arena_printf(x->a, "((%s)(%s %s %s))", emit_ctype(x, e->ty), va, tok_name(op), vb);
-    return arena_printf(x->a, "(%s %s %s)", va, tok_name(op), vb);
+        return emit_fmt(x, "((%s)(%s %s %s))", emit_ctype(x, e->ty), va, tok_name(op), vb);
+    return emit_fmt(x, "(%s %s %s)", va, tok_name(op), vb);
 }
 
 /* a && b, a || b: when b needs statements of its own they run only where
@@ -357,7 +357,7 @@ static const char *emit_logical(Ex *x, Node *e)
     x->fn->indent--;
     x->fn->out = saved;
     if (!pre.n)
-        return arena_printf(x->a, "(%s %s %s)", a, and_ ? "&&" : "||", b);
+        return emit_fmt(x, "(%s %s %s)", a, and_ ? "&&" : "||", b);
     const char *t = emit_tmp(x, "c");
     emit_line(x, "bool %s = %s;", t, a);
     emit_line(x, "if (%s%s) {", and_ ? "" : "!", t);
@@ -448,7 +448,7 @@ static const char *checked_index(Ex *x, Node *idx, const char *iv, const char *l
                                  const char *what, Span at)
 {
     bool s = type_is_signed(idx->ty);
-    return arena_printf(x->a, "cn_idx_%s((%s)(%s), %s, %s, %s)", s ? "s" : "u",
+    return emit_fmt(x, "cn_idx_%s((%s)(%s), %s, %s, %s)", s ? "s" : "u",
                         s ? "long long" : "unsigned long long", iv, len, what, emit_at(x, at));
 }
 
@@ -462,15 +462,15 @@ static const char *array_element(Ex *x, Node *e, const char *what)
     const bool addr[2] = {true, false};
     const char *v[2];
     emit_operands(x, ops, 2, addr, v);
-    const char *arr = v[0][0] == '&' ? v[0] + 1 : arena_printf(x->a, "(*%s)", v[0]);
-    const char *len = arena_printf(x->a, "%lld", (long long)e->index.base->ty->count);
-    return arena_printf(x->a, "%s.v[%s]", arr, checked_index(x, e->index.index, v[1], len, what, e->span));
+    const char *arr = v[0][0] == '&' ? v[0] + 1 : emit_fmt(x, "(*%s)", v[0]);
+    const char *len = emit_fmt(x, "%lld", (long long)e->index.base->ty->count);
+    return emit_fmt(x, "%s.v[%s]", arr, checked_index(x, e->index.index, v[1], len, what, e->span));
 }
 
 static const char *emit_index(Ex *x, Node *e)
 {
     Node *base = e->index.base;
-    const char *what = emit_str_lit(x, expand_expr(x->a, base));
+    const char *what = emit_src_lit(x, base);
     Type *bt = base->ty;
     if (bt->kind == TY_ARRAY && (base->kind == N_NAME || base->kind == N_INDEX))
         return array_element(x, e, what);
@@ -478,19 +478,19 @@ static const char *emit_index(Ex *x, Node *e)
     const char *v[2];
     emit_operands(x, ops, 2, NULL, v);
     if (bt->kind == TY_ARRAY) {
-        const char *len = arena_printf(x->a, "%lld", (long long)bt->count);
-        return arena_printf(x->a, "%s.v[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
+        const char *len = emit_fmt(x, "%lld", (long long)bt->count);
+        return emit_fmt(x, "%s.v[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
     }
     if (bt->kind != TY_VIEW)
         die("emit: index into type kind %d", (int)bt->kind);
     if (base->kind == N_NAME && e->index.covered)
-        return arena_printf(x->a, "%s.p[%s]", v[0], v[1]);
+        return emit_fmt(x, "%s.p[%s]", v[0], v[1]);
     if (base->kind == N_NAME) {
-        const char *len = arena_printf(x->a, "%s.n", v[0]);
-        return arena_printf(x->a, "%s.p[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
+        const char *len = emit_fmt(x, "%s.n", v[0]);
+        return emit_fmt(x, "%s.p[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
     }
     bool s = type_is_signed(e->index.index->ty);
-    return arena_printf(x->a, "(*cn_at_%s_%s(%s, (%s)(%s), %s, %s))", emit_suffix(bt->elem),
+    return emit_fmt(x, "(*cn_at_%s_%s(%s, (%s)(%s), %s, %s))", emit_suffix(bt->elem),
                         s ? "s" : "u", v[0], s ? "long long" : "unsigned long long", v[1], what,
                         emit_at(x, e->span));
 }
@@ -505,8 +505,8 @@ static const char *emit_slice(Ex *x, Node *e)
     Type *bt = base->ty;
     const char *suf = emit_suffix(bt->elem);
     if (bt->kind == TY_ARRAY)
-        bv = arena_printf(x->a, "cn_view_%s_make(%s.v, %lld)", suf, bv, (long long)bt->count);
-    const char *lo = "0", *hi = arena_printf(x->a, "%s.n", bv);
+        bv = emit_fmt(x, "cn_view_%s_make(%s.v, %lld)", suf, bv, (long long)bt->count);
+    const char *lo = "0", *hi = emit_fmt(x, "%s.n", bv);
     bool lo_s = false, hi_s = false;
     if (e->slice.lo) {
         lo = emit_operand(x, e->slice.lo);
@@ -518,9 +518,9 @@ static const char *emit_slice(Ex *x, Node *e)
         hi = emit_operand(x, e->slice.hi);
         hi_s = type_is_signed(e->slice.hi->ty);
     }
-    return arena_printf(x->a, "cn_slice_%s(%s, (long long)(%s), %s, (long long)(%s), %s, %s, %s)",
+    return emit_fmt(x, "cn_slice_%s(%s, (long long)(%s), %s, (long long)(%s), %s, %s, %s)",
                         suf, bv, lo, lo_s ? "true" : "false", hi, hi_s ? "true" : "false",
-                        emit_str_lit(x, expand_expr(x->a, base)), emit_at(x, e->span));
+                        emit_src_lit(x, base), emit_at(x, e->span));
 }
 
 /* The address of an lvalue: a rw<T> argument, or the place of x OP= e. */
@@ -530,10 +530,10 @@ const char *emit_addr(Ex *x, Node *e)
         Sym *s = e->name.sym;
         if (s->ty && s->ty->kind == TY_REF)
             return sym_place(x, s, true);
-        return arena_printf(x->a, "&%s", sym_place(x, s, false));
+        return emit_fmt(x, "&%s", sym_place(x, s, false));
     }
     if (e->kind == N_INDEX)
-        return arena_printf(x->a, "&%s", emit_index(x, e));
+        return emit_fmt(x, "&%s", emit_index(x, e));
     die("emit: %s is not a place", node_kind_name(e->kind));
 }
 
@@ -552,7 +552,7 @@ static bool int_range_within(const Type *from, const Type *to)
 static const char *storage_to_f32(Ex *x, const Type *from, const char *v)
 {
     x->uses_float = true;
-    return arena_printf(x->a, "cn_widen_%s(%s)", emit_suffix(from), v);
+    return emit_fmt(x, "cn_widen_%s(%s)", emit_suffix(from), v);
 }
 
 /* T(v): a conversion that may not fit is guarded; int to float, f64 to f32
@@ -575,22 +575,22 @@ static const char *emit_convert(Ex *x, Node *e)
     }
     if (type_is_storage_float(to)) {
         x->uses_float = true;
-        return arena_printf(x->a, "cn_narrow_%s%s(%s, %s)", emit_suffix(to), from->kind == TY_F64 ? "_f64" : "", v,
+        return emit_fmt(x, "cn_narrow_%s%s(%s, %s)", emit_suffix(to), from->kind == TY_F64 ? "_f64" : "", v,
                             emit_at(x, e->span));
     }
     if (to->kind == TY_BOOL)
-        return arena_printf(x->a, "((%s) != 0)", v);
+        return emit_fmt(x, "((%s) != 0)", v);
     if (type_is_float(to))
-        return arena_printf(x->a, "((%s)(%s))", ct, v);
+        return emit_fmt(x, "((%s)(%s))", ct, v);
     /* to an integer */
     if (from->kind == TY_BOOL)
-        return arena_printf(x->a, "((%s)(%s))", ct, v);
+        return emit_fmt(x, "((%s)(%s))", ct, v);
     if (type_is_float(from))
-        return arena_printf(x->a, "cn_f2i_%s((double)(%s), %s)", emit_suffix(to), v, emit_at(x, e->span));
+        return emit_fmt(x, "cn_f2i_%s((double)(%s), %s)", emit_suffix(to), v, emit_at(x, e->span));
     if (int_range_within(from, to))
-        return arena_printf(x->a, "((%s)(%s))", ct, v);
+        return emit_fmt(x, "((%s)(%s))", ct, v);
     bool s = type_is_signed(from);
-    return arena_printf(x->a, "cn_to_%s_%s((%s)(%s), %s)", emit_suffix(to), s ? "s" : "u",
+    return emit_fmt(x, "cn_to_%s_%s((%s)(%s), %s)", emit_suffix(to), s ? "s" : "u",
                         s ? "long long" : "unsigned long long", v, emit_at(x, e->span));
 }
 
@@ -650,14 +650,14 @@ static EFn *helper_begin(Ex *x, EFn *f, Buf *out, Type *ret)
  * expression names them as they are), then calls fn. */
 static const char *extent_wrapper(Ex *x, Node *fn)
 {
-    const char *name = arena_printf(x->a, "%s__chk", fn->fn.cname);
+    const char *name = emit_fmt(x, "%s__chk", fn->fn.cname);
     if (!nameset_add(x->a, &x->written, name))
         return name;
     Type *ret = emit_fn_ret(fn);
     Buf params = {0}, out = {0};
     emit_params_decl(x, fn, &params, false);
     const char *qual = fn->fn.is_kernel ? "CN_DEV_LANE" : fn->fn.on_device ? "CN_DEV_BOTH" : "static";
-    const char *header = arena_printf(x->a, "%s %s %s(const char *cn_f, int cn_l, int cn_c%s%s)", qual,
+    const char *header = emit_fmt(x, "%s %s %s(const char *cn_f, int cn_l, int cn_c%s%s)", qual,
                                       emit_ctype(x, ret), name, fn->fn.params.n ? ", " : "",
                                       fn->fn.params.n ? params.s : "");
     buf_printf(x->a, &x->protos, "%s;\n", header);
@@ -675,9 +675,9 @@ static const char *extent_wrapper(Ex *x, Node *fn)
         bool s = t->extent->ty && type_is_signed(t->extent->ty);
         emit_line(x, "cn_extent_check(%s.n, (long long)(%s), %s, %s, %s, %s, cn_f, cn_l, cn_c);",
                   args[i], want, s ? "true" : "false", emit_str_lit(x, fn->fn.id),
-                  emit_str_lit(x, p->param.id), emit_str_lit(x, expand_expr(x->a, t->extent)));
+                  emit_str_lit(x, p->param.id), emit_src_lit(x, t->extent));
     }
-    const char *call = arena_printf(x->a, "%s(%s)", fn->fn.cname, join(x, args, fn->fn.params.n, NULL));
+    const char *call = emit_fmt(x, "%s(%s)", fn->fn.cname, join(x, args, fn->fn.params.n, NULL));
     if (ret->kind == TY_VOID)
         emit_line(x, "%s;", call);
     else
@@ -700,9 +700,9 @@ static const char *emit_fn_call(Ex *x, Node *e)
         addr[i] = emit_param_type(fn->fn.params.v[i])->kind == TY_REF;
     emit_operands(x, (Node **)e->call.args.v, n, addr, v);
     if (needs_extent_check(fn))
-        return arena_printf(x->a, "%s(%s)", extent_wrapper(x, fn),
+        return emit_fmt(x, "%s(%s)", extent_wrapper(x, fn),
                             join(x, v, n, emit_at(x, e->span)));
-    return arena_printf(x->a, "%s(%s)", fn->fn.cname, join(x, v, n, NULL));
+    return emit_fmt(x, "%s(%s)", fn->fn.cname, join(x, v, n, NULL));
 }
 
 /* A call through a function value: its pointer, given its environment. */
@@ -723,22 +723,22 @@ static const char *emit_value_call(Ex *x, Node *e)
     const char *c = v[0];
     if (callee->kind != N_NAME && strncmp(c, "cn_a", 4))
         c = materialize(x, callee, c);
-    return arena_printf(x->a, "%s.fn(%s)", c, join(x, v + 1, n, arena_printf(x->a, "%s.env", c)));
+    return emit_fmt(x, "%s.fn(%s)", c, join(x, v + 1, n, emit_fmt(x, "%s.env", c)));
 }
 
 static const char *print_one(Ex *x, Type *t, const char *v)
 {
     if (t->kind == TY_STRING)
-        return arena_printf(x->a, "cn_print_str(%s)", v);
+        return emit_fmt(x, "cn_print_str(%s)", v);
     if (t->kind == TY_BOOL)
-        return arena_printf(x->a, "cn_print_bool(%s)", v);
+        return emit_fmt(x, "cn_print_bool(%s)", v);
     if (type_is_int(t))
-        return type_is_signed(t) ? arena_printf(x->a, "cn_print_i64((long long)(%s))", v)
-                                 : arena_printf(x->a, "cn_print_u64((unsigned long long)(%s))", v);
+        return type_is_signed(t) ? emit_fmt(x, "cn_print_i64((long long)(%s))", v)
+                                 : emit_fmt(x, "cn_print_u64((unsigned long long)(%s))", v);
     if (type_is_float(t))
-        return arena_printf(x->a, "cn_print_%s(%s)", emit_suffix(t), v);
+        return emit_fmt(x, "cn_print_%s(%s)", emit_suffix(t), v);
     if (type_is_storage_float(t))
-        return arena_printf(x->a, "cn_print_f32(%s)", storage_to_f32(x, t, v));
+        return emit_fmt(x, "cn_print_f32(%s)", storage_to_f32(x, t, v));
     die("emit: print of type kind %d", (int)t->kind);
 }
 
@@ -783,8 +783,8 @@ static const char *emit_print(Ex *x, Node *e, bool newline)
 static const char *shift_count(Ex *x, Type *t, const char *k)
 {
     if (!type_is_signed(t) && type_bits(t) == 64)
-        return arena_printf(x->a, "cn_count_u64(%s)", k);
-    return arena_printf(x->a, "(long long)(%s)", k);
+        return emit_fmt(x, "cn_count_u64(%s)", k);
+    return emit_fmt(x, "(long long)(%s)", k);
 }
 
 static const char *emit_builtin(Ex *x, Node *e)
@@ -805,40 +805,40 @@ static const char *emit_builtin(Ex *x, Node *e)
     const char *at = emit_at(x, e->span);
     switch (b) {
     case B_ASSERT:
-        return arena_printf(x->a, "cn_assert(%s, %s, %s)", v[0],
-                            emit_str_lit(x, expand_expr(x->a, args[0])), at);
+        return emit_fmt(x, "cn_assert(%s, %s, %s)", v[0],
+                            emit_src_lit(x, args[0]), at);
     case B_LEN:
         if (t->kind == TY_ARRAY)
-            return arena_printf(x->a, "((size_t)%lld)", (long long)t->count);
-        return arena_printf(x->a, "(%s).n", v[0]);
+            return emit_fmt(x, "((size_t)%lld)", (long long)t->count);
+        return emit_fmt(x, "(%s).n", v[0]);
     case B_MIN: case B_MAX:
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", b == B_MIN ? "min" : "max",
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", b == B_MIN ? "min" : "max",
                             emit_suffix(e->ty), v[0], v[1]);
     case B_ABS:
         if (type_is_int(t))
-            return arena_printf(x->a, "cn_abs_%s(%s, %s)", emit_suffix(t), v[0], at);
-        return arena_printf(x->a, "cn_abs_%s(%s)", emit_suffix(t), v[0]);
+            return emit_fmt(x, "cn_abs_%s(%s, %s)", emit_suffix(t), v[0], at);
+        return emit_fmt(x, "cn_abs_%s(%s)", emit_suffix(t), v[0]);
     case B_SQRT: case B_FLOOR: case B_CEIL: case B_TRUNC:
-        return arena_printf(x->a, "cn_%s_%s(%s)", builtin_name(b), emit_suffix(t), v[0]);
+        return emit_fmt(x, "cn_%s_%s(%s)", builtin_name(b), emit_suffix(t), v[0]);
     case B_SHL: case B_SHR:
-        return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", builtin_name(b), emit_suffix(t), v[0],
+        return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", builtin_name(b), emit_suffix(t), v[0],
                             shift_count(x, args[1]->ty, v[1]), at);
     case B_ADD_WRAP: case B_SUB_WRAP: case B_MUL_WRAP:
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", builtin_name(b), emit_suffix(t), v[0], v[1]);
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", builtin_name(b), emit_suffix(t), v[0], v[1]);
     case B_NEG_WRAP:
-        return arena_printf(x->a, "cn_neg_wrap_%s(%s)", emit_suffix(t), v[0]);
+        return emit_fmt(x, "cn_neg_wrap_%s(%s)", emit_suffix(t), v[0]);
     case B_TO_BITS:
         x->uses_float |= type_is_storage_float(t);
-        return arena_printf(x->a, "cn_bits_%s(%s)", emit_suffix(t), v[0]);
+        return emit_fmt(x, "cn_bits_%s(%s)", emit_suffix(t), v[0]);
     case B_FROM_BITS:
         x->uses_float |= type_is_storage_float(e->ty);
-        return arena_printf(x->a, "cn_from_bits_%s(%s)", emit_suffix(e->ty), v[0]);
+        return emit_fmt(x, "cn_from_bits_%s(%s)", emit_suffix(e->ty), v[0]);
     case B_QUANTIZE:
         x->uses_float = true;
-        return arena_printf(x->a, "cn_quantize_%s(%s, %s, %s)", emit_suffix(e->ty), v[0], v[1], at);
+        return emit_fmt(x, "cn_quantize_%s(%s, %s, %s)", emit_suffix(e->ty), v[0], v[1], at);
     case B_QUANTIZE_STOCHASTIC:
         x->uses_float = true;
-        return arena_printf(x->a, "cn_quantize_stochastic_%s(%s, %s, %s, %s)", emit_suffix(e->ty), v[0], v[1],
+        return emit_fmt(x, "cn_quantize_stochastic_%s(%s, %s, %s, %s)", emit_suffix(e->ty), v[0], v[1],
                             v[2], at);
     default:
         die("emit: built-in %s is not lowered to C yet", builtin_name(b));
@@ -856,12 +856,12 @@ static const char *emit_call(Ex *x, Node *e)
         int n = e->call.args.n;
         const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
         emit_operands(x, (Node **)e->call.args.v, n, NULL, v);
-        return arena_printf(x->a, "cn_math_%s_%s(%s)", e->call.math, emit_suffix(e->ty),
+        return emit_fmt(x, "cn_math_%s_%s(%s)", e->call.math, emit_suffix(e->ty),
                             join(x, v, n, NULL));
     }
     case CALL_CONSTRUCT:
         if (e->ty->kind == TY_ARRAY)
-            return arena_printf(x->a, "%s_zero()", emit_ctype(x, e->ty));
+            return emit_fmt(x, "%s_zero()", emit_ctype(x, e->ty));
         die("emit: constructing %s is not lowered to C yet", type_str(x->a, e->ty));
     default:
         die("emit: call kind %d is not lowered to C yet", (int)e->call.ck);
@@ -877,7 +877,7 @@ static const char *fn_value(Ex *x, Node *fn, Type *fty)
     if (!fn || fn->kind != N_FN || !fty || fty->kind != TY_FN)
         die("emit: function value without a function or its type");
     const char *ft = emit_ctype(x, fty);
-    const char *name = arena_printf(x->a, "%s__val", fn->fn.cname);
+    const char *name = emit_fmt(x, "%s__val", fn->fn.cname);
     if (nameset_add(x->a, &x->written, name)) {
         const char *ret = emit_ctype(x, fty->ret);
         Buf ps = {0}, as = {0};
@@ -886,12 +886,12 @@ static const char *fn_value(Ex *x, Node *fn, Type *fty)
             buf_printf(x->a, &ps, ", %s a%d", emit_ctype(x, fty->params.v[i]), i);
             buf_printf(x->a, &as, "%sa%d", i ? ", " : "", i);
         }
-        const char *header = arena_printf(x->a, "static %s %s(%s)", ret, name, ps.s);
+        const char *header = emit_fmt(x, "static %s %s(%s)", ret, name, ps.s);
         buf_printf(x->a, &x->protos, "%s;\n", header);
         buf_printf(x->a, &x->defs, "%s\n{\n    (void)cn_envp;\n    %s%s(%s);\n}\n\n", header,
                    fty->ret->kind == TY_VOID ? "" : "return ", fn->fn.cname, as.s ? as.s : "");
     }
-    return arena_printf(x->a, "%s_make(%s, NULL)", ft, name);
+    return emit_fmt(x, "%s_make(%s, NULL)", ft, name);
 }
 
 /* The environment of a closure: a struct of copies of what it captures, and
@@ -923,19 +923,19 @@ static void closure_env(Ex *x, const char *name, const Vec *caps)
 static const char *emit_closure(Ex *x, Node *e)
 {
     int id = ++x->next_closure;
-    const char *name = e->fn.cname ? e->fn.cname : arena_printf(x->a, "cn_closure%d", id);
+    const char *name = e->fn.cname ? e->fn.cname : emit_fmt(x, "cn_closure%d", id);
     const char *ft = emit_ctype(x, e->ty);
     const Vec *caps = &e->fn.captures;
     if (caps->n)
         closure_env(x, name, caps);
     Buf params = {0};
     emit_params_decl(x, e, &params, true);
-    const char *header = arena_printf(x->a, "static %s %s(%s)", emit_ctype(x, emit_fn_ret(e)), name,
+    const char *header = emit_fmt(x, "static %s %s(%s)", emit_ctype(x, emit_fn_ret(e)), name,
                                       params.s);
     buf_printf(x->a, &x->protos, "%s;\n", header);
     emit_fn_body(x, e, name, caps, header);
     if (!caps->n)
-        return arena_printf(x->a, "%s_make(%s, NULL)", ft, name);
+        return emit_fmt(x, "%s_make(%s, NULL)", ft, name);
     const char *list = x->fn->has_envs && x->fn->free_envs ? "&cn_envs" : "NULL";
     Buf b = {0};
     buf_printf(x->a, &b, "%s_make(%s, cn_env_%s_new(%s", ft, name, name, list);
@@ -1027,7 +1027,7 @@ static const char *identity(Ex *x, const char *op, Type *t)
     if (!strcmp(op, "*") || !strcmp(op, "mul_wrap"))
         return fl ? (f32 ? "1.0f" : "1.0") : emit_int_lit(x, t, false, 1);
     if (!strcmp(op, "&"))
-        return t->kind == TY_BOOL ? "true" : arena_printf(x->a, "((%s)~(%s)0)", emit_ctype(x, t), emit_ctype(x, t));
+        return t->kind == TY_BOOL ? "true" : emit_fmt(x, "((%s)~(%s)0)", emit_ctype(x, t), emit_ctype(x, t));
     if (fl)
         return f32 ? "(-0.0f)" : "(-0.0)";
     return t->kind == TY_BOOL ? "false" : emit_int_lit(x, t, false, 0);
@@ -1039,21 +1039,21 @@ static const char *combine(Ex *x, const char *op, Type *t, const char *acc, cons
     bool in = type_is_int(t);
     if (!strcmp(op, "+") || !strcmp(op, "*")) {
         if (in)
-            return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", *op == '+' ? "add" : "mul", suf, acc, y,
+            return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", *op == '+' ? "add" : "mul", suf, acc, y,
                                 emit_at(x, at));
-        return arena_printf(x->a, "%s %s %s", acc, op, y);
+        return emit_fmt(x, "%s %s %s", acc, op, y);
     }
     if (!strcmp(op, "min") || !strcmp(op, "max") || !strcmp(op, "add_wrap") || !strcmp(op, "mul_wrap"))
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", op, suf, acc, y);
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", op, suf, acc, y);
     if (!strcmp(op, "and"))
-        return arena_printf(x->a, "%s && %s", acc, y);
+        return emit_fmt(x, "%s && %s", acc, y);
     if (!strcmp(op, "or"))
-        return arena_printf(x->a, "%s || %s", acc, y);
+        return emit_fmt(x, "%s || %s", acc, y);
     if (!strcmp(op, "xor") && t->kind == TY_BOOL)
-        return arena_printf(x->a, "%s != %s", acc, y);
+        return emit_fmt(x, "%s != %s", acc, y);
     const char *c = !strcmp(op, "xor") ? "^" : op;
     if (!strcmp(c, "&") || !strcmp(c, "|") || !strcmp(c, "^"))
-        return arena_printf(x->a, "(%s)(%s %s %s)", emit_ctype(x, t), acc, c, y);
+        return emit_fmt(x, "(%s)(%s %s %s)", emit_ctype(x, t), acc, c, y);
     die("emit: reduce operator %s", op);
 }
 
@@ -1081,7 +1081,7 @@ static const char *emit_collect(Ex *x, Node *e)
     if (k != COLLECT_REDUCE) {
         Type *dt = e->collect.dest->ty;
         dsuf = emit_suffix(dt->elem);
-        dname = emit_str_lit(x, expand_expr(x->a, e->collect.dest));
+        dname = emit_src_lit(x, e->collect.dest);
         dest = emit_tmp(x, "dest");
         emit_line(x, "const cn_view_%s %s = %s;", dsuf, dest, emit_expr(x, e->collect.dest));
     }
