@@ -34,7 +34,7 @@ const char *tstr(Ctx *x, const Type *t)
 
 const char *estr(Ctx *x, const Node *e)
 {
-    return e ? expand_expr(x->a, e) : "?";
+    return e ? expand_expr_short(x->a, e, 200) : "?";   /* a message quotes 200 characters at most */
 }
 
 static bool is_arith(TokKind op)

@@ -189,10 +189,7 @@ const char *emit_src_lit(Ex *x, const Node *e)
 {
     if (e && e->kind == N_NAME && e->name.id && strlen(e->name.id) <= SRC_TEXT_MAX)
         return emit_str_lit(x, e->name.id);
-    const char *t = expand_expr(x->a, e);
-    if (strlen(t) > SRC_TEXT_MAX)
-        t = emit_fmt(x, "%.*s...", SRC_TEXT_MAX - 3, t);
-    return emit_str_lit(x, t);
+    return emit_str_lit(x, expand_expr_short(x->a, e, SRC_TEXT_MAX));
 }
 
 /* The location arguments of a guard: CN_AT(line, col) is defined once at

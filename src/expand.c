@@ -47,10 +47,16 @@ typedef struct {
     char *buf;
     size_t len, cap;
     int indent;
+    size_t max;           /* the string stops growing past this (0: no limit) */
+    bool cut;             /* ... and it did: the walk stops where it can */
 } Printer;
 
 static void put(Printer *pr, const char *fmt, ...)
 {
+    if (pr->max && pr->len >= pr->max) {
+        pr->cut = true;
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     if (pr->out) {
@@ -123,7 +129,7 @@ static void print_full(Printer *pr, const Node *e) { print_expr(pr, e, P_OPEN); 
 
 static void print_list(Printer *pr, const Vec *v)
 {
-    for (int i = 0; i < v->n; i++) {
+    for (int i = 0; i < v->n && !pr->cut; i++) {
         if (i)
             put(pr, ", ");
         print_full(pr, v->v[i]);
@@ -386,7 +392,7 @@ static void print_chain(Printer *pr, const Node *top, int need)
         below = left_need(sp.v[i]->binary.op);
     }
     print_expr(pr, leaf, below);
-    for (int i = sp.n - 1; i >= 0; i--) {
+    for (int i = sp.n - 1; i >= 0 && !pr->cut; i--) {
         const Node *e = sp.v[i];
         int prec = binary_prec(e->binary.op);
         put(pr, " %s ", tok_name(e->binary.op));
@@ -659,7 +665,7 @@ static void print_stmt(Printer *pr, const Node *s)
 
 static void print_stmts(Printer *pr, const Vec *stmts)
 {
-    for (int i = 0; i < stmts->n; i++) {
+    for (int i = 0; i < stmts->n && !pr->cut; i++) {
         put_indent(pr);
         print_stmt(pr, stmts->v[i]);
         put(pr, "\n");
@@ -756,13 +762,24 @@ void expand_program(FILE *out, const Node *prog)
 
 const char *expand_expr(Arena *a, const Node *e)
 {
-    Printer pr = {.arena = a};
+    return expand_expr_short(a, e, 0);
+}
+
+const char *expand_expr_short(Arena *a, const Node *e, size_t max)
+{
+    Printer pr = {.arena = a, .max = max};
     if (e && e->kind == N_TYPE)
         print_type(&pr, e);
     else
         print_full(&pr, e);
     if (!pr.buf)
         return "";
+    if (max && pr.len > max) {
+        pr.cut = true;
+        pr.len = max;
+    }
+    if (pr.cut)
+        return arena_printf(a, "%.*s...", (int)pr.len, pr.buf);
     return pr.buf;
 }
 
