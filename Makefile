@@ -14,7 +14,7 @@ OBJS    = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS = $(LIBSRCS:%.c=$(BUILD)/%.o)
 HDRS    = $(wildcard src/*.h) $(wildcard src/cli/*.h)
 
-.PHONY: all test test-quick test-exhaustive gpu asan clang fuzz bench-check clean
+.PHONY: all test test-quick test-exhaustive gpu asan clang fuzz bench-check bench-emit clean
 
 all: build/.setup-ok $(BIN) $(BUILD)/libcairn.a
 
@@ -73,6 +73,10 @@ fuzz:
 
 bench-check: all
 	bash bench/check_speed.sh
+
+# Parse, check and emit (to a counting sink, without cc): lines/s from 10^3 to 10^6 lines.
+bench-emit: all
+	bash bench/emit_speed.sh
 
 clean:
 	rm -rf build bin

@@ -3,17 +3,22 @@
 #
 #   bash bench/check_speed.sh            (or: make bench-check)
 #
-# Builds bench/gen_sequential, writes programs of 10k, 100k and 1M lines (build/bench/), makes
-# sure `bin/cairn check` accepts each (exit 0: a refused program would time the wrong thing),
-# then times 5 checks of each and prints the median wall and CPU time, lines/s at each, and the
-# peak resident set size. The aim is over 1,000,000 lines/s.
+# Builds bench/gen_sequential, writes programs of 1k, 10k, 100k and 1M lines (build/bench/) of two
+# shapes -- seq: sequential code as people write it; chains: the same with a long operator chain
+# (10 to 2,000 terms, one a line) in every function, as generated code has -- makes sure
+# `bin/cairn check` accepts each (exit 0: a refused program would time the wrong thing), then times
+# 5 checks of each and prints the median wall and CPU time, lines/s at each, and the peak resident
+# set size. The aim is over 1,000,000 lines/s at every size: the time a line flat from 10^3 to
+# 10^6 lines (bench/emit_speed.sh does the same for the emitter).
 #
-# Environment: CAIRN (default bin/cairn), RUNS (default 5), SIZES (default "10000 100000 1000000").
+# Environment: CAIRN (default bin/cairn), RUNS (default 5), SIZES (default "1000 10000 100000
+# 1000000"), SHAPES (default "seq chains").
 set -u
 cd "$(dirname "$0")/.."
 CAIRN=${CAIRN:-bin/cairn}
 RUNS=${RUNS:-5}
-SIZES=${SIZES:-10000 100000 1000000}
+SIZES=${SIZES:-1000 10000 100000 1000000}
+SHAPES=${SHAPES:-seq chains}
 DIR=build/bench
 mkdir -p "$DIR"
 
@@ -69,27 +74,33 @@ fi
 median() { sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
 
 status=0
-printf '%-9s %10s %10s %12s %10s %12s %10s\n' lines bytes wall_s lines/s cpu_s lines/s_cpu rss_MiB
+printf '%-7s %-9s %10s %10s %12s %10s %12s %10s\n' shape lines bytes wall_s lines/s cpu_s lines/s_cpu rss_MiB
+for shape in $SHAPES; do
 for want in $SIZES; do
-    src="$DIR/seq-$want.cairn"
-    "$DIR/gen_sequential" "$want" >"$src" 2>/dev/null || exit 2
+    src="$DIR/$shape-$want.cairn"
+    case $shape in
+    seq) "$DIR/gen_sequential" "$want" >"$src" 2>/dev/null || exit 2 ;;
+    chains) "$DIR/gen_sequential" "$want" 7 chains >"$src" 2>/dev/null || exit 2 ;;
+    *) echo "check_speed.sh: no shape $shape (seq, chains)" >&2; exit 2 ;;
+    esac
     lines=$(wc -l <"$src")
-    if ! "$CAIRN" check "$src" >"$DIR/seq-$want.out" 2>&1; then
+    if ! "$CAIRN" check "$src" >"$DIR/$shape-$want.out" 2>&1; then
         echo "check_speed.sh: $CAIRN check refuses $src:" >&2
-        head -5 "$DIR/seq-$want.out" >&2
+        head -5 "$DIR/$shape-$want.out" >&2
         status=1
         continue
     fi
-    : >"$DIR/seq-$want.times"
+    : >"$DIR/$shape-$want.times"
     for _ in $(seq "$RUNS"); do
-        measure "$CAIRN" check "$src" >>"$DIR/seq-$want.times"
+        measure "$CAIRN" check "$src" >>"$DIR/$shape-$want.times"
     done
-    wall=$(cut -d' ' -f1 "$DIR/seq-$want.times" | median)
-    cpu=$(cut -d' ' -f2 "$DIR/seq-$want.times" | median)
+    wall=$(cut -d' ' -f1 "$DIR/$shape-$want.times" | median)
+    cpu=$(cut -d' ' -f2 "$DIR/$shape-$want.times" | median)
     rss=$(peak_rss "$CAIRN" check "$src")
-    awk -v l="$lines" -v b="$(wc -c <"$src")" -v w="$wall" -v c="$cpu" -v kb="${rss:-0}" 'BEGIN {
-        printf "%-9d %10d %10.4f %12.0f %10.4f %12.0f %10.1f\n", l, b, w / 1e9, l / (w / 1e9),
+    awk -v s="$shape" -v l="$lines" -v b="$(wc -c <"$src")" -v w="$wall" -v c="$cpu" -v kb="${rss:-0}" 'BEGIN {
+        printf "%-7s %-9d %10d %10.4f %12.0f %10.4f %12.0f %10.1f\n", s, l, b, w / 1e9, l / (w / 1e9),
                c / 1e9, l / (c / 1e9), kb / 1024 }'
+done
 done
 echo "(median of $RUNS runs each; wall and CPU (user+sys) time; peak RSS from one more run)"
 exit $status

@@ -488,6 +488,9 @@ bool ast_equal(const Node *a, const Node *b);
 Node *ast_clone(Arena *a, const Node *n);
 /* Prints one expression or type as CAIRN source into an arena string. */
 const char *expand_expr(Arena *a, const Node *e);
+/* The same, at most max characters and then "..." (for messages: an operand
+ * may be a chain of a million terms). */
+const char *expand_expr_short(Arena *a, const Node *e, size_t max);
 
 /* ----------------------------------------------------------------- types */
 

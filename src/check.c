@@ -24,6 +24,7 @@
  * the function made by ast_clone, checked like any function from a worklist.
  */
 #include "check.h"
+#include "par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -553,7 +554,11 @@ static bool const_shape(const Node *e)
     switch (e->kind) {
     case N_INT: return !e->lit.overflow;
     case N_UNARY: return e->unary.op == T_MINUS && const_shape(e->unary.a);
-    case N_BINARY: return const_shape(e->binary.a) && const_shape(e->binary.b);
+    case N_BINARY:
+        for (; e->kind == N_BINARY; e = e->binary.a)   /* down a chain's spine: no recursion */
+            if (!const_shape(e->binary.b))
+                return false;
+        return const_shape(e);
     case N_NAME: return e->name.sym && e->name.sym->has_value;
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)
@@ -991,8 +996,85 @@ static void declare_top(Ctx *x, Node *d)
     }
 }
 
+/* ------------------------------------------------- chains of consts */
+
+/* Top-level consts name each other in any order, and const_resolve resolves
+ * each where it is first named, by recursion: consts declared last-first,
+ * each naming the one after it, recursed once per const, and a long such
+ * chain overflowed the C stack. So before they are resolved in order, a
+ * walk with a stack of its own resolves, deepest first, every const that
+ * lies more than CONST_RECURSION below the const it starts from: the
+ * recursion then never goes deeper than that. A program whose chains are
+ * shorter is resolved exactly as before; a cycle is left to const_resolve,
+ * which reports it. */
+enum { CONST_RECURSION = 64 };
+
+typedef struct {
+    Ctx *x;
+    Vec *deps;
+} DepWalk;
+
+/* The unresolved top-level consts a const's value names. */
+static bool const_dep_visit(Node *n, void *p)
+{
+    DepWalk *w = p;
+    if (n->kind == N_NAME && n->name.id) {
+        Sym *d = scope_find(w->x, n->name.id, NULL);
+        if (d && d->kind == SYM_CONST && !d->ty && d->decl && d->decl->kind == N_CONST)
+            vec_push(w->x->a, w->deps, d);
+    }
+    return n->kind != N_CLOSURE;
+}
+
+typedef struct {
+    Sym *s;
+    Vec deps;
+    int next;
+} DepFrame;
+
+static void const_resolve_deep(Ctx *x, Sym *root, StrMap *seen)
+{
+    enum { VISITING = 1, DONE = 2 };
+    Vec stack = {0};   /* DepFrame* */
+    DepFrame *f = arena_alloc(x->a, sizeof *f);
+    f->s = root;
+    vec_push(x->a, &stack, f);
+    strmap_put(x->a, seen, root->id, (void *)(intptr_t)VISITING);
+    DepWalk w = {x, &f->deps};
+    par_walk(root->decl->let.init, const_dep_visit, &w);
+    while (stack.n) {
+        f = stack.v[stack.n - 1];
+        if (f->next < f->deps.n) {
+            Sym *d = f->deps.v[f->next++];
+            intptr_t mark = (intptr_t)strmap_get(seen, d->id);
+            if (mark == VISITING)
+                return;   /* a cycle: const_resolve reports it */
+            if (mark == DONE || d->ty)
+                continue;
+            DepFrame *g = arena_alloc(x->a, sizeof *g);
+            g->s = d;
+            strmap_put(x->a, seen, d->id, (void *)(intptr_t)VISITING);
+            w.deps = &g->deps;
+            par_walk(d->decl->let.init, const_dep_visit, &w);
+            vec_push(x->a, &stack, g);
+            continue;
+        }
+        stack.n--;
+        strmap_put(x->a, seen, f->s->id, (void *)(intptr_t)DONE);
+        if (stack.n >= CONST_RECURSION && !f->s->ty)
+            const_resolve(x, f->s);
+    }
+}
+
 static void check_top_signatures(Ctx *x, Node *prog)
 {
+    StrMap seen = {0};
+    for (int i = 0; i < prog->block.stmts.n; i++) {
+        Node *d = prog->block.stmts.v[i];
+        if (d && d->kind == N_CONST && d->let.sym && d->let.init && !d->let.sym->ty &&
+            !strmap_get(&seen, d->let.sym->id))
+            const_resolve_deep(x, d->let.sym, &seen);
+    }
     for (int i = 0; i < prog->block.stmts.n; i++) {
         Node *d = prog->block.stmts.v[i];
         if (d && d->kind == N_DERIVE)

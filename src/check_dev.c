@@ -96,7 +96,7 @@ Type *check_spawn(Ctx *x, Node *e)
 
 typedef struct {
     Ctx *x;
-    Vec done;             /* N_FN already marked on_device */
+    PtrSet done;          /* N_FN already marked on_device */
 } Reach;
 
 typedef struct {
@@ -105,45 +105,38 @@ typedef struct {
     const char *chain;    /* "peek (line 4)" or "f (line 3) -> g (line 9)" */
 } HostOnly;
 
+/* A function being followed: its closures and its calls of other functions
+ * (not kernels), in source order, and how far they are followed. */
 typedef struct {
-    Reach *r;
-    HostOnly *found;
-    int depth;
-    Node *fn;             /* the function whose body this is */
-} FnWalk;
+    Node *fn;
+    Vec events;           /* Node*: N_CLOSURE or N_CALL */
+    int next;
+    Node *closure;        /* the last closure it makes, once passed */
+} ReachFrame;
 
-static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth);
+typedef struct {
+    Arena *a;
+    Vec *out;
+} EventWalk;
 
-/* What in fn's body only the host has: a closure made, or a call of a
- * function that has something. */
-static bool fn_body_visit(Node *n, void *p)
+static bool reach_event(Node *n, void *p)
 {
-    FnWalk *w = p;
-    if (w->found->fn)
-        return false;
+    EventWalk *w = p;
     if (n->kind == N_CLOSURE) {
-        w->found->why = arena_printf(w->r->x->a, "it makes a closure (line %d), whose environment lives in host "
-                                                 "memory", n->span.line);
+        vec_push(w->a, w->out, n);
         return false;
     }
-    if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.target && !n->call.target->fn.is_kernel) {
-        HostOnly sub = {0};
-        if (host_only_of(w->r, n->call.target, &sub, w->depth + 1)) {
-            *w->found = sub;
-            w->found->chain = arena_printf(w->r->x->a, "%s (line %d) -> %s", w->fn->fn.id, n->span.line,
-                                           sub.chain);
-            return false;
-        }
-    }
+    if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.target && !n->call.target->fn.is_kernel)
+        vec_push(w->a, w->out, n);
     return true;
 }
 
-/* Does fn (reached from a device lane) use what only the host has? Marks
- * it on_device either way. */
-static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth)
+/* fn is reached: a host view among its parameters is found at once;
+ * otherwise, the first time, it is marked on_device and followed. */
+static bool reach_push(Reach *r, Node *fn, HostOnly *out, Vec *stack)
 {
     Arena *a = r->x->a;
-    if (!fn || fn->kind != N_FN || depth > 32)
+    if (!fn || fn->kind != N_FN)
         return false;
     for (int i = 0; i < fn->fn.params.n; i++) {
         Node *p = fn->fn.params.v[i];
@@ -155,21 +148,62 @@ static bool host_only_of(Reach *r, Node *fn, HostOnly *out, int depth)
             return true;
         }
     }
-    if (vec_has(&r->done, fn))
+    if (!ptrset_add(a, &r->done, fn))
         return false;
-    vec_push(a, &r->done, fn);
     fn->fn.on_device = true;
-    HostOnly found = {0};
-    FnWalk w = {r, &found, depth, fn};
-    par_walk(fn->fn.body, fn_body_visit, &w);
-    if (found.why && !found.fn) {
-        found.fn = fn;
-        found.chain = fn->fn.id;
+    ReachFrame *f = arena_alloc(a, sizeof *f);
+    f->fn = fn;
+    EventWalk w = {a, &f->events};
+    par_walk(fn->fn.body, reach_event, &w);
+    vec_push(a, stack, f);
+    return false;
+}
+
+/* What was found, with the calls that lead to it from the first function:
+ * "f (line 3) -> g (line 9) -> h". */
+static bool reach_found(Reach *r, const Vec *stack, int callers, HostOnly found, HostOnly *out)
+{
+    for (int i = callers - 1; i >= 0; i--) {
+        const ReachFrame *f = stack->v[i];
+        const Node *call = f->events.v[f->next - 1];
+        found.chain = arena_printf(r->x->a, "%s (line %d) -> %s", f->fn->fn.id, call->span.line, found.chain);
     }
-    if (!found.fn)
-        return false;
     *out = found;
     return true;
+}
+
+/* Does fn (reached from a device lane) use what only the host has: a host
+ * view among the parameters of a function it reaches, or a closure it makes
+ * (a call found after a closure is reported first)? Marks every function it
+ * reaches on_device. A depth-first walk with a stack of its own: a chain of
+ * calls of any length is followed to its end (a recursion stopped at 32
+ * calls, leaving the rest host code that device code called). */
+static bool host_only_of(Reach *r, Node *root, HostOnly *out)
+{
+    Vec stack = {0};   /* ReachFrame* */
+    if (reach_push(r, root, out, &stack))
+        return true;
+    while (stack.n) {
+        ReachFrame *f = stack.v[stack.n - 1];
+        if (f->next < f->events.n) {
+            Node *ev = f->events.v[f->next++];
+            HostOnly sub = {0};
+            if (ev->kind == N_CLOSURE)
+                f->closure = ev;
+            else if (reach_push(r, ev->call.target, &sub, &stack))
+                return reach_found(r, &stack, stack.n, sub, out);
+            continue;
+        }
+        stack.n--;
+        if (f->closure) {
+            HostOnly h = {f->fn,
+                          arena_printf(r->x->a, "it makes a closure (line %d), whose environment lives in host memory",
+                                       f->closure->span.line),
+                          f->fn->fn.id};
+            return reach_found(r, &stack, stack.n, h, out);
+        }
+    }
+    return false;
 }
 
 typedef struct {
@@ -188,7 +222,7 @@ static bool device_lane_visit(Node *n, void *p)
     if (fn->fn.is_kernel)
         return true;
     HostOnly h = {0};
-    if (host_only_of(w->r, fn, &h, 0))
+    if (host_only_of(w->r, fn, &h))
         diag_error(x->sink, n->span, E_PLACEMENT,
                    arena_printf(x->a, "give %s only @device views and values, or call it before the region on the "
                                       "host", h.fn->fn.id),
@@ -402,6 +436,10 @@ static void tk_stmt(Tk *k, Node *s, bool loop_body)
     switch (s->kind) {
     case N_BLOCK: case N_UNSAFE: return tk_block(k, s, false);
     case N_IF:
+        for (; s->if_.els && s->if_.els->kind == N_IF; s = s->if_.els) {   /* else-if: a loop */
+            par_walk(s->if_.cond, use_visit, &u);
+            tk_block(k, s->if_.then, false);
+        }
         par_walk(s->if_.cond, use_visit, &u);
         tk_block(k, s->if_.then, false);
         if (s->if_.els)
@@ -483,11 +521,29 @@ static bool has_spawn(Node *n, void *p)
 
 /* ------------------------------------------------------------ the pass */
 
+/* Whether fn's body may hold device work, spawns or waits, from its effect
+ * row (effects.c, computed before this pass; it covers what fn calls too,
+ * so it only ever says yes too often): a host-only program is not walked
+ * three more times for nothing. */
+static bool may_touch_device(const Node *fn)
+{
+    const FnEff *row = fn->fn.effects;
+    unsigned bits = (1u << EF_DEV) | (1u << EF_GPU_ALLOC) | (1u << EF_QUEUE) | (1u << EF_SYNC) |
+                    (1u << EF_HOST_COPY) | (1u << EF_UNIFIED);
+    return !row || (row->bits & bits);
+}
+
 void check_dev_program(Ctx *x)
 {
     Check *c = x->c;
     Reach r = {x, {0}};
     DevWalk d = {&r, 0};
+    bool kernels = false;   /* any kernel fn, extern ones included: else no host code calls one */
+    const Vec *decls = c->program ? &c->program->block.stmts : NULL;
+    for (int i = 0; decls && i < decls->n && !kernels; i++) {
+        const Node *d = decls->v[i];
+        kernels = d && d->kind == N_FN && d->fn.is_kernel;
+    }
     for (int i = 0; i < c->fns.n; i++) {
         Node *fn = c->fns.v[i];
         if (fn->fn.is_kernel) {
@@ -498,10 +554,14 @@ void check_dev_program(Ctx *x)
             par_walk(fn->fn.body, device_lane_visit, &w);
             continue;
         }
-        par_walk(fn->fn.body, dev_visit, &d);
-        par_walk(fn->fn.body, host_code_visit, x);
+        bool device = may_touch_device(fn);
+        if (device)
+            par_walk(fn->fn.body, dev_visit, &d);
+        if (kernels)
+            par_walk(fn->fn.body, host_code_visit, x);
         bool spawns = false;
-        par_walk(fn->fn.body, has_spawn, &spawns);
+        if (device)
+            par_walk(fn->fn.body, has_spawn, &spawns);
         if (spawns) {
             Tk k = {x, {0}, 0, 0};
             tk_block(&k, fn->fn.body, false);

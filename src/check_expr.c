@@ -11,8 +11,10 @@
  * rounding the program performs is listed in c->numerics.
  */
 #include "check.h"
+#include "chain.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 Type *type_error(void)
@@ -32,43 +34,60 @@ const char *tstr(Ctx *x, const Type *t)
 
 const char *estr(Ctx *x, const Node *e)
 {
-    return e ? expand_expr(x->a, e) : "?";
+    return e ? expand_expr_short(x->a, e, 200) : "?";   /* a message quotes 200 characters at most */
+}
+
+static bool is_arith(TokKind op)
+{
+    return op == T_PLUS || op == T_MINUS || op == T_STAR || op == T_SLASH || op == T_PERCENT;
 }
 
 /* A literal, or an operator over literals only: it has no type of its own
- * and takes the one its context asks for. */
+ * and takes the one its context asks for. A chain is walked down its
+ * spine (chain.h): every operator arithmetic, every right operand untyped. */
 bool is_untyped(const Node *e)
 {
-    if (!e)
-        return false;
-    switch (e->kind) {
-    case N_INT: case N_FLOAT:
-        return true;
-    case N_UNARY:
-        return e->unary.op == T_MINUS && is_untyped(e->unary.a);
-    case N_BINARY:
-        switch (e->binary.op) {
-        case T_PLUS: case T_MINUS: case T_STAR: case T_SLASH: case T_PERCENT:
-            return is_untyped(e->binary.a) && is_untyped(e->binary.b);
+    for (;;) {
+        if (!e)
+            return false;
+        switch (e->kind) {
+        case N_INT: case N_FLOAT:
+            return true;
+        case N_UNARY:
+            if (e->unary.op != T_MINUS)
+                return false;
+            e = e->unary.a;
+            break;
+        case N_BINARY:
+            if (!is_arith(e->binary.op) || !is_untyped(e->binary.b))
+                return false;
+            e = e->binary.a;
+            break;
         default:
             return false;
         }
-    default:
-        return false;
     }
 }
 
+/* Whether a float literal is among the literals of e (through unary and
+ * binary operators). */
 bool untyped_is_float(const Node *e)
 {
-    if (!e)
-        return false;
-    if (e->kind == N_FLOAT)
-        return true;
-    if (e->kind == N_UNARY)
-        return untyped_is_float(e->unary.a);
-    if (e->kind == N_BINARY)
-        return untyped_is_float(e->binary.a) || untyped_is_float(e->binary.b);
-    return false;
+    for (;;) {
+        if (!e)
+            return false;
+        if (e->kind == N_FLOAT)
+            return true;
+        if (e->kind == N_UNARY) {
+            e = e->unary.a;
+        } else if (e->kind == N_BINARY) {
+            if (untyped_is_float(e->binary.b))
+                return true;
+            e = e->binary.a;
+        } else {
+            return false;
+        }
+    }
 }
 
 static bool is_number(const Type *t)
@@ -260,34 +279,40 @@ Type *check_name(Ctx *x, Node *e, bool callee)
 
 /* ------------------------------------------------------ literal sides */
 
-/* Checks n operands that must share one type: the typed ones first, then
- * the literal ones with that type (or the expected one, or i64 / f64).
- * types[i] gets each operand's type; returns the common candidate. */
-Type *check_same(Ctx *x, Node **es, int n, Type *expected, Type **types)
+/* The type literal operands take beside typed ones (SYNTAX.md 21): the
+ * first typed operand's, when it is a number; else the expected number
+ * type; else f64 when a literal is a float, i64 otherwise. */
+static Type *literal_type(Type *common, Type *expected, bool any_float)
 {
-    Type *tmp[8], *common = NULL;
-    if (!types)
-        types = tmp;
+    if (common && !type_is_storage_float(common) && is_number(common))
+        return common;
+    if (!common && is_number(expected))
+        return expected;
+    if (!common || type_is_storage_float(common))
+        return any_float ? type_prim(TY_F64) : type_prim(TY_I64);
+    return common;   /* bool, views: the literal side errs against it */
+}
+
+/* check_same, when the first `done` operands (typed ones) are checked
+ * already and types[0..done-1] hold their types. */
+static Type *check_same_from(Ctx *x, Node **es, int n, Type *expected, Type **types, int done)
+{
+    Type *common = NULL;
     for (int i = 0; i < n && i < 8; i++) {
-        types[i] = NULL;
-        if (!es[i] || is_untyped(es[i]))
-            continue;
-        types[i] = check_expr(x, es[i], expected);
+        if (i >= done) {
+            types[i] = NULL;
+            if (!es[i] || is_untyped(es[i]))
+                continue;
+            types[i] = check_expr(x, es[i], expected);
+        }
         if (!common && !is_error(types[i]))
             common = types[i];
     }
-    Type *lit_t = common;
-    if (!lit_t || type_is_storage_float(lit_t) || !is_number(lit_t)) {
-        bool any_float = false;
+    bool any_float = false;
+    if (!(common && !type_is_storage_float(common) && is_number(common)))
         for (int i = 0; i < n && i < 8; i++)
             any_float |= es[i] && types[i] == NULL && untyped_is_float(es[i]);
-        if (!common && is_number(expected))
-            lit_t = expected;
-        else if (!common || type_is_storage_float(common))
-            lit_t = any_float ? type_prim(TY_F64) : type_prim(TY_I64);
-        else
-            lit_t = common;   /* bool, views: the literal side errs against it */
-    }
+    Type *lit_t = literal_type(common, expected, any_float);
     for (int i = 0; i < n && i < 8; i++)
         if (es[i] && !types[i])
             types[i] = check_expr(x, es[i], lit_t);
@@ -298,12 +323,16 @@ Type *check_same(Ctx *x, Node **es, int n, Type *expected, Type **types)
     return common ? common : type_error();
 }
 
-/* ----------------------------------------------------------- operators */
-
-static bool is_arith(TokKind op)
+/* Checks n operands that must share one type: the typed ones first, then
+ * the literal ones with that type (or the expected one, or i64 / f64).
+ * types[i] gets each operand's type; returns the common candidate. */
+Type *check_same(Ctx *x, Node **es, int n, Type *expected, Type **types)
 {
-    return op == T_PLUS || op == T_MINUS || op == T_STAR || op == T_SLASH || op == T_PERCENT;
+    Type *tmp[8];
+    return check_same_from(x, es, n, expected, types ? types : tmp, 0);
 }
+
+/* ----------------------------------------------------------- operators */
 
 static bool is_bitwise(TokKind op)
 {
@@ -420,21 +449,158 @@ Type *binop_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type
     return ta;
 }
 
-static Type *check_binary(Ctx *x, Node *e, Type *expected)
+/* ------------------------------------------------------------- chains */
+
+/* A binary node is checked as one link of its chain (chain.h), bottom up,
+ * by a loop: the rule is the recursive one (a typed left operand first,
+ * then the right one; a literal-only left operand after a typed right one,
+ * with the type that gives it), so diagnostics, numerics and every type
+ * come out exactly as a recursion would give them, without its stack. */
+typedef struct {
+    Type *expected;       /* what the node's context asks of it */
+    bool untyped;         /* literal-only: it takes its type from the context */
+    bool float_lit;       /* a float literal is among its literals */
+} Link;
+
+static bool is_logical(TokKind op)
+{
+    return op == T_ANDAND || op == T_OROR;
+}
+
+/* What an operator asks of its operands, given what is asked of it. */
+static Type *operand_want(TokKind op, Type *expected)
+{
+    return (is_arith(op) || is_bitwise(op)) && is_number(expected) ? expected : NULL;
+}
+
+/* What check_expr does with a type it is about to give a node. */
+static Type *settle(Node *e, Type *t)
+{
+    if (!t || t->kind == TY_INT_LIT || t->kind == TY_FLOAT_LIT)
+        t = type_error();
+    e->ty = t;
+    return t;
+}
+
+/* One link whose left operand is checked already (a typed one, or any one
+ * under && or ||), with type ta. */
+static Type *check_link(Ctx *x, Node *e, Type *expected, Type *ta)
+{
+    TokKind op = e->binary.op;
+    Node *es[2] = {e->binary.a, e->binary.b};
+    Type *ts[2] = {ta, NULL};
+    if (!es[0] || !es[1])
+        return type_error();
+    if (is_logical(op))
+        ts[1] = check_expr(x, es[1], type_prim(TY_BOOL));
+    else
+        check_same_from(x, es, 2, operand_want(op, expected), ts, 1);
+    return binop_check(x, e, op, es[0], ta, es[1], ts[1]);
+}
+
+/* The literal-only run v[from..n-1] of a spine and its leaf, asked to be
+ * `lit`: each node passes its literal type down, and the run is checked
+ * bottom up, left operand before right. */
+static Type *check_untyped_run(Ctx *x, const Spine *sp, Link *li, int from, Node *leaf, Type *lit)
+{
+    int n = sp->n;
+    li[from].expected = lit;
+    for (int j = from; j < n; j++) {
+        TokKind op = sp->v[j]->binary.op;
+        li[j + 1].expected = literal_type(NULL, operand_want(op, li[j].expected), li[j].float_lit);
+    }
+    Type *ta = check_expr(x, leaf, li[n].expected);
+    for (int j = n - 1; j >= from; j--) {
+        Node *e = sp->v[j];
+        Type *tb = e->binary.b ? check_expr(x, e->binary.b, li[j + 1].expected) : type_error();
+        ta = settle(e, e->binary.b ? binop_check(x, e, e->binary.op, e->binary.a, ta, e->binary.b, tb)
+                                   : type_error());
+    }
+    return ta;
+}
+
+/* Link m, whose left operand is literal-only: its typed right operand
+ * first, then the left run with the type that gives it, then a literal
+ * right operand. */
+static Type *check_link_late_left(Ctx *x, const Spine *sp, Link *li, int m, Node *leaf)
+{
+    Node *e = sp->v[m], *b = e->binary.b;
+    if (!b)
+        return type_error();
+    TokKind op = e->binary.op;
+    Type *want = operand_want(op, li[m].expected), *tb = NULL, *common = NULL;
+    bool b_untyped = is_untyped(b);
+    if (!b_untyped) {
+        tb = check_expr(x, b, want);
+        common = is_error(tb) ? NULL : tb;
+    }
+    bool any_float = li[m + 1].float_lit || (b_untyped && untyped_is_float(b));
+    Type *lit = literal_type(common, want, any_float);
+    Type *ta = check_untyped_run(x, sp, li, m + 1, leaf, lit);
+    if (b_untyped)
+        tb = check_expr(x, b, lit);
+    return binop_check(x, e, op, e->binary.a, ta, b, tb);
+}
+
+/* A binary node whose left operand is no chain: the rule as it stands. */
+static Type *check_link_alone(Ctx *x, Node *e, Type *expected)
 {
     TokKind op = e->binary.op;
     Node *es[2] = {e->binary.a, e->binary.b};
     Type *ts[2];
     if (!es[0] || !es[1])
         return type_error();
-    Type *want = (is_arith(op) || is_bitwise(op)) && is_number(expected) ? expected : NULL;
-    if (op == T_ANDAND || op == T_OROR) {
+    if (is_logical(op)) {
         ts[0] = check_expr(x, es[0], type_prim(TY_BOOL));
         ts[1] = check_expr(x, es[1], type_prim(TY_BOOL));
     } else {
-        check_same(x, es, 2, want, ts);
+        check_same(x, es, 2, operand_want(op, expected), ts);
     }
     return binop_check(x, e, op, es[0], ts[0], es[1], ts[1]);
+}
+
+static Type *check_binary(Ctx *x, Node *top, Type *expected)
+{
+    if (!top->binary.a || top->binary.a->kind != N_BINARY)
+        return check_link_alone(x, top, expected);
+    Spine sp;
+    Node *leaf = spine_of(&sp, top);
+    int n = sp.n;
+    Link local[SPINE_LOCAL + 1];
+    Link *li = n < SPINE_LOCAL ? local : malloc(sizeof *li * (size_t)(n + 1));
+    if (!li) {
+        fprintf(stderr, "cairn: out of memory\n");
+        exit(2);
+    }
+    /* li[n] is the leaf; li[i] the node sp.v[i] */
+    li[n].untyped = is_untyped(leaf);
+    li[n].float_lit = untyped_is_float(leaf);
+    for (int i = n - 1; i >= 0; i--) {
+        Node *e = sp.v[i];
+        li[i].untyped = is_arith(e->binary.op) && li[i + 1].untyped && is_untyped(e->binary.b);
+        li[i].float_lit = li[i + 1].float_lit || untyped_is_float(e->binary.b);
+    }
+    /* down: what each node asks of its left operand, to the first node
+     * whose left operand is literal-only (m), below which all are */
+    li[0].expected = expected;
+    int m = n;
+    for (int i = 0; i < n && m == n; i++) {
+        TokKind op = sp.v[i]->binary.op;
+        if (!is_logical(op) && li[i + 1].untyped)
+            m = i;
+        else
+            li[i + 1].expected = is_logical(op) ? type_prim(TY_BOOL) : operand_want(op, li[i].expected);
+    }
+    /* up: the leaf (unless it is in the literal run), then each link */
+    Type *t = m == n ? check_expr(x, leaf, li[n].expected) : NULL;
+    for (int i = m == n ? n - 1 : m; i >= 0; i--) {
+        Node *e = sp.v[i];
+        t = settle(e, i == m ? check_link_late_left(x, &sp, li, m, leaf) : check_link(x, e, li[i].expected, t));
+    }
+    if (li != local)
+        free(li);
+    spine_free(&sp);
+    return t;
 }
 
 static Type *neg_literal(Ctx *x, Node *e, Type *expected)
@@ -943,12 +1109,29 @@ static bool const_call(Ctx *x, Node *e, int64_t *out)
     return false;
 }
 
+/* A chain's value, folded bottom up along its spine (chain.h). */
+static bool const_chain(Ctx *x, Node *e, int64_t *out)
+{
+    Spine sp;
+    Node *leaf = spine_of(&sp, e);
+    int64_t a = 0, b;
+    bool ok = const_eval(x, leaf, &a);
+    for (int i = sp.n - 1; ok && i >= 0; i--) {
+        Node *n = sp.v[i];
+        ok = type_is_int(n->ty) && const_eval(x, n->binary.b, &b) && const_binary(n->binary.op, a, b, &a) &&
+             value_fits(a, n->ty);
+    }
+    spine_free(&sp);
+    *out = a;
+    return ok;
+}
+
 /* The value of an integer expression known at compile time: literals,
  * consts, an instance's generic parameters, + - * / % & | ^, min, max and
  * integer conversions. e must have been checked (names resolved). */
 bool const_eval(Ctx *x, Node *e, int64_t *out)
 {
-    int64_t a, b;
+    int64_t a;
     if (!e || !type_is_int(e->ty))
         return false;
     switch (e->kind) {
@@ -968,8 +1151,7 @@ bool const_eval(Ctx *x, Node *e, int64_t *out)
         *out = -a;
         return true;
     case N_BINARY:
-        return const_eval(x, e->binary.a, &a) && const_eval(x, e->binary.b, &b) &&
-               const_binary(e->binary.op, a, b, out) && value_fits(*out, e->ty);
+        return const_chain(x, e, out);
     case N_NAME: {
         Sym *s = e->name.sym;
         if (!s || !s->has_value || (s->kind != SYM_CONST && s->kind != SYM_GENERIC))
@@ -1028,11 +1210,7 @@ Type *check_expr(Ctx *x, Node *e, Type *expected)
 {
     if (!e)
         return type_error();
-    Type *t = check_expr_kind(x, e, expected);
-    if (!t || t->kind == TY_INT_LIT || t->kind == TY_FLOAT_LIT)
-        t = type_error();
-    e->ty = t;
-    return t;
+    return settle(e, check_expr_kind(x, e, expected));
 }
 
 static const char *convert_help(Ctx *x, Node *e, Type *want, Type *got)

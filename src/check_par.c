@@ -32,6 +32,7 @@
  * ("lanes i = 0 and i = 4 both write out[0]"), and where it cannot even be
  * evaluated the message says the index is not proved one-to-one.
  */
+#include "chain.h"
 #include "check.h"
 #include "par.h"
 
@@ -46,13 +47,45 @@ static void walk_vec(const Vec *v, ParVisit f, void *c)
         par_walk(v->v[i], f, c);
 }
 
+/* A chain (chain.h) whose top node was visited: the nodes of its spine are
+ * visited top down, each before its operands as any node is, and then the
+ * leaf and the right operands in source order. A node whose visit says no
+ * keeps its operands unwalked, and the spine stops there. */
+static void walk_chain(Node *top, ParVisit f, void *c)
+{
+    Spine sp;
+    spine_of(&sp, NULL);
+    spine_push(&sp, top);
+    Node *n = top->binary.a;
+    bool to_leaf = true;
+    for (; n && n->kind == N_BINARY; n = n->binary.a) {
+        if (!f(n, c)) {
+            to_leaf = false;
+            break;
+        }
+        spine_push(&sp, n);
+    }
+    if (to_leaf)
+        par_walk(n, f, c);
+    for (int i = sp.n - 1; i >= 0; i--)
+        par_walk(sp.v[i]->binary.b, f, c);
+    spine_free(&sp);
+}
+
 void par_walk(Node *n, ParVisit f, void *c)
 {
     if (!n || !f(n, c))
         return;
     switch (n->kind) {
     case N_UNARY: case N_EXPR_STMT: case N_RETURN: par_walk(n->unary.a, f, c); break;
-    case N_BINARY: par_walk(n->binary.a, f, c); par_walk(n->binary.b, f, c); break;
+    case N_BINARY:
+        if (n->binary.a && n->binary.a->kind == N_BINARY) {
+            walk_chain(n, f, c);
+        } else {   /* one link: no spine to keep */
+            par_walk(n->binary.a, f, c);
+            par_walk(n->binary.b, f, c);
+        }
+        break;
     case N_CALL:
         par_walk(n->call.callee, f, c);
         walk_vec(&n->call.args, f, c);
@@ -76,7 +109,19 @@ void par_walk(Node *n, ParVisit f, void *c)
     case N_LET: case N_CONST: par_walk(n->let.init, f, c); break;
     case N_BUFFER: case N_SHARED: case N_PIPELINE: par_walk(n->buffer.size, f, c); break;
     case N_ASSIGN: par_walk(n->assign.lhs, f, c); par_walk(n->assign.rhs, f, c); break;
-    case N_IF: par_walk(n->if_.cond, f, c); par_walk(n->if_.then, f, c); par_walk(n->if_.els, f, c); break;
+    case N_IF:
+        /* an else-if chain by a loop: each else-if is visited as the else
+         * before it, and a visit that says no ends the walk there */
+        for (;;) {
+            par_walk(n->if_.cond, f, c);
+            par_walk(n->if_.then, f, c);
+            n = n->if_.els;
+            if (!n || n->kind != N_IF || !f(n, c))
+                break;
+        }
+        if (n && n->kind != N_IF)
+            par_walk(n, f, c);
+        break;
     case N_FOR: case N_WHILE: case N_PARALLEL:
         par_walk(n->loop.lo, f, c);
         par_walk(n->loop.hi, f, c);
@@ -116,7 +161,7 @@ typedef struct {
     Sym *lane[2];         /* the index (two when fusing) */
     const char *var;      /* its name as written */
     Node *region;
-    Vec inside;           /* Sym* declared in the lane */
+    PtrSet inside;        /* Sym* declared in the lane */
     Vec acc;              /* Acc* */
     Vec written;          /* Sym*: outside views written in the lane */
     int errors;
@@ -135,15 +180,55 @@ static bool is_lane(const Lane *L, const Sym *s)
     return s && (s == L->lane[0] || s == L->lane[1]);
 }
 
+/* A lane's own names are a PtrSet (par.h): a list searched for every name
+ * a lane reads was quadratic in its body. */
+static unsigned ptr_hash(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    v ^= v >> 17;
+    v *= 0xed5ad4bbu;
+    return (unsigned)(v ^ (v >> 11));
+}
+
+bool ptrset_has(const PtrSet *s, const void *p)
+{
+    if (!s->cap || !p)
+        return false;
+    for (int i = (int)(ptr_hash(p) & (unsigned)(s->cap - 1)); s->keys[i]; i = (i + 1) & (s->cap - 1))
+        if (s->keys[i] == p)
+            return true;
+    return false;
+}
+
+bool ptrset_add(Arena *a, PtrSet *s, const void *p)
+{
+    if (!p || ptrset_has(s, p))
+        return false;
+    if (2 * (s->n + 1) > s->cap) {   /* at most half full */
+        PtrSet old = *s;
+        s->cap = old.cap ? 2 * old.cap : 16;
+        s->keys = arena_alloc(a, sizeof *s->keys * (size_t)s->cap);
+        s->n = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                ptrset_add(a, s, old.keys[i]);
+    }
+    int i = (int)(ptr_hash(p) & (unsigned)(s->cap - 1));
+    while (s->keys[i])
+        i = (i + 1) & (s->cap - 1);
+    s->keys[i] = p;
+    s->n++;
+    return true;
+}
+
 static bool is_inside(const Lane *L, const Sym *s)
 {
-    return is_lane(L, s) || vec_has(&L->inside, s);
+    return is_lane(L, s) || ptrset_has(&L->inside, s);
 }
 
 static void inside_add(Lane *L, Sym *s)
 {
-    if (s)
-        vec_push(L->a, &L->inside, s);
+    ptrset_add(L->a, &L->inside, s);
 }
 
 /* One report per place and code (a generic's instances meet it again). */
@@ -275,6 +360,77 @@ static bool lane_invariant(const Lane *L, Node *e)
     return v.ok;
 }
 
+static bool aff_of(const Lane *L, Node *e, Aff *A, int depth);
+
+/* Does e have one value in every lane? */
+static bool lane_invariant(const Lane *L, Node *e);
+
+/* An index that is no affine form, but the same in every lane: one term. */
+static bool aff_whole(const Lane *L, Node *e, Aff *A)
+{
+    memset(A, 0, sizeof *A);
+    return lane_invariant(L, e) && aff_term(A, expand_expr(L->a, e), 1);
+}
+
+/* One link of a chain: A (the left operand's form) op C. False when the
+ * link is no affine form the rule can use. */
+static bool aff_link(Aff *A, TokKind op, const Aff *C)
+{
+    if (op != T_STAR) {
+        Aff B = *A;
+        memset(A, 0, sizeof *A);
+        return aff_add(A, &B, 1) && aff_add(A, C, op == T_PLUS ? 1 : -1);
+    }
+    Aff B = *A;
+    const Aff *cst = !B.coef && !B.nt ? &B : !C->coef && !C->nt ? C : NULL;
+    const Aff *other = cst == &B ? C : &B;
+    if (!cst || !(!other->nt || cst->k == 0 || cst->k == 1 || cst->k == -1))
+        return false;
+    memset(A, 0, sizeof *A);
+    if (__builtin_mul_overflow(other->coef, cst->k, &A->coef) || __builtin_mul_overflow(other->k, cst->k, &A->k))
+        return false;
+    if (cst->k == 0)
+        return true;
+    for (int i = 0; i < other->nt; i++)
+        if (!aff_term(A, other->t[i], other->s[i] * (cst->k < 0 ? -1 : 1)))
+            return false;
+    return true;
+}
+
+/* A chain of + - * (chain.h), folded up its spine by a loop; the chain is
+ * one level of `depth`, its operands the next. Where a link is no affine
+ * form, the link becomes one lane-invariant term when it is one, as in the
+ * recursive rule; a second time, the whole chain must be one. A link that
+ * is not invariant leaves nothing above it invariant, so the fold stops
+ * there. At most two such fallbacks: linear, however long the chain. */
+static bool aff_chain(const Lane *L, Node *top, Aff *A, int depth)
+{
+    Spine sp;
+    spine_of(&sp, NULL);
+    Node *base = top;
+    while (base->kind == N_BINARY && (base->binary.op == T_PLUS || base->binary.op == T_MINUS ||
+                                      base->binary.op == T_STAR)) {
+        spine_push(&sp, base);
+        base = base->binary.a;
+    }
+    bool ok = aff_of(L, base, A, depth + 1), fell = false;
+    for (int j = sp.n - 1; j >= 0; j--) {
+        Node *e = sp.v[j];
+        Aff C;
+        if (ok && e->ty && type_is_int(e->ty) && aff_of(L, e->binary.b, &C, depth + 1) &&
+            aff_link(A, e->binary.op, &C))
+            continue;
+        ok = aff_whole(L, fell ? top : e, A);
+        if (fell || !ok)
+            break;
+        fell = true;
+    }
+    spine_free(&sp);
+    if (!ok)
+        memset(A, 0, sizeof *A);
+    return ok;
+}
+
 static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
 {
     memset(A, 0, sizeof *A);
@@ -297,7 +453,7 @@ static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
             A->k = s->value;
             return true;
         }
-        if (s && vec_has(&L->inside, s)) {
+        if (s && ptrset_has(&L->inside, s)) {
             if (!s->mut && s->decl && s->decl->kind == N_LET && s->decl->let.init)
                 return aff_of(L, s->decl->let.init, A, depth + 1);
             return false;
@@ -309,30 +465,8 @@ static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
             break;
         return aff_add(A, &B, -1);
     case N_BINARY:
-        if (e->binary.op == T_PLUS || e->binary.op == T_MINUS) {
-            Aff C;
-            if (!aff_of(L, e->binary.a, &B, depth + 1) || !aff_of(L, e->binary.b, &C, depth + 1))
-                break;
-            return aff_add(A, &B, 1) && aff_add(A, &C, e->binary.op == T_PLUS ? 1 : -1);
-        }
-        if (e->binary.op == T_STAR) {
-            Aff C;
-            if (aff_of(L, e->binary.a, &B, depth + 1) && aff_of(L, e->binary.b, &C, depth + 1)) {
-                Aff *cst = !B.coef && !B.nt ? &B : !C.coef && !C.nt ? &C : NULL;
-                Aff *other = cst == &B ? &C : &B;
-                if (cst && (!other->nt || cst->k == 0 || cst->k == 1 || cst->k == -1)) {
-                    if (__builtin_mul_overflow(other->coef, cst->k, &A->coef) ||
-                        __builtin_mul_overflow(other->k, cst->k, &A->k))
-                        return false;
-                    if (cst->k == 0)
-                        return true;
-                    for (int i = 0; i < other->nt; i++)
-                        if (!aff_term(A, other->t[i], other->s[i] * (cst->k < 0 ? -1 : 1)))
-                            return false;
-                    return true;
-                }
-            }
-        }
+        if (e->binary.op == T_PLUS || e->binary.op == T_MINUS || e->binary.op == T_STAR)
+            return aff_chain(L, e, A, depth);
         break;
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)
@@ -345,6 +479,18 @@ static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
     if (lane_invariant(L, e))
         return aff_term(A, expand_expr(L->a, e), 1);
     return false;
+}
+
+static bool eval_op(TokKind op, int64_t a, int64_t b, int64_t *out)
+{
+    switch (op) {
+    case T_PLUS: return !__builtin_add_overflow(a, b, out);
+    case T_MINUS: return !__builtin_sub_overflow(a, b, out);
+    case T_STAR: return !__builtin_mul_overflow(a, b, out);
+    case T_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
+    case T_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
+    default: return false;
+    }
 }
 
 /* The value of an index in lane i, when it depends on nothing else. */
@@ -369,24 +515,23 @@ static bool eval_at(const Lane *L, Node *e, int64_t i, int64_t *out, int depth)
             *out = s->value;
             return true;
         }
-        if (s && vec_has(&L->inside, s) && !s->mut && s->decl && s->decl->kind == N_LET)
+        if (s && ptrset_has(&L->inside, s) && !s->mut && s->decl && s->decl->kind == N_LET)
             return eval_at(L, s->decl->let.init, i, out, depth + 1);
         return false;
     }
     case N_UNARY:
         return e->unary.op == T_MINUS && eval_at(L, e->unary.a, i, &a, depth + 1) && a != INT64_MIN &&
                (*out = -a, true);
-    case N_BINARY:
-        if (!eval_at(L, e->binary.a, i, &a, depth + 1) || !eval_at(L, e->binary.b, i, &b, depth + 1))
-            return false;
-        switch (e->binary.op) {
-        case T_PLUS: return !__builtin_add_overflow(a, b, out);
-        case T_MINUS: return !__builtin_sub_overflow(a, b, out);
-        case T_STAR: return !__builtin_mul_overflow(a, b, out);
-        case T_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
-        case T_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
-        default: return false;
-        }
+    case N_BINARY: {
+        /* a chain (chain.h) folded up its spine: one level of depth */
+        Spine sp;
+        bool ok = eval_at(L, spine_of(&sp, e), i, &a, depth + 1);
+        for (int j = sp.n - 1; ok && j >= 0; j--)
+            ok = eval_at(L, sp.v[j]->binary.b, i, &b, depth + 1) && eval_op(sp.v[j]->binary.op, a, b, &a);
+        spine_free(&sp);
+        *out = a;
+        return ok;
+    }
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1 && type_is_int(e->ty))
             return eval_at(L, e->call.args.v[0], i, out, depth + 1);
@@ -539,6 +684,10 @@ static const char *acc_text(const Lane *L, const Acc *A)
 static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
 {
     int64_t i, j, e;
+    /* the proof first: it is cheap, and where it holds no witness exists,
+     * so the search for one (64 lanes each way) runs only where it may */
+    if (proved_apart(L, A, B))
+        return false;
     if (find_meeting(L, A, B, &i, &j, &e)) {
         const char *el = A->whole && B->whole ? arena_printf(L->a, "all of %s", v->id)
                                               : arena_printf(L->a, "%s[%lld]", v->id, (long long)e);
@@ -548,8 +697,6 @@ static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
                    A == B ? "" : arena_printf(L->a, "%s (line %d)", acc_text(L, B), B->at.line), region_what(L));
         return true;
     }
-    if (proved_apart(L, A, B))
-        return false;
     LANE_ERROR(L, B->at, E_PARALLEL_RACE, "index the view by the lane: `out[i]`, `out[2 * i + 1]`, or a part `out[4 * i .. 4 * i + 4]`",
                "lanes %s and %s may both write %s: the index is not proved one-to-one in %s (%s, line %d), in %s",
                lane_eq(L, 0), lane_eq(L, 1), expand_expr(L->a, B->node),
@@ -582,6 +729,32 @@ static void read_conflict(Lane *L, Sym *v, const Acc *R, Vec *writes)
                region_what(L));
 }
 
+/* Keeps the first of each group of writes with one footprint (the same
+ * affine form of the lane and width): two such writes race with each other
+ * exactly as one of them races with itself, and with a third exactly as the
+ * first does, so the first pair in order that conflicts is unchanged, and a
+ * lane of ten thousand `y[i] = ...` is not checked ten thousand squared
+ * times. A collector's own write is always kept (it is never compared with
+ * itself). */
+static void distinct_writes(Lane *L, Vec *writes)
+{
+    Vec kept = {0};
+    Foot *feet = arena_alloc(L->a, sizeof *feet * (size_t)(writes->n + 1));
+    bool *has = arena_alloc(L->a, sizeof *has * (size_t)(writes->n + 1));
+    for (int a = 0; a < writes->n; a++) {
+        Acc *A = writes->v[a];
+        int k = kept.n;
+        has[k] = !A->by_collector && fp_aff(L, A, &feet[k]);
+        bool dup = false;
+        for (int j = 0; has[k] && j < kept.n && !dup; j++)
+            dup = has[j] && feet[j].w == feet[k].w && feet[j].base.coef == feet[k].base.coef &&
+                  feet[j].base.k == feet[k].base.k && aff_equal_terms(&feet[j].base, &feet[k].base);
+        if (!dup)
+            vec_push(L->a, &kept, A);
+    }
+    *writes = kept;
+}
+
 static void check_view(Lane *L, Sym *v)
 {
     Vec writes = {0}, reads = {0};
@@ -608,6 +781,7 @@ static void check_view(Lane *L, Sym *v)
                    acc_text(L, plain), plain->at.line, region_what(L));
         return;
     }
+    distinct_writes(L, &writes);
     for (int a = 0; a < writes.n; a++)
         for (int b = a; b < writes.n; b++) {
             if (a == b && ((Acc *)writes.v[a])->by_collector)
@@ -840,6 +1014,21 @@ static void lane_call(Lane *L, Node *n)
     }
 }
 
+/* A chain in a lane: its leaf, then its right operands in source order. */
+static void lw_chain(Lane *L, Node *n)
+{
+    if (!n->binary.a || n->binary.a->kind != N_BINARY) {   /* one link */
+        lw(L, n->binary.a);
+        lw(L, n->binary.b);
+        return;
+    }
+    Spine sp;
+    lw(L, spine_of(&sp, n));
+    for (int i = sp.n - 1; i >= 0; i--)
+        lw(L, sp.v[i]->binary.b);
+    spine_free(&sp);
+}
+
 static void lw(Lane *L, Node *n)
 {
     if (!n)
@@ -884,10 +1073,16 @@ static void lw(Lane *L, Node *n)
                    "`return` inside a lane of %s: a lane cannot return from its function", region_what(L));
         return;
     case N_UNARY: case N_EXPR_STMT: lw(L, n->unary.a); return;
-    case N_BINARY: lw(L, n->binary.a); lw(L, n->binary.b); return;
+    case N_BINARY: return lw_chain(L, n);
     case N_FIELD: lw(L, n->field.base); return;
     case N_BLOCK: case N_UNSAFE: lw_vec(L, &n->block.stmts); return;
-    case N_IF: lw(L, n->if_.cond); lw(L, n->if_.then); lw(L, n->if_.els); return;
+    case N_IF:
+        for (; n && n->kind == N_IF; n = n->if_.els) {   /* an else-if chain: a loop */
+            lw(L, n->if_.cond);
+            lw(L, n->if_.then);
+        }
+        lw(L, n);
+        return;
     default: return;
     }
 }

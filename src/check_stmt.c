@@ -31,7 +31,10 @@ static bool has_break(const Node *s)
                 return true;
         return false;
     case N_IF:
-        return has_break(s->if_.then) || has_break(s->if_.els);
+        for (; s && s->kind == N_IF; s = s->if_.els)   /* an else-if chain: a loop */
+            if (has_break(s->if_.then))
+                return true;
+        return has_break(s);
     case N_LOCK:
         return has_break(s->lock.body);
     default:
@@ -55,7 +58,10 @@ bool stmt_returns(const Node *s)
                 return true;
         return false;
     case N_IF:
-        return s->if_.els && stmt_returns(s->if_.then) && stmt_returns(s->if_.els);
+        for (; s && s->kind == N_IF; s = s->if_.els)   /* an else-if chain: a loop */
+            if (!s->if_.els || !stmt_returns(s->if_.then))
+                return false;
+        return stmt_returns(s);
     case N_WHILE:
         return s->loop.cond && s->loop.cond->kind == N_BOOL && s->loop.cond->lit.bval &&
                !has_break(s->loop.body);
@@ -207,10 +213,17 @@ static void check_cond(Ctx *x, Node *c, const char *what)
     diag_error(x->sink, c->span, E_TYPE_MISMATCH, help, "%s must be bool, not %s", what, tstr(x, t));
 }
 
+/* An else-if chain by a loop, however long (each else-if is the else of
+ * the one before: recursing would nest as deep as the chain is long). */
 static void check_if(Ctx *x, Node *s)
 {
-    check_cond(x, s->if_.cond, "the condition of `if`");
-    check_block(x, s->if_.then, true);
+    for (;;) {
+        check_cond(x, s->if_.cond, "the condition of `if`");
+        check_block(x, s->if_.then, true);
+        if (!s->if_.els || s->if_.els->kind != N_IF)
+            break;
+        s = s->if_.els;
+    }
     if (s->if_.els)
         check_block(x, s->if_.els, true);
 }

@@ -30,13 +30,6 @@
 
 Sym *view_root(Node *e);   /* check_call.c */
 
-static bool has(const Vec *v, const void *p)
-{
-    for (int i = 0; i < v->n; i++)
-        if (v->v[i] == p)
-            return true;
-    return false;
-}
 
 /* The row hangs on the function's node, so a lookup costs nothing: a
  * search of the table per call site made the pass quadratic in the number
@@ -193,7 +186,7 @@ static void touch(Walk *w, Sym *s, bool write)
     if (!nameable(s))
         return;
     Vec *v = write ? &w->f->writes : &w->f->reads;
-    if (!has(v, s)) {
+    if (ptrset_add(w->t->a, write ? &w->f->write_set : &w->f->read_set, s)) {
         vec_push(w->t->a, v, s);
         w->changed = true;
     }
@@ -215,9 +208,9 @@ static void map_call(Walk *w, Node *call, FnEff *ce)
     for (int i = 0; i < fn->fn.params.n && i < call->call.args.n; i++) {
         Node *p = fn->fn.params.v[i];
         Sym *ps = p->param.sym;
-        if (has(&ce->reads, ps))
+        if (ptrset_has(&ce->read_set, ps))
             touch_expr(w, call->call.args.v[i], false);
-        if (has(&ce->writes, ps))
+        if (ptrset_has(&ce->write_set, ps))
             touch_expr(w, call->call.args.v[i], true);
     }
 }
@@ -362,7 +355,7 @@ static bool collect_callee(Node *n, void *ctx)
     CalleeWalk *w = ctx;
     if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.target) {
         FnEff *ce = n->call.target->fn.effects;
-        if (ce && !has(&w->f->callees, ce))
+        if (ce && ptrset_add(w->t->a, &w->f->callee_set, ce))
             vec_push(w->t->a, &w->f->callees, ce);
     }
     return true;

@@ -48,14 +48,28 @@ static void buf_reserve(Arena *a, Buf *b, size_t more)
     b->cap = cap;
 }
 
+/* Formats straight into the buffer's free space, and only when that was too
+ * small grows it and formats again: one vsnprintf a call, nearly always
+ * (measuring first made two, and formatting was most of emitting). */
+/* Appends n bytes the caller reserved room for. */
+static void buf_put(Buf *b, const char *s, size_t n)
+{
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+}
+
 static void buf_vprintf(Arena *a, Buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    buf_reserve(a, b, 128);
+    size_t room = b->cap - b->n;
+    int n = vsnprintf(b->s + b->n, room, fmt, ap2);
     va_end(ap2);
-    buf_reserve(a, b, (size_t)n);
-    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    if ((size_t)n >= room) {
+        buf_reserve(a, b, (size_t)n);
+        vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    }
     b->n += (size_t)n;
 }
 
@@ -77,53 +91,112 @@ void buf_append(Arena *a, Buf *dst, const Buf *src)
     dst->s[dst->n] = 0;
 }
 
+static Buf *buf_keep(Arena *a, const Buf *b)
+{
+    Buf *k = arena_alloc(a, sizeof *k);
+    *k = *b;
+    return k;
+}
+
+void emit_defs_add(Ex *x, const Buf *def)
+{
+    if (x->defs.n) {
+        vec_push(x->a, &x->def_pieces, buf_keep(x->a, &x->defs));
+        memset(&x->defs, 0, sizeof x->defs);
+    }
+    if (def->n)
+        vec_push(x->a, &x->def_pieces, buf_keep(x->a, def));
+}
+
+/* arena_printf, formatting once: into a buffer on the stack, then copied
+ * (arena_printf measures first, and an expression's C is built from many
+ * small formatted pieces). */
+const char *emit_fmt(Ex *x, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof tmp)
+        return arena_strndup(x->a, tmp, (size_t)n);
+    char *p = arena_alloc(x->a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
 /* One line of the current function, indented. */
 void emit_line(Ex *x, const char *fmt, ...)
 {
     EFn *f = x->fn;
-    for (int i = 0; i < f->indent; i++)
-        buf_printf(x->a, f->out, "    ");
+    size_t ind = f->indent > 0 ? 4 * (size_t)f->indent : 0;
+    buf_reserve(x->a, f->out, ind);
+    memset(f->out->s + f->out->n, ' ', ind);
+    f->out->n += ind;
     va_list ap;
     va_start(ap, fmt);
     buf_vprintf(x->a, f->out, fmt, ap);
     va_end(ap);
-    buf_printf(x->a, f->out, "\n");
+    buf_reserve(x->a, f->out, 1);
+    f->out->s[f->out->n++] = '\n';
+    f->out->s[f->out->n] = '\0';
 }
 
 /* A fresh C name for a temporary; the cn_ prefix keeps it apart from every
  * user name (the checker gives those their own cnames). */
 const char *emit_tmp(Ex *x, const char *what)
 {
-    return arena_printf(x->a, "cn_%s%d", what, ++x->next_tmp);
+    return emit_fmt(x, "cn_%s%d", what, ++x->next_tmp);
 }
 
 /* A C string literal holding s: quotes, backslashes and anything not
  * printable escaped (octal, three digits, so a following digit is safe). */
 const char *emit_str_lit(Ex *x, const char *s)
 {
-    Buf b = {0};
-    buf_printf(x->a, &b, "\"");
+    size_t n = 2;   /* measured first, then written once: one is made for every guarded index */
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += *p == '"' || *p == '\\' || *p == '\n' || *p == '\t' ? 2 : *p < 32 || *p >= 127 || *p == '?' ? 4 : 1;
+    char *out = arena_alloc(x->a, n + 1), *w = out;
+    *w++ = '"';
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            buf_printf(x->a, &b, "\\%c", *p);
-        else if (*p == '\n')
-            buf_printf(x->a, &b, "\\n");
-        else if (*p == '\t')
-            buf_printf(x->a, &b, "\\t");
-        else if (*p < 32 || *p >= 127 || *p == '?')
-            buf_printf(x->a, &b, "\\%03o", *p);   /* '?' too: no trigraphs */
-        else
-            buf_printf(x->a, &b, "%c", *p);
+        if (*p == '"' || *p == '\\') {
+            *w++ = '\\';
+            *w++ = (char)*p;
+        } else if (*p == '\n' || *p == '\t') {
+            *w++ = '\\';
+            *w++ = *p == '\n' ? 'n' : 't';
+        } else if (*p < 32 || *p >= 127 || *p == '?') {   /* '?' too: no trigraphs */
+            *w++ = '\\';
+            *w++ = (char)('0' + (*p >> 6));
+            *w++ = (char)('0' + ((*p >> 3) & 7));
+            *w++ = (char)('0' + (*p & 7));
+        } else {
+            *w++ = (char)*p;
+        }
     }
-    buf_printf(x->a, &b, "\"");
-    return b.s;
+    *w++ = '"';
+    *w = '\0';
+    return out;
+}
+
+/* An expression's source text as a C string literal, for a guard's message
+ * ("index 9 out of bounds for x", "assertion failed: ..."): at most
+ * SRC_TEXT_MAX characters of it, then "...", so that a guard over a chain of
+ * a million terms is not a line of megabytes. */
+const char *emit_src_lit(Ex *x, const Node *e)
+{
+    if (e && e->kind == N_NAME && e->name.id && strlen(e->name.id) <= SRC_TEXT_MAX)
+        return emit_str_lit(x, e->name.id);
+    return emit_str_lit(x, expand_expr_short(x->a, e, SRC_TEXT_MAX));
 }
 
 /* The location arguments of a guard: CN_AT(line, col) is defined once at
  * the top of the file as the source name, line, column. */
 const char *emit_at(Ex *x, Span at)
 {
-    return arena_printf(x->a, "CN_AT(%d, %d)", at.line, at.col);
+    return emit_fmt(x, "CN_AT(%d, %d)", at.line, at.col);
 }
 
 /* ----------------------------------------------------------------- types */
@@ -181,34 +254,69 @@ static const char *mangle(Ex *x, const Type *t)
     switch (t->kind) {
     case TY_VOID: return "void";
     case TY_STRING: return "str";
-    case TY_VIEW: return arena_printf(x->a, "v%s", mangle(x, t->elem));
-    case TY_REF: return arena_printf(x->a, "r%s", mangle(x, t->elem));
-    case TY_ARRAY: return arena_printf(x->a, "a%lld_%s", (long long)t->count, mangle(x, t->elem));
+    case TY_VIEW: return emit_fmt(x, "v%s", mangle(x, t->elem));
+    case TY_REF: return emit_fmt(x, "r%s", mangle(x, t->elem));
+    case TY_ARRAY: return emit_fmt(x, "a%lld_%s", (long long)t->count, mangle(x, t->elem));
     case TY_FN: {
-        const char *s = arena_printf(x->a, "F%s", mangle(x, t->ret));
+        const char *s = emit_fmt(x, "F%s", mangle(x, t->ret));
         for (int i = 0; i < t->params.n; i++)
-            s = arena_printf(x->a, "%s_%s", s, mangle(x, t->params.v[i]));
-        return arena_printf(x->a, "%sE", s);
+            s = emit_fmt(x, "%s_%s", s, mangle(x, t->params.v[i]));
+        return emit_fmt(x, "%sE", s);
     }
     default: die("emit: type kind %d has no C form", (int)t->kind);
     }
 }
 
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void nameset_put(NameSet *s, const char *key, unsigned h)
+{
+    int i = (int)(h & (unsigned)(s->cap - 1));
+    while (s->keys[i])
+        i = (i + 1) & (s->cap - 1);
+    s->keys[i] = key;
+    s->hashes[i] = h;
+    s->n++;
+}
+
+bool nameset_add(Arena *a, NameSet *s, const char *key)
+{
+    unsigned h = name_hash(key);
+    for (int i = s->cap ? (int)(h & (unsigned)(s->cap - 1)) : 0; s->cap && s->keys[i];
+         i = (i + 1) & (s->cap - 1))
+        if (s->hashes[i] == h && !strcmp(s->keys[i], key))
+            return false;
+    if (2 * (s->n + 1) > s->cap) {   /* at most half full */
+        NameSet old = *s;
+        s->cap = old.cap ? 2 * old.cap : 64;
+        s->keys = arena_alloc(a, sizeof *s->keys * (size_t)s->cap);
+        s->hashes = arena_alloc(a, sizeof *s->hashes * (size_t)s->cap);
+        s->n = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                nameset_put(s, old.keys[i], old.hashes[i]);
+    }
+    nameset_put(s, key, h);
+    return true;
+}
+
 /* Marks a typedef name written; false when it already was. */
 static bool type_once(Ex *x, const char *name)
 {
-    for (int i = 0; i < x->type_names.n; i++)
-        if (!strcmp(x->type_names.v[i], name))
-            return false;
-    vec_push(x->a, &x->type_names, (void *)name);
-    return true;
+    return nameset_add(x->a, &x->written, name);
 }
 
 /* Array[T, K]: a struct holding T v[K], so it is a value (copied on
  * assignment and at calls), and a constructor giving it zeroed. */
 static const char *array_type(Ex *x, Type *t)
 {
-    const char *name = arena_printf(x->a, "cn_arr_%s", mangle(x, t)+1);
+    const char *name = emit_fmt(x, "cn_arr_%s", mangle(x, t)+1);
     if (!type_once(x, name))
         return name;
     const char *elem = emit_ctype(x, t->elem);
@@ -224,11 +332,11 @@ static const char *array_type(Ex *x, Type *t)
  * environment first, and that environment (NULL for a named function). */
 static const char *fn_type(Ex *x, Type *t)
 {
-    const char *name = arena_printf(x->a, "cn_fn_%s", mangle(x, t) + 1);
+    const char *name = emit_fmt(x, "cn_fn_%s", mangle(x, t) + 1);
     const char *ret = emit_ctype(x, t->ret);
     const char *params = "void *";
     for (int i = 0; i < t->params.n; i++)
-        params = arena_printf(x->a, "%s, %s", params, emit_ctype(x, t->params.v[i]));
+        params = emit_fmt(x, "%s, %s", params, emit_ctype(x, t->params.v[i]));
     if (!type_once(x, name))
         return name;
     buf_printf(x->a, &x->types, "typedef struct {\n    %s (*fn)(%s);\n    void *env;\n} %s;\n",
@@ -253,8 +361,8 @@ const char *emit_ctype(Ex *x, Type *t)
     case TY_VIEW:
         if (!scalar_ctype(t->elem))
             die("emit: views of %s are not lowered", mangle(x, t->elem));
-        return arena_printf(x->a, "cn_view_%s", emit_suffix(t->elem));
-    case TY_REF: return arena_printf(x->a, "%s *", emit_ctype(x, t->elem));
+        return emit_fmt(x, "cn_view_%s", emit_suffix(t->elem));
+    case TY_REF: return emit_fmt(x, "%s *", emit_ctype(x, t->elem));
     case TY_ARRAY: return array_type(x, t);
     case TY_FN: return fn_type(x, t);
     case TY_TICKET: return "struct cn_ticket";
@@ -299,29 +407,68 @@ static void emit_stmt(Ex *x, Node *s);
 
 /* The comment and #line above a statement: the CAIRN line number and its
  * text (trimmed, and with any star-slash broken so the comment holds). */
+/* Where line `line` of src starts: from a table of line starts made once
+ * per source, so that finding a statement's line costs nothing (a scan from
+ * the top for each statement made emitting quadratic in the file's lines). */
+static const char *line_start(Ex *x, const Source *src, int line)
+{
+    if (x->lines_src != src) {
+        int n = 1;
+        for (const char *p = src->text; *p; p++)
+            n += *p == '\n';
+        x->line_starts = arena_alloc(x->a, sizeof *x->line_starts * (size_t)(n + 1));
+        int k = 0;
+        x->line_starts[k++] = src->text;
+        for (const char *p = src->text; *p; p++)
+            if (*p == '\n')
+                x->line_starts[k++] = p + 1;
+        x->nlines = n;
+        x->lines_src = src;
+    }
+    return line <= x->nlines ? x->line_starts[line - 1] : src->text + strlen(src->text);
+}
+
 static void emit_loc(Ex *x, Node *s)
 {
     const Source *src = s->span.src;
-    const char *text = "";
+    char text[91] = "";   /* at most 90 characters of the line */
     if (src && src->text && s->span.line > 0) {
-        const char *p = src->text;
-        for (int l = 1; l < s->span.line && *p; p++)
-            if (*p == '\n')
-                l++;
+        const char *p = line_start(x, src, s->span.line);
         while (*p == ' ' || *p == '\t')
             p++;
-        const char *end = strchr(p, '\n');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n > 90)
-            n = 90;
-        char *t = arena_strndup(x->a, p, n);
-        for (char *q = t; *q; q++)
+        size_t n = 0;   /* a bounded scan: a line may be megabytes long */
+        while (n < 90 && p[n] && p[n] != '\n')
+            n++;
+        memcpy(text, p, n);
+        text[n] = '\0';
+        for (char *q = text; *q; q++)
             if ((q[0] == '*' && q[1] == '/') || (q[0] == '/' && q[1] == '*') || *q == '\r')
                 q[0] = ' ';
-        text = t;
     }
-    emit_line(x, "/* %d: %s */", s->span.line, text);
-    buf_printf(x->a, x->fn->out, "#line %d %s\n", s->span.line, x->file_lit);
+    /* written piece by piece, not formatted: two lines for every statement
+     * were a good part of emitting */
+    char num[16];
+    int k = sizeof num;
+    unsigned v = (unsigned)(s->span.line > 0 ? s->span.line : 0);
+    do
+        num[--k] = (char)('0' + v % 10);
+    while ((v /= 10) && k > 0);
+    size_t nn = sizeof num - (size_t)k, ind = x->fn->indent > 0 ? 4 * (size_t)x->fn->indent : 0;
+    size_t tn = strlen(text), fn = strlen(x->file_lit);
+    Buf *b = x->fn->out;
+    buf_reserve(x->a, b, ind + 3 + nn + 2 + tn + 4 + 6 + nn + 1 + fn + 1);
+    memset(b->s + b->n, ' ', ind);
+    b->n += ind;
+    buf_put(b, "/* ", 3);
+    buf_put(b, num + k, nn);
+    buf_put(b, ": ", 2);
+    buf_put(b, text, tn);
+    buf_put(b, " */\n#line ", 10);
+    buf_put(b, num + k, nn);
+    buf_put(b, " ", 1);
+    buf_put(b, x->file_lit, fn);
+    buf_put(b, "\n", 1);
+    b->s[b->n] = '\0';
 }
 
 static EScope *scope_open(Ex *x, bool loop_body)
@@ -420,11 +567,11 @@ static void emit_buffer(Ex *x, Node *s)
     const char *suf = emit_suffix(elem);
     const char *n = emit_expr(x, s->buffer.size);
     if (type_is_signed(s->buffer.size->ty))
-        n = arena_printf(x->a, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
+        n = emit_fmt(x, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
     emit_line(x, "cn_view_%s %s = cn_alloc_%s(%s, %s, %s);", suf, sym->cname, suf, n,
               emit_str_lit(x, s->buffer.id), emit_at(x, s->span));
     vec_push(x->a, &x->fn->scope->releases,
-             (void *)arena_printf(x->a, "cn_release_%s(%s);", suf, sym->cname));
+             (void *)emit_fmt(x, "cn_release_%s(%s);", suf, sym->cname));
 }
 
 static const char *compound_op(TokKind op)
@@ -453,17 +600,17 @@ static void emit_compound(Ex *x, Node *s)
     const char *p = emit_tmp(x, "p");
     emit_line(x, "%s *%s = %s;", emit_ctype(x, t), p, emit_addr(x, s->assign.lhs));
     const char *op = compound_op(s->assign.op);
-    const char *cur = arena_printf(x->a, "(*%s)", p);
+    const char *cur = emit_fmt(x, "(*%s)", p);
     const char *v;
     if (type_is_int(t)) {
         const char *name = *op == '+' ? "add" : *op == '-' ? "sub" : *op == '*' ? "mul"
                          : *op == '/' ? "div" : "rem";
-        v = arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs,
+        v = emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs,
                          emit_at(x, s->span));
     } else if (*op == '%') {
-        v = arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), cur, rhs);
+        v = emit_fmt(x, "cn_rem_%s(%s, %s)", emit_suffix(t), cur, rhs);
     } else {
-        v = arena_printf(x->a, "%s %s %s", cur, op, rhs);
+        v = emit_fmt(x, "%s %s %s", cur, op, rhs);
     }
     emit_line(x, "*%s = %s;", p, v);
 }
@@ -510,43 +657,84 @@ static const char *capture_expr(Ex *x, Node *e, Buf *pre)
     return v;
 }
 
-/* if c { } else if d { } else { }: an else-if whose condition needs
- * statements of its own becomes else { those; if (d) ... }. */
-static void emit_if_from(Ex *x, Node *s, const char *cond)
+/* An else-if chain by a loop, however long; each condition after the first
+ * computed into a side buffer first, to see whether any needs statements
+ * of its own. When none does: if (c) { } else if (d) { } else { }. */
+typedef struct {
+    Node *s;              /* the N_IF */
+    const char *cond;     /* its condition's C value */
+    Buf pre;              /* the statements that value needs */
+} Branch;
+
+static void emit_else_ifs(Ex *x, const Branch *br, int n, Node *last_else)
 {
-    emit_line(x, "if (%s) {", cond);
-    emit_block(x, s->if_.then, false);
-    Node *els = s->if_.els;
-    if (!els) {
-        emit_line(x, "}");
-        return;
+    emit_line(x, "if (%s) {", br[0].cond);
+    emit_block(x, br[0].s->if_.then, false);
+    for (int k = 1; k < n; k++) {
+        emit_line(x, "} else");
+        emit_line(x, "if (%s) {", br[k].cond);
+        emit_block(x, br[k].s->if_.then, false);
     }
-    if (els->kind == N_IF) {
-        Buf pre = {0};
-        x->fn->indent++;
-        const char *c2 = capture_expr(x, els->if_.cond, &pre);
-        x->fn->indent--;
-        if (!pre.n) {
-            emit_line(x, "} else");
-            emit_if_from(x, els, c2);
-            return;
-        }
+    if (last_else) {
         emit_line(x, "} else {");
-        buf_append(x->a, x->fn->out, &pre);
-        x->fn->indent++;
-        emit_if_from(x, els, c2);
-        x->fn->indent--;
-        emit_line(x, "}");
-        return;
+        emit_block(x, last_else, false);
     }
-    emit_line(x, "} else {");
-    emit_block(x, els, false);
     emit_line(x, "}");
+}
+
+/* When a later condition needs statements of its own, nesting each rest of
+ * the chain in the else of the one before would nest C as deep as the
+ * chain is long; instead a flag says a branch was taken, and each later
+ * condition and the final else run only while none was:
+ *     bool t = false;  if (c) { t = true; .. }  if (!t) { pre; if (d) { t = true; .. } }  if (!t) { .. } */
+static void emit_flagged_ifs(Ex *x, const Branch *br, int n, Node *last_else)
+{
+    const char *taken = emit_tmp(x, "taken");
+    emit_line(x, "bool %s = false;", taken);
+    for (int k = 0; k < n; k++) {
+        if (k) {
+            emit_line(x, "if (!%s) {", taken);
+            buf_append(x->a, x->fn->out, &br[k].pre);
+            x->fn->indent++;
+        }
+        emit_line(x, "if (%s) {", br[k].cond);
+        emit_line(x, "    %s = true;", taken);
+        emit_block(x, br[k].s->if_.then, false);
+        emit_line(x, "}");
+        if (k) {
+            x->fn->indent--;
+            emit_line(x, "}");
+        }
+    }
+    if (last_else) {
+        emit_line(x, "if (!%s) {", taken);
+        emit_block(x, last_else, false);
+        emit_line(x, "}");
+    }
 }
 
 static void emit_if(Ex *x, Node *s)
 {
-    emit_if_from(x, s, emit_expr(x, s->if_.cond));
+    int n = 1;
+    for (Node *e = s->if_.els; e && e->kind == N_IF; e = e->if_.els)
+        n++;
+    Branch *br = arena_alloc(x->a, sizeof *br * (size_t)n);
+    br[0].s = s;
+    br[0].cond = emit_expr(x, s->if_.cond);
+    bool pre = false;
+    Node *e = s;
+    for (int k = 1; k < n; k++) {
+        e = e->if_.els;
+        br[k].s = e;
+        x->fn->indent++;
+        br[k].cond = capture_expr(x, e->if_.cond, &br[k].pre);
+        x->fn->indent--;
+        pre |= br[k].pre.n > 0;
+    }
+    if (pre)
+        emit_flagged_ifs(x, br, n, br[n - 1].s->if_.els);
+    else
+        emit_else_ifs(x, br, n, br[n - 1].s->if_.els);
 }
 
 /* for i in a..b: a and b computed once, before the loop. The test i < hi
@@ -705,7 +893,11 @@ static bool has_closure_in(Node *n, int depth)
     switch (n->kind) {
     case N_CLOSURE: return depth == 0 ? true : false;
     case N_UNARY: case N_EXPR_STMT: case N_RETURN: return has_closure_in(n->unary.a, depth);
-    case N_BINARY: return has_closure_in(n->binary.a, depth) || has_closure_in(n->binary.b, depth);
+    case N_BINARY:
+        for (; n->kind == N_BINARY; n = n->binary.a)   /* down a chain: no recursion (chain.h) */
+            if (has_closure_in(n->binary.b, depth))
+                return true;
+        return has_closure_in(n, depth);
     case N_CALL:
         return has_closure_in(n->call.callee, depth) || any_closure(&n->call.args, depth);
     case N_INDEX: return has_closure_in(n->index.base, depth) || has_closure_in(n->index.index, depth);
@@ -721,8 +913,10 @@ static bool has_closure_in(Node *n, int depth)
     case N_BUFFER: return has_closure_in(n->buffer.size, depth);
     case N_ASSIGN: return has_closure_in(n->assign.lhs, depth) || has_closure_in(n->assign.rhs, depth);
     case N_IF:
-        return has_closure_in(n->if_.cond, depth) || has_closure_in(n->if_.then, depth) ||
-               has_closure_in(n->if_.els, depth);
+        for (; n && n->kind == N_IF; n = n->if_.els)   /* an else-if chain: a loop */
+            if (has_closure_in(n->if_.cond, depth) || has_closure_in(n->if_.then, depth))
+                return true;
+        return has_closure_in(n, depth);
     case N_FOR: case N_WHILE: case N_PARALLEL:
         return has_closure_in(n->loop.lo, depth) || has_closure_in(n->loop.hi, depth) ||
                has_closure_in(n->loop.cond, depth) || has_closure_in(n->loop.body, depth);
@@ -749,16 +943,61 @@ static bool fn_unheld(Node *fn)
     return (f->bits & other) != 0;
 }
 
+/* Where a function's output is written. A top-level function writes at the
+ * end of a large block it shares with the ones before it, and its text is
+ * kept where it was written (a block is started anew when little is left;
+ * a function that outgrows the block moves, as any buffer grows). A closure
+ * or helper written while its maker is being written gets a scratch buffer
+ * of its nesting level, reused, its text copied out at its exact size. A
+ * buffer of its own per function, doubled as it grew, left twice the
+ * program's C in the arena, and filling the arena's pages was a fifth of
+ * emitting. */
+enum { RUN_BLOCK = 4 << 20, RUN_SLACK = 64 << 10 };
+
+static Buf *fn_buf_open(Ex *x)
+{
+    if (x->fn_level == x->fn_bufs.n)
+        vec_push(x->a, &x->fn_bufs, arena_alloc(x->a, sizeof(Buf)));
+    Buf *b = x->fn_bufs.v[x->fn_level++];
+    if (x->fn_level == 1) {
+        if (x->run_cap - x->run_used < RUN_SLACK) {
+            x->run = arena_alloc(x->a, RUN_BLOCK);
+            x->run_cap = RUN_BLOCK;
+            x->run_used = 0;
+        }
+        b->s = x->run + x->run_used;
+        b->cap = x->run_cap - x->run_used;
+    }
+    b->n = 0;
+    if (b->s)
+        b->s[0] = '\0';
+    return b;
+}
+
+static void fn_buf_close(Ex *x, Buf *b)
+{
+    if (x->fn_level == 1) {
+        if (b->s == x->run + x->run_used)
+            x->run_used += b->n + 1;   /* it stayed in the block: the rest of the block is free */
+        emit_defs_add(x, b);           /* kept where it is */
+        memset(b, 0, sizeof *b);
+    } else {
+        Buf exact = {arena_strndup(x->a, b->s ? b->s : "", b->n), b->n, b->n + 1};
+        emit_defs_add(x, &exact);
+    }
+    x->fn_level--;
+}
+
 /* The body of a function or closure, after its header line: its own
  * output, scope and closure list, appended to the definitions when done. */
 void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const char *header)
 {
     (void)cname;
-    Buf out = {0};
+    Buf *out = fn_buf_open(x);
     EFn f = {0};
     f.fn = fn;
     f.ret = emit_fn_ret(fn);
-    f.out = &out;
+    f.out = out;
     f.indent = 1;
     f.captures = captures;
     f.unheld = fn_unheld(fn);
@@ -766,7 +1005,7 @@ void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const
     f.free_envs = !type_has_fn(f.ret);
     EFn *saved = x->fn;
     x->fn = &f;
-    buf_printf(x->a, &out, "%s\n{\n", header);
+    buf_printf(x->a, out, "%s\n{\n", header);
     if (fn->kind == N_FN && fn->fn.id) {
         /* the stack check (cairn_rt.h); a program's or a test's first CAIRN
          * function starts the fault report and interrupt watcher (cairn_proc.h) */
@@ -797,18 +1036,11 @@ void emit_fn_body(Ex *x, Node *fn, const char *cname, const Vec *captures, const
         if (f.has_envs && f.free_envs && !(st->n && is_jump(st->v[st->n - 1])))
             emit_line(x, "cn_env_free_all(&cn_envs);");
     }
-    buf_printf(x->a, &out, "}\n\n");
+    buf_printf(x->a, out, "}\n\n");
     x->fn = saved;
-    buf_append(x->a, &x->defs, &out);
+    fn_buf_close(x, out);
 }
 
-static bool vec_has_name(const Vec *v, const char *name)
-{
-    for (int i = 0; i < v->n; i++)
-        if (v->v[i] && !strcmp(v->v[i], name))
-            return true;
-    return false;
-}
 
 static bool fn_is_emitted(const Node *fn)
 {
@@ -830,7 +1062,7 @@ static void emit_fn(Ex *x, Node *fn)
     const char *qual = fn->fn.is_kernel ? "CN_DEV_LANE" : fn->fn.on_device ? "CN_DEV_BOTH" : "static";
     if (fn->fn.on_device)
         x->uses_dev = true;
-    const char *header = arena_printf(x->a, "%s %s %s(%s)", qual, emit_ctype(x, emit_fn_ret(fn)),
+    const char *header = emit_fmt(x, "%s %s %s(%s)", qual, emit_ctype(x, emit_fn_ret(fn)),
                                       fn->fn.cname, params.s);
     buf_printf(x->a, &x->protos, "%s;\n", header);
     emit_fn_body(x, fn, fn->fn.cname, NULL, header);
@@ -871,13 +1103,12 @@ static void emit_test_main(Ex *x)
     const Vec *fns = &x->e->check->fns;
     buf_printf(x->a, d, "int main(int argc, char **argv)\n{\n");
     buf_printf(x->a, d, "    if (argc < 2 || strcmp(argv[1], \"--list\") == 0) {\n");
-    Vec tests = {0}, names = {0};
+    Vec tests = {0};
+    NameSet names = {0};
     for (int i = 0; i < fns->n; i++) {
         Node *fn = fns->v[i];
-        if (!fn->fn.is_test || vec_has_name(&names, fn->fn.cname))
-            continue;
-        vec_push(x->a, &names, (void *)fn->fn.cname);
-        vec_push(x->a, &tests, fn);
+        if (fn->fn.is_test && nameset_add(x->a, &names, fn->fn.cname))
+            vec_push(x->a, &tests, fn);
     }
     for (int i = 0; i < tests.n; i++)
         buf_printf(x->a, d, "        puts(%s);\n", emit_str_lit(x, ((Node *)tests.v[i])->fn.id));
@@ -899,13 +1130,11 @@ void emit_program(Emit *e)
     if (e->check->program && e->check->program->span.src && e->check->program->span.src->name)
         name = e->check->program->span.src->name;
     x.file_lit = emit_str_lit(&x, name);
-    Vec done = {0};   /* C names written: a function listed twice is written once */
+    NameSet done = {0};   /* C names written: a function listed twice is written once */
     for (int i = 0; i < e->check->fns.n; i++) {
         Node *fn = e->check->fns.v[i];
-        if (fn->fn.cname && vec_has_name(&done, fn->fn.cname))
-            continue;
-        vec_push(x.a, &done, (void *)fn->fn.cname);
-        emit_fn(&x, fn);
+        if (!fn->fn.cname || nameset_add(x.a, &done, fn->fn.cname))
+            emit_fn(&x, fn);
     }
     if (e->header)
         emit_library(&x, e->header, e->lib_name ? e->lib_name : "lib");
@@ -924,5 +1153,9 @@ void emit_program(Emit *e)
     fwrite(x.protos.s ? x.protos.s : "", 1, x.protos.n, e->out);
     fprintf(e->out, "\n");
     fwrite(x.kernels.s ? x.kernels.s : "", 1, x.kernels.n, e->out);
+    for (int i = 0; i < x.def_pieces.n; i++) {
+        const Buf *b = x.def_pieces.v[i];
+        fwrite(b->s, 1, b->n, e->out);
+    }
     fwrite(x.defs.s ? x.defs.s : "", 1, x.defs.n, e->out);
 }

@@ -13,6 +13,7 @@
 #define CAIRN_EMIT_H
 
 #include "cairn.h"
+#include "par.h"
 
 /* A growable string in the arena. */
 typedef struct {
@@ -43,15 +44,24 @@ typedef struct {
     bool unheld;          /* device work waits where it stands (devices.md, "One wait, or none") */
 } EFn;
 
+/* A set of names (open addressing, in the arena): what has been written
+ * once already. A list searched from the start made emitting quadratic in
+ * the number of functions. */
+typedef struct {
+    const char **keys;
+    unsigned *hashes;
+    int cap, n;
+} NameSet;
+bool nameset_add(Arena *a, NameSet *s, const char *key);   /* false: it was there */
+
 typedef struct {
     Emit *e;
     Arena *a;
     Buf types;            /* typedefs, env structs: first */
     Buf protos;           /* every function's prototype */
-    Buf defs;             /* every function's definition */
-    Vec type_names;       /* const char*: typedefs written */
-    Vec adapters;         /* Node* N_FN: has a __val adapter */
-    Vec wrappers;         /* Node* N_FN: has a __chk wrapper */
+    Buf defs;             /* every function's definition: the tail of def_pieces */
+    Vec def_pieces;       /* Buf*: definitions written whole (emit_defs_add), before defs */
+    NameSet written;      /* typedefs, __val adapters and __chk wrappers written */
     EFn *fn;              /* the function being written */
     int next_tmp;
     int next_closure;
@@ -61,16 +71,28 @@ typedef struct {
     bool uses_dev;        /* device work: include cairn_exec.h */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
+    Vec fn_bufs;          /* Buf*: the output of each level of function being written */
+    int fn_level;
+    char *run;            /* the block top-level functions are written into, one after another */
+    size_t run_used, run_cap;
+    const Source *lines_src;      /* the source line_starts is for (emit_loc) */
+    const char **line_starts;     /* where each of its lines starts */
+    int nlines;
 } Ex;
 
 /* ---- emit.c */
 void buf_printf(Arena *a, Buf *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void buf_append(Arena *a, Buf *dst, const Buf *src);
+/* Adds a function's whole definition after those written so far, without
+ * copying it (a million lines of C were copied twice over). */
+void emit_defs_add(Ex *x, const Buf *def);
 void emit_line(Ex *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *emit_fmt(Ex *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *emit_tmp(Ex *x, const char *what);
 const char *emit_ctype(Ex *x, Type *t);
 const char *emit_suffix(const Type *t);
 const char *emit_str_lit(Ex *x, const char *s);
+const char *emit_src_lit(Ex *x, const Node *e);   /* its source text, cut at SRC_TEXT_MAX */
 const char *emit_at(Ex *x, Span at);
 const char *emit_int_limit(const Type *t, bool max);
 Type *emit_fn_ret(Node *fn);
@@ -80,7 +102,16 @@ void emit_block(Ex *x, Node *b, bool loop_body);
 bool emit_has_closure(Node *n);
 
 /* ---- emit_expr.c */
+
+/* Limits of the emitted C (docs/internals.md, "Limits"). A chain of more
+ * than CHAIN_NEST links is written as statements over a temporary, not as
+ * nested calls; an operand nested deeper than SPILL_NEST brackets is
+ * computed into a temporary first; the source text a guard's message quotes
+ * is cut at SRC_TEXT_MAX characters. */
+enum { CHAIN_NEST = 16, SPILL_NEST = 48, SRC_TEXT_MAX = 200 };
+
 const char *emit_expr(Ex *x, Node *e);
+const char *emit_operand(Ex *x, Node *e);   /* emit_expr, spilled when it nests too deep */
 const char *emit_addr(Ex *x, Node *lvalue);
 const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag);
 bool emit_is_impure(const Node *e);
@@ -92,6 +123,7 @@ void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
 typedef struct {
     Vec declared;         /* Sym* declared inside */
     Vec used;             /* Sym* named, in first-use order */
+    PtrSet declared_set, used_set;   /* the same, to test membership (par.h) */
 } Caps;
 void caps_add(Ex *x, Caps *c, Node *n);
 

@@ -190,18 +190,18 @@ static void part_fields(Ex *x, Ctxt *k, const char *n, const char *P, const char
 {
     field(x, k, "size_t", "cn_n", n);
     field(x, k, "size_t", "cn_P", P);
-    field(x, k, arena_printf(x->a, "%s *", acc_t), "cn_part", parts);
+    field(x, k, emit_fmt(x, "%s *", acc_t), "cn_part", parts);
 }
 
 /* K_ident and K_merge: the accumulator's identity and its combination. */
 static void ident_merge_fns(Ex *x, Ctxt *k, Coll *c)
 {
     LaneFn F;
-    dev_fn_begin(x, &F, k, "_ident", arena_printf(x->a, "%s *cn_r", c->acc_t), false);
+    dev_fn_begin(x, &F, k, "_ident", emit_fmt(x, "%s *cn_r", c->acc_t), false);
     acc_decl(x, c, "cn_acc");
     emit_line(x, "*cn_r = cn_acc;");
     dev_fn_end(x, &F);
-    dev_fn_begin(x, &F, k, "_merge", arena_printf(x->a, "%s *cn_a, const %s *cn_b", c->acc_t, c->acc_t), false);
+    dev_fn_begin(x, &F, k, "_merge", emit_fmt(x, "%s *cn_a, const %s *cn_b", c->acc_t, c->acc_t), false);
     emit_line(x, "%s cn_acc = *cn_a;", c->acc_t);
     acc_merge(x, c, "cn_acc", "(*cn_b)");
     emit_line(x, "*cn_a = cn_acc;");
@@ -231,7 +231,7 @@ static void fold_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const c
 {
     LaneFn F;
     dev_fn_begin(x, &F, k, "_fold",
-                 arena_printf(x->a, "size_t cn_lo, size_t cn_hi, size_t cn_step, %s *cn_r", acc_t), true);
+                 emit_fmt(x, "size_t cn_lo, size_t cn_hi, size_t cn_step, %s *cn_r", acc_t), true);
     if (c)
         acc_decl(x, c, "cn_acc");
     else
@@ -243,9 +243,9 @@ static void fold_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const c
     for (int q = 0; q < FOLD_WIDTH; q++)
         emit_line(x, "%s cn_y%d;", term_t, q);
     for (int q = 0; q < FOLD_WIDTH; q++)
-        term_into(x, e, arena_printf(x->a, "cn_j + %d * cn_step", q), arena_printf(x->a, "cn_y%d", q));
+        term_into(x, e, emit_fmt(x, "cn_j + %d * cn_step", q), emit_fmt(x, "cn_y%d", q));
     for (int q = 0; q < FOLD_WIDTH; q++) {
-        const char *y = arena_printf(x->a, "cn_y%d", q);
+        const char *y = emit_fmt(x, "cn_y%d", q);
         if (c)
             acc_fold(x, c, "cn_acc", y);
         else
@@ -271,7 +271,7 @@ static void fold_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const c
 static void term_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const char *term_t)
 {
     LaneFn F;
-    dev_fn_begin(x, &F, k, "_term", arena_printf(x->a, "size_t cn_j, %s *cn_r", acc_t), true);
+    dev_fn_begin(x, &F, k, "_term", emit_fmt(x, "size_t cn_j, %s *cn_r", acc_t), true);
     emit_line(x, "%s cn_y;", term_t);
     term_into(x, e, "cn_j", "cn_y");
     if (c) {
@@ -386,11 +386,11 @@ static const char *collector_what(Ex *x, Node *e)
 
 static const char *fnames(Ex *x, Ctxt *k, const char *a, const char *b, const char *c, const char *d)
 {
-    const char *s = arena_printf(x->a, "%s_%s, %s_%s", k->name, a, k->name, b);
+    const char *s = emit_fmt(x, "%s_%s, %s_%s", k->name, a, k->name, b);
     if (c)
-        s = arena_printf(x->a, "%s, %s_%s", s, k->name, c);
+        s = emit_fmt(x, "%s, %s_%s", s, k->name, c);
     if (d)
-        s = arena_printf(x->a, "%s, %s_%s", s, k->name, d);
+        s = emit_fmt(x, "%s, %s_%s", s, k->name, d);
     return s;
 }
 
@@ -403,7 +403,7 @@ static const char *dev_reduce(Ex *x, Node *e)
     k.what = collector_what(x, e);
     DevParts d = dev_parts(x, &k, e, c.acc_t);
     const char *out = emit_tmp(x, "out");
-    field(x, &k, arena_printf(x->a, "%s *", vt), "cn_out", out);
+    field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
     ctx_struct(x, &k);
     hoist_term_guards(x, e, d.n);
     dev_parts_alloc(x, &d, c.acc_t, c.at);
@@ -423,7 +423,7 @@ static const char *dev_reduce(Ex *x, Node *e)
     ident_merge_fns(x, &k, &c);
     fold_fn(x, &k, &c, e, c.acc_t, vt);
     LaneFn F;
-    dev_fn_begin(x, &F, &k, "_finish", arena_printf(x->a, "%s *cn_tot", c.acc_t), true);
+    dev_fn_begin(x, &F, &k, "_finish", emit_fmt(x, "%s *cn_tot", c.acc_t), true);
     emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
     emit_line(x, "*cn_out = %s;", acc_value(x, &c, "cn_acc"));
     dev_fn_end(x, &F);
@@ -445,7 +445,7 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     DevParts d = dev_parts(x, &k, e, c.acc_t);
     const char *dname, *dv = emit_dest_view(x, e, &k, &dname);
     const char *out = emit_tmp(x, "out");
-    field(x, &k, arena_printf(x->a, "%s *", vt), "cn_out", out);
+    field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
     ctx_struct(x, &k);
     emit_line(x, "if (%s > %s.n)", d.n, dv);
     emit_line(x, "    (void)cn_idx_u(%s.n, %s.n, %s, %s);", dv, dv, dname, c.at);
@@ -459,12 +459,12 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     term_fn(x, &k, &c, e, c.acc_t, vt);
     LaneFn F;
     dev_fn_begin(x, &F, &k, "_put",
-                 arena_printf(x->a, "size_t cn_j, const %s *cn_before, const %s *cn_t", c.acc_t, c.acc_t), true);
+                 emit_fmt(x, "size_t cn_j, const %s *cn_before, const %s *cn_t", c.acc_t, c.acc_t), true);
     emit_line(x, "%s cn_acc = *cn_before;", c.acc_t);
     acc_merge(x, &c, "cn_acc", "(*cn_t)");
     emit_line(x, "cn_dest.p[cn_j] = %s;", acc_value(x, &c, "cn_acc"));
     dev_fn_end(x, &F);
-    dev_fn_begin(x, &F, &k, "_finish", arena_printf(x->a, "%s *cn_tot", c.acc_t), true);
+    dev_fn_begin(x, &F, &k, "_finish", emit_fmt(x, "%s *cn_tot", c.acc_t), true);
     emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
     emit_line(x, "*cn_out = %s;", acc_value(x, &c, "cn_acc"));
     dev_fn_end(x, &F);
@@ -488,7 +488,7 @@ static const char *dev_compact(Ex *x, Node *e, bool discarded)
     ctx_struct(x, &k);
     hoist_term_guards(x, e, d.n);
     dev_parts_alloc(x, &d, "size_t", at);
-    const char *res = scan_passes(x, &k, &d, discarded, "size_t", arena_printf(x->a, "%s + %s", d.parts, d.P), at);
+    const char *res = scan_passes(x, &k, &d, discarded, "size_t", emit_fmt(x, "%s + %s", d.parts, d.P), at);
 
     LaneFn F;
     dev_fn_begin(x, &F, &k, "_ident", "size_t *cn_r", false);
@@ -549,7 +549,7 @@ static const char *dir_of(const Type *dst, const Type *src)
 static const char *transfer_sides(Ex *x, Node *call, const char **d, const char **s)
 {
     Node *dn = call->call.args.v[0], *sn = call->call.args.v[1];
-    const char *vt = arena_printf(x->a, "cn_view_%s", emit_suffix(dn->ty->elem));
+    const char *vt = emit_fmt(x, "cn_view_%s", emit_suffix(dn->ty->elem));
     *d = emit_tmp(x, "td");
     *s = emit_tmp(x, "ts");
     emit_line(x, "const %s %s = %s;", vt, *d, emit_expr(x, dn));
@@ -581,7 +581,7 @@ const char *emit_dev_transfer(Ex *x, Node *call)
 static const char *after_list(Ex *x, Node *e, const char **count)
 {
     int n = e->spawn.after.n;
-    *count = arena_printf(x->a, "%d", n);
+    *count = emit_fmt(x, "%d", n);
     if (n == 0)
         return "NULL";
     const char *a = emit_tmp(x, "after");
@@ -648,11 +648,11 @@ void emit_dev_buffer(Ex *x, Node *s)
     const char *suf = emit_suffix(elem), *ct = emit_ctype(x, elem);
     const char *n = emit_expr(x, s->buffer.size);
     if (type_is_signed(s->buffer.size->ty))
-        n = arena_printf(x->a, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
+        n = emit_fmt(x, "cn_to_usize_s((long long)(%s), %s)", n, emit_at(x, s->buffer.size->span));
     const char *nv = emit_tmp(x, "bn");
     emit_line(x, "const size_t %s = %s;", nv, n);
     emit_line(x, "cn_view_%s %s = cn_view_%s_make((%s *)cn_exec_buffer(%s, %s, sizeof(%s), %s, %s), %s);", suf,
               sym->cname, suf, ct, kind, nv, ct, emit_str_lit(x, s->buffer.id), emit_at(x, s->span), nv);
     vec_push(x->a, &x->fn->scope->releases,
-             (void *)arena_printf(x->a, "cn_exec_free_mem(cn_exec_get(), %s, %s.p);", kind, sym->cname));
+             (void *)emit_fmt(x, "cn_exec_free_mem(cn_exec_get(), %s, %s.p);", kind, sym->cname));
 }

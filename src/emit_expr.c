@@ -16,6 +16,7 @@
  * plain C: the host build uses -ffp-contract=off -fno-fast-math, so every
  * operation rounds once, as written.
  */
+#include "chain.h"
 #include "emit.h"
 
 #include <errno.h>
@@ -51,7 +52,11 @@ bool emit_is_impure(const Node *e)
             return true;
         return any_impure(&e->call.args);
     case N_UNARY: return emit_is_impure(e->unary.a);
-    case N_BINARY: return emit_is_impure(e->binary.a) || emit_is_impure(e->binary.b);
+    case N_BINARY:
+        for (; e->kind == N_BINARY; e = e->binary.a)   /* down a chain: no recursion (chain.h) */
+            if (emit_is_impure(e->binary.b))
+                return true;
+        return emit_is_impure(e);
     case N_INDEX: return emit_is_impure(e->index.base) || emit_is_impure(e->index.index);
     case N_SLICE:
         return emit_is_impure(e->slice.base) || emit_is_impure(e->slice.lo) ||
@@ -90,7 +95,7 @@ static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const
         Buf pre = {0};
         Buf *saved = x->fn->out;
         x->fn->out = &pre;
-        out[k] = want_addr && want_addr[k] ? emit_addr(x, ops[k]) : emit_expr(x, ops[k]);
+        out[k] = want_addr && want_addr[k] ? emit_addr(x, ops[k]) : emit_operand(x, ops[k]);
         x->fn->out = saved;
         if (pre.n || emit_is_impure(ops[k])) {
             for (int j = 0; j < k; j++) {
@@ -116,6 +121,48 @@ static const char *materialize(Ex *x, Node *e, const char *v)
     return t;
 }
 
+/* ------------------------------------------------------ nesting in C */
+
+/* How deep the brackets of a C expression nest ( (, [ and { alike, as
+ * clang counts them), string and character literals skipped. */
+static int c_nesting(const char *s)
+{
+    int d = 0, max = 0;
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\'') {
+            char q = *s;
+            for (s++; *s && *s != q; s++)
+                if (*s == '\\' && s[1])
+                    s++;
+            if (!*s)
+                break;
+        } else if (*s == '(' || *s == '[' || *s == '{') {
+            if (++d > max)
+                max = d;
+        } else if (*s == ')' || *s == ']' || *s == '}') {
+            d--;
+        }
+    }
+    return max;
+}
+
+/* An operand's C expression. One nested deeper than SPILL_NEST brackets is
+ * computed into a temporary first (its statements, like a collector's, come
+ * before the statement that uses it, and emit_operands keeps the operands
+ * before it in order), so however deep the source nests, no expression of
+ * the emitted C nests deeper than SPILL_NEST plus the few brackets one
+ * operation adds: clang refuses more than 256, and users compile our C with
+ * their own compilers, so no -fbracket-depth. An Array is never spilled: a
+ * copy of it is not the place an element is written to. */
+const char *emit_operand(Ex *x, Node *e)
+{
+    const char *v = emit_expr(x, e);
+    if (strlen(v) <= 2 * SPILL_NEST || !e->ty || e->ty->kind == TY_VOID || e->ty->kind == TY_ARRAY ||
+        c_nesting(v) <= SPILL_NEST)
+        return v;
+    return materialize(x, e, v);
+}
+
 /* ------------------------------------------------------------ literals */
 
 /* An integer literal of type t with value (neg ? -mag : mag), written so the
@@ -124,24 +171,24 @@ const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag)
 {
     if (neg && mag == 0)
         neg = false;
-    const char *ds = arena_printf(x->a, "%s%llu", neg ? "-" : "", (unsigned long long)mag);
+    const char *ds = emit_fmt(x, "%s%llu", neg ? "-" : "", (unsigned long long)mag);
     switch (t->kind) {
     case TY_BOOL: return mag ? "true" : "false";
     case TY_I64:
         if (neg && mag == (uint64_t)1 << 63)
             return "INT64_MIN";
-        return arena_printf(x->a, "INT64_C(%s)", ds);
+        return emit_fmt(x, "INT64_C(%s)", ds);
     case TY_I32:
         if (neg && mag == (uint64_t)1 << 31)
             return "INT32_MIN";
-        return neg ? arena_printf(x->a, "(%s)", ds) : ds;
+        return neg ? emit_fmt(x, "(%s)", ds) : ds;
     case TY_I8: case TY_I16: case TY_U8: case TY_U16:
-        return arena_printf(x->a, "((%s)%s)", emit_ctype(x, (Type *)t), ds);
-    case TY_U32: return arena_printf(x->a, "%su", ds);
-    case TY_U64: return arena_printf(x->a, "UINT64_C(%s)", ds);
-    case TY_USIZE: return arena_printf(x->a, "((size_t)UINT64_C(%s))", ds);
-    case TY_F32: return arena_printf(x->a, "%s.0f", ds);
-    case TY_F64: return arena_printf(x->a, "%s.0", ds);
+        return emit_fmt(x, "((%s)%s)", emit_ctype(x, (Type *)t), ds);
+    case TY_U32: return emit_fmt(x, "%su", ds);
+    case TY_U64: return emit_fmt(x, "UINT64_C(%s)", ds);
+    case TY_USIZE: return emit_fmt(x, "((size_t)UINT64_C(%s))", ds);
+    case TY_F32: return emit_fmt(x, "%s.0f", ds);
+    case TY_F64: return emit_fmt(x, "%s.0", ds);
     default: die("emit: integer literal of type kind %d", (int)t->kind);
     }
 }
@@ -155,8 +202,8 @@ static const char *float_value(Ex *x, const Type *t, double v)
     if (isinf(v))
         return v > 0 ? (f32 ? "HUGE_VALF" : "HUGE_VAL") : (f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)");
     if (f32)
-        return arena_printf(x->a, "%s%af", signbit(v) ? "-" : "", fabs(v));
-    return arena_printf(x->a, "%s%a", signbit(v) ? "-" : "", fabs(v));
+        return emit_fmt(x, "%s%af", signbit(v) ? "-" : "", fabs(v));
+    return emit_fmt(x, "%s%a", signbit(v) ? "-" : "", fabs(v));
 }
 
 /* A float literal is rounded once, straight from its decimal text to its
@@ -207,9 +254,9 @@ static bool is_captured(Ex *x, const Sym *s)
  * pointer itself. */
 static const char *sym_place(Ex *x, const Sym *s, bool raw)
 {
-    const char *base = is_captured(x, s) ? arena_printf(x->a, "cn_env->%s", s->cname) : s->cname;
+    const char *base = is_captured(x, s) ? emit_fmt(x, "cn_env->%s", s->cname) : s->cname;
     if (!raw && s->ty && s->ty->kind == TY_REF)
-        return arena_printf(x->a, "(*%s)", base);
+        return emit_fmt(x, "(*%s)", base);
     return base;
 }
 
@@ -269,16 +316,31 @@ static const char *emit_unary(Ex *x, Node *e)
     Type *t = e->ty;
     if (e->unary.op == T_MINUS && a->kind == N_INT)
         return int_node_lit(x, a, true);   /* -128 is an i8 literal, not -(128) */
-    const char *v = emit_expr(x, a);
+    const char *v = emit_operand(x, a);
     switch (e->unary.op) {
     case T_MINUS:
         if (type_is_int(t))
-            return arena_printf(x->a, "cn_neg_%s(%s, %s)", emit_suffix(t), v, emit_at(x, e->span));
-        return arena_printf(x->a, "(-%s)", v);
-    case T_BANG: return arena_printf(x->a, "(!%s)", v);
-    case T_TILDE: return arena_printf(x->a, "((%s)~%s)", emit_ctype(x, t), v);
+            return emit_fmt(x, "cn_neg_%s(%s, %s)", emit_suffix(t), v, emit_at(x, e->span));
+        return emit_fmt(x, "(-%s)", v);
+    case T_BANG: return emit_fmt(x, "(!%s)", v);
+    case T_TILDE: return emit_fmt(x, "((%s)~%s)", emit_ctype(x, t), v);
     default: die("emit: unary operator %s", tok_name(e->unary.op));
     }
+}
+
+/* One link of a chain: its operator on the C values of its operands. */
+static const char *link_value(Ex *x, Node *e, const char *va, const char *vb)
+{
+    TokKind op = e->binary.op;
+    Type *t = e->binary.a->ty;
+    const char *name = arith_name(op);
+    if (name && type_is_int(t))
+        return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), va, vb, emit_at(x, e->span));
+    if (op == T_PERCENT)
+        return emit_fmt(x, "cn_rem_%s(%s, %s)", emit_suffix(t), va, vb);
+    if (op == T_AMP || op == T_PIPE || op == T_CARET)
+        return emit_fmt(x, "((%s)(%s %s %s))", emit_ctype(x, e->ty), va, tok_name(op), vb);
+    return emit_fmt(x, "(%s %s %s)", va, tok_name(op), vb);
 }
 
 /* a && b, a || b: when b needs statements of its own they run only where
@@ -286,16 +348,16 @@ static const char *emit_unary(Ex *x, Node *e)
 static const char *emit_logical(Ex *x, Node *e)
 {
     bool and_ = e->binary.op == T_ANDAND;
-    const char *a = emit_expr(x, e->binary.a);
+    const char *a = emit_operand(x, e->binary.a);
     Buf pre = {0};
     Buf *saved = x->fn->out;
     x->fn->out = &pre;
     x->fn->indent++;
-    const char *b = emit_expr(x, e->binary.b);
+    const char *b = emit_operand(x, e->binary.b);
     x->fn->indent--;
     x->fn->out = saved;
     if (!pre.n)
-        return arena_printf(x->a, "(%s %s %s)", a, and_ ? "&&" : "||", b);
+        return emit_fmt(x, "(%s %s %s)", a, and_ ? "&&" : "||", b);
     const char *t = emit_tmp(x, "c");
     emit_line(x, "bool %s = %s;", t, a);
     emit_line(x, "if (%s%s) {", and_ ? "" : "!", t);
@@ -307,24 +369,75 @@ static const char *emit_logical(Ex *x, Node *e)
     return t;
 }
 
+/* A link of a long chain whose left value is in the temporary t: && and ||
+ * run their right operand only where the left lets them. */
+static void chain_logical_link(Ex *x, Node *e, const char *t)
+{
+    bool and_ = e->binary.op == T_ANDAND;
+    Buf pre = {0};
+    Buf *saved = x->fn->out;
+    x->fn->out = &pre;
+    x->fn->indent++;
+    const char *b = emit_operand(x, e->binary.b);
+    x->fn->indent--;
+    x->fn->out = saved;
+    if (!pre.n) {
+        emit_line(x, "%s = %s %s %s;", t, t, and_ ? "&&" : "||", b);
+        return;
+    }
+    emit_line(x, "if (%s%s) {", and_ ? "" : "!", t);
+    buf_append(x->a, x->fn->out, &pre);
+    x->fn->indent++;
+    emit_line(x, "%s = %s;", t, b);
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+/* A chain longer than CHAIN_NEST links (chain.h) as statements, one link a
+ * line, over a temporary: the leaf into it, then each link in turn, left
+ * to right, so C nests nothing however long the chain is (clang refuses
+ * 256 nested brackets and overflows its stack on a flat `a + b + ...` of
+ * some ten thousand terms, comma chains included). Every link keeps its
+ * own guard and location; a right operand's statements (a collector, a
+ * temporary) come just before its link, after the left value is held. A
+ * link whose type differs from the one below (a comparison over a sum)
+ * starts a new temporary. */
+static const char *emit_chain(Ex *x, Node *top)
+{
+    Spine sp;
+    Node *leaf = spine_of(&sp, top);
+    Type *tt = leaf->ty;
+    const char *t = emit_tmp(x, "s");
+    emit_line(x, "%s %s = %s;", emit_ctype(x, tt), t, emit_operand(x, leaf));
+    for (int i = sp.n - 1; i >= 0; i--) {
+        Node *e = sp.v[i];
+        if (e->binary.op == T_ANDAND || e->binary.op == T_OROR) {
+            chain_logical_link(x, e, t);   /* its left value is a bool, as t is */
+            continue;
+        }
+        const char *v = link_value(x, e, t, emit_operand(x, e->binary.b));
+        if (type_equal(e->ty, tt)) {
+            emit_line(x, "%s = %s;", t, v);
+            continue;
+        }
+        t = emit_tmp(x, "s");
+        tt = e->ty;
+        emit_line(x, "%s %s = %s;", emit_ctype(x, tt), t, v);
+    }
+    spine_free(&sp);
+    return t;
+}
+
 static const char *emit_binary(Ex *x, Node *e)
 {
-    TokKind op = e->binary.op;
-    if (op == T_ANDAND || op == T_OROR)
+    if (spine_length(e) > CHAIN_NEST)
+        return emit_chain(x, e);
+    if (e->binary.op == T_ANDAND || e->binary.op == T_OROR)
         return emit_logical(x, e);
     Node *ops[2] = {e->binary.a, e->binary.b};
     const char *v[2];
     emit_operands(x, ops, 2, NULL, v);
-    Type *t = e->binary.a->ty;
-    const char *name = arith_name(op);
-    if (name && type_is_int(t))
-        return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), v[0], v[1],
-                            emit_at(x, e->span));
-    if (op == T_PERCENT)
-        return arena_printf(x->a, "cn_rem_%s(%s, %s)", emit_suffix(t), v[0], v[1]);
-    if (op == T_AMP || op == T_PIPE || op == T_CARET)
-        return arena_printf(x->a, "((%s)(%s %s %s))", emit_ctype(x, e->ty), v[0], tok_name(op), v[1]);
-    return arena_printf(x->a, "(%s %s %s)", v[0], tok_name(op), v[1]);
+    return link_value(x, e, v[0], v[1]);
 }
 
 /* ------------------------------------------------------ index and slice */
@@ -335,32 +448,49 @@ static const char *checked_index(Ex *x, Node *idx, const char *iv, const char *l
                                  const char *what, Span at)
 {
     bool s = type_is_signed(idx->ty);
-    return arena_printf(x->a, "cn_idx_%s((%s)(%s), %s, %s, %s)", s ? "s" : "u",
+    return emit_fmt(x, "cn_idx_%s((%s)(%s), %s, %s, %s)", s ? "s" : "u",
                         s ? "long long" : "unsigned long long", iv, len, what, emit_at(x, at));
+}
+
+/* An element of an Array that is a place (a local, a parameter, an element
+ * of one): the Array is designated by its address, so that an index with
+ * statements of its own (a collector, a spilled operand) never leaves the
+ * element in a copy of the Array, which a write would miss. */
+static const char *array_element(Ex *x, Node *e, const char *what)
+{
+    Node *ops[2] = {e->index.base, e->index.index};
+    const bool addr[2] = {true, false};
+    const char *v[2];
+    emit_operands(x, ops, 2, addr, v);
+    const char *arr = v[0][0] == '&' ? v[0] + 1 : emit_fmt(x, "(*%s)", v[0]);
+    const char *len = emit_fmt(x, "%lld", (long long)e->index.base->ty->count);
+    return emit_fmt(x, "%s.v[%s]", arr, checked_index(x, e->index.index, v[1], len, what, e->span));
 }
 
 static const char *emit_index(Ex *x, Node *e)
 {
     Node *base = e->index.base;
+    const char *what = emit_src_lit(x, base);
+    Type *bt = base->ty;
+    if (bt->kind == TY_ARRAY && (base->kind == N_NAME || base->kind == N_INDEX))
+        return array_element(x, e, what);
     Node *ops[2] = {base, e->index.index};
     const char *v[2];
     emit_operands(x, ops, 2, NULL, v);
-    const char *what = emit_str_lit(x, expand_expr(x->a, base));
-    Type *bt = base->ty;
     if (bt->kind == TY_ARRAY) {
-        const char *len = arena_printf(x->a, "%lld", (long long)bt->count);
-        return arena_printf(x->a, "%s.v[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
+        const char *len = emit_fmt(x, "%lld", (long long)bt->count);
+        return emit_fmt(x, "%s.v[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
     }
     if (bt->kind != TY_VIEW)
         die("emit: index into type kind %d", (int)bt->kind);
     if (base->kind == N_NAME && e->index.covered)
-        return arena_printf(x->a, "%s.p[%s]", v[0], v[1]);
+        return emit_fmt(x, "%s.p[%s]", v[0], v[1]);
     if (base->kind == N_NAME) {
-        const char *len = arena_printf(x->a, "%s.n", v[0]);
-        return arena_printf(x->a, "%s.p[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
+        const char *len = emit_fmt(x, "%s.n", v[0]);
+        return emit_fmt(x, "%s.p[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));
     }
     bool s = type_is_signed(e->index.index->ty);
-    return arena_printf(x->a, "(*cn_at_%s_%s(%s, (%s)(%s), %s, %s))", emit_suffix(bt->elem),
+    return emit_fmt(x, "(*cn_at_%s_%s(%s, (%s)(%s), %s, %s))", emit_suffix(bt->elem),
                         s ? "s" : "u", v[0], s ? "long long" : "unsigned long long", v[1], what,
                         emit_at(x, e->span));
 }
@@ -369,28 +499,28 @@ static const char *emit_index(Ex *x, Node *e)
 static const char *emit_slice(Ex *x, Node *e)
 {
     Node *base = e->slice.base;
-    const char *bv = emit_expr(x, base);
+    const char *bv = emit_operand(x, base);
     if (!is_stable(base) && base->kind != N_NAME)
         bv = materialize(x, base, bv);
     Type *bt = base->ty;
     const char *suf = emit_suffix(bt->elem);
     if (bt->kind == TY_ARRAY)
-        bv = arena_printf(x->a, "cn_view_%s_make(%s.v, %lld)", suf, bv, (long long)bt->count);
-    const char *lo = "0", *hi = arena_printf(x->a, "%s.n", bv);
+        bv = emit_fmt(x, "cn_view_%s_make(%s.v, %lld)", suf, bv, (long long)bt->count);
+    const char *lo = "0", *hi = emit_fmt(x, "%s.n", bv);
     bool lo_s = false, hi_s = false;
     if (e->slice.lo) {
-        lo = emit_expr(x, e->slice.lo);
+        lo = emit_operand(x, e->slice.lo);
         lo_s = type_is_signed(e->slice.lo->ty);
     }
     if (e->slice.hi) {
         if (e->slice.lo && emit_is_impure(e->slice.hi) && !is_stable(e->slice.lo))
             lo = materialize(x, e->slice.lo, lo);
-        hi = emit_expr(x, e->slice.hi);
+        hi = emit_operand(x, e->slice.hi);
         hi_s = type_is_signed(e->slice.hi->ty);
     }
-    return arena_printf(x->a, "cn_slice_%s(%s, (long long)(%s), %s, (long long)(%s), %s, %s, %s)",
+    return emit_fmt(x, "cn_slice_%s(%s, (long long)(%s), %s, (long long)(%s), %s, %s, %s)",
                         suf, bv, lo, lo_s ? "true" : "false", hi, hi_s ? "true" : "false",
-                        emit_str_lit(x, expand_expr(x->a, base)), emit_at(x, e->span));
+                        emit_src_lit(x, base), emit_at(x, e->span));
 }
 
 /* The address of an lvalue: a rw<T> argument, or the place of x OP= e. */
@@ -400,10 +530,10 @@ const char *emit_addr(Ex *x, Node *e)
         Sym *s = e->name.sym;
         if (s->ty && s->ty->kind == TY_REF)
             return sym_place(x, s, true);
-        return arena_printf(x->a, "&%s", sym_place(x, s, false));
+        return emit_fmt(x, "&%s", sym_place(x, s, false));
     }
     if (e->kind == N_INDEX)
-        return arena_printf(x->a, "&%s", emit_index(x, e));
+        return emit_fmt(x, "&%s", emit_index(x, e));
     die("emit: %s is not a place", node_kind_name(e->kind));
 }
 
@@ -422,7 +552,7 @@ static bool int_range_within(const Type *from, const Type *to)
 static const char *storage_to_f32(Ex *x, const Type *from, const char *v)
 {
     x->uses_float = true;
-    return arena_printf(x->a, "cn_widen_%s(%s)", emit_suffix(from), v);
+    return emit_fmt(x, "cn_widen_%s(%s)", emit_suffix(from), v);
 }
 
 /* T(v): a conversion that may not fit is guarded; int to float, f64 to f32
@@ -433,7 +563,7 @@ static const char *emit_convert(Ex *x, Node *e)
 {
     Node *arg = e->call.args.v[0];
     Type *from = arg->ty, *to = e->ty;
-    const char *v = emit_expr(x, arg);
+    const char *v = emit_operand(x, arg);
     const char *ct = emit_ctype(x, to);
     if (from == to || (from->kind == to->kind && type_is_scalar(from)))
         return v;
@@ -445,22 +575,22 @@ static const char *emit_convert(Ex *x, Node *e)
     }
     if (type_is_storage_float(to)) {
         x->uses_float = true;
-        return arena_printf(x->a, "cn_narrow_%s%s(%s, %s)", emit_suffix(to), from->kind == TY_F64 ? "_f64" : "", v,
+        return emit_fmt(x, "cn_narrow_%s%s(%s, %s)", emit_suffix(to), from->kind == TY_F64 ? "_f64" : "", v,
                             emit_at(x, e->span));
     }
     if (to->kind == TY_BOOL)
-        return arena_printf(x->a, "((%s) != 0)", v);
+        return emit_fmt(x, "((%s) != 0)", v);
     if (type_is_float(to))
-        return arena_printf(x->a, "((%s)(%s))", ct, v);
+        return emit_fmt(x, "((%s)(%s))", ct, v);
     /* to an integer */
     if (from->kind == TY_BOOL)
-        return arena_printf(x->a, "((%s)(%s))", ct, v);
+        return emit_fmt(x, "((%s)(%s))", ct, v);
     if (type_is_float(from))
-        return arena_printf(x->a, "cn_f2i_%s((double)(%s), %s)", emit_suffix(to), v, emit_at(x, e->span));
+        return emit_fmt(x, "cn_f2i_%s((double)(%s), %s)", emit_suffix(to), v, emit_at(x, e->span));
     if (int_range_within(from, to))
-        return arena_printf(x->a, "((%s)(%s))", ct, v);
+        return emit_fmt(x, "((%s)(%s))", ct, v);
     bool s = type_is_signed(from);
-    return arena_printf(x->a, "cn_to_%s_%s((%s)(%s), %s)", emit_suffix(to), s ? "s" : "u",
+    return emit_fmt(x, "cn_to_%s_%s((%s)(%s), %s)", emit_suffix(to), s ? "s" : "u",
                         s ? "long long" : "unsigned long long", v, emit_at(x, e->span));
 }
 
@@ -501,13 +631,6 @@ static bool needs_extent_check(Node *fn)
     return false;
 }
 
-static bool seen(const Vec *v, const void *p)
-{
-    for (int i = 0; i < v->n; i++)
-        if (v->v[i] == p)
-            return true;
-    return false;
-}
 
 /* A helper C function with its own output; the caller writes its body. */
 static EFn *helper_begin(Ex *x, EFn *f, Buf *out, Type *ret)
@@ -527,15 +650,14 @@ static EFn *helper_begin(Ex *x, EFn *f, Buf *out, Type *ret)
  * expression names them as they are), then calls fn. */
 static const char *extent_wrapper(Ex *x, Node *fn)
 {
-    const char *name = arena_printf(x->a, "%s__chk", fn->fn.cname);
-    if (seen(&x->wrappers, fn))
+    const char *name = emit_fmt(x, "%s__chk", fn->fn.cname);
+    if (!nameset_add(x->a, &x->written, name))
         return name;
-    vec_push(x->a, &x->wrappers, fn);
     Type *ret = emit_fn_ret(fn);
     Buf params = {0}, out = {0};
     emit_params_decl(x, fn, &params, false);
     const char *qual = fn->fn.is_kernel ? "CN_DEV_LANE" : fn->fn.on_device ? "CN_DEV_BOTH" : "static";
-    const char *header = arena_printf(x->a, "%s %s %s(const char *cn_f, int cn_l, int cn_c%s%s)", qual,
+    const char *header = emit_fmt(x, "%s %s %s(const char *cn_f, int cn_l, int cn_c%s%s)", qual,
                                       emit_ctype(x, ret), name, fn->fn.params.n ? ", " : "",
                                       fn->fn.params.n ? params.s : "");
     buf_printf(x->a, &x->protos, "%s;\n", header);
@@ -553,16 +675,16 @@ static const char *extent_wrapper(Ex *x, Node *fn)
         bool s = t->extent->ty && type_is_signed(t->extent->ty);
         emit_line(x, "cn_extent_check(%s.n, (long long)(%s), %s, %s, %s, %s, cn_f, cn_l, cn_c);",
                   args[i], want, s ? "true" : "false", emit_str_lit(x, fn->fn.id),
-                  emit_str_lit(x, p->param.id), emit_str_lit(x, expand_expr(x->a, t->extent)));
+                  emit_str_lit(x, p->param.id), emit_src_lit(x, t->extent));
     }
-    const char *call = arena_printf(x->a, "%s(%s)", fn->fn.cname, join(x, args, fn->fn.params.n, NULL));
+    const char *call = emit_fmt(x, "%s(%s)", fn->fn.cname, join(x, args, fn->fn.params.n, NULL));
     if (ret->kind == TY_VOID)
         emit_line(x, "%s;", call);
     else
         emit_line(x, "return %s;", call);
     buf_printf(x->a, &out, "}\n\n");
     x->fn = saved;
-    buf_append(x->a, &x->defs, &out);
+    emit_defs_add(x, &out);
     return name;
 }
 
@@ -578,9 +700,9 @@ static const char *emit_fn_call(Ex *x, Node *e)
         addr[i] = emit_param_type(fn->fn.params.v[i])->kind == TY_REF;
     emit_operands(x, (Node **)e->call.args.v, n, addr, v);
     if (needs_extent_check(fn))
-        return arena_printf(x->a, "%s(%s)", extent_wrapper(x, fn),
+        return emit_fmt(x, "%s(%s)", extent_wrapper(x, fn),
                             join(x, v, n, emit_at(x, e->span)));
-    return arena_printf(x->a, "%s(%s)", fn->fn.cname, join(x, v, n, NULL));
+    return emit_fmt(x, "%s(%s)", fn->fn.cname, join(x, v, n, NULL));
 }
 
 /* A call through a function value: its pointer, given its environment. */
@@ -601,22 +723,22 @@ static const char *emit_value_call(Ex *x, Node *e)
     const char *c = v[0];
     if (callee->kind != N_NAME && strncmp(c, "cn_a", 4))
         c = materialize(x, callee, c);
-    return arena_printf(x->a, "%s.fn(%s)", c, join(x, v + 1, n, arena_printf(x->a, "%s.env", c)));
+    return emit_fmt(x, "%s.fn(%s)", c, join(x, v + 1, n, emit_fmt(x, "%s.env", c)));
 }
 
 static const char *print_one(Ex *x, Type *t, const char *v)
 {
     if (t->kind == TY_STRING)
-        return arena_printf(x->a, "cn_print_str(%s)", v);
+        return emit_fmt(x, "cn_print_str(%s)", v);
     if (t->kind == TY_BOOL)
-        return arena_printf(x->a, "cn_print_bool(%s)", v);
+        return emit_fmt(x, "cn_print_bool(%s)", v);
     if (type_is_int(t))
-        return type_is_signed(t) ? arena_printf(x->a, "cn_print_i64((long long)(%s))", v)
-                                 : arena_printf(x->a, "cn_print_u64((unsigned long long)(%s))", v);
+        return type_is_signed(t) ? emit_fmt(x, "cn_print_i64((long long)(%s))", v)
+                                 : emit_fmt(x, "cn_print_u64((unsigned long long)(%s))", v);
     if (type_is_float(t))
-        return arena_printf(x->a, "cn_print_%s(%s)", emit_suffix(t), v);
+        return emit_fmt(x, "cn_print_%s(%s)", emit_suffix(t), v);
     if (type_is_storage_float(t))
-        return arena_printf(x->a, "cn_print_f32(%s)", storage_to_f32(x, t, v));
+        return emit_fmt(x, "cn_print_f32(%s)", storage_to_f32(x, t, v));
     die("emit: print of type kind %d", (int)t->kind);
 }
 
@@ -632,6 +754,18 @@ static const char *emit_print(Ex *x, Node *e, bool newline)
         for (int i = 0; i < n; i++)
             if (!is_stable(args[i]))
                 v[i] = materialize(x, args[i], v[i]);
+    if (n > CHAIN_NEST) {
+        /* many values: one statement each, since a comma expression is a
+         * chain to a C compiler (chain.h) */
+        for (int i = 0; i < n; i++) {
+            if (i)
+                emit_line(x, "cn_print_sep();");
+            emit_line(x, "%s;", print_one(x, args[i]->ty, v[i]));
+        }
+        if (newline)
+            emit_line(x, "cn_print_nl();");
+        return "((void)0)";
+    }
     Buf b = {0};
     buf_printf(x->a, &b, "(");
     for (int i = 0; i < n; i++)
@@ -649,8 +783,8 @@ static const char *emit_print(Ex *x, Node *e, bool newline)
 static const char *shift_count(Ex *x, Type *t, const char *k)
 {
     if (!type_is_signed(t) && type_bits(t) == 64)
-        return arena_printf(x->a, "cn_count_u64(%s)", k);
-    return arena_printf(x->a, "(long long)(%s)", k);
+        return emit_fmt(x, "cn_count_u64(%s)", k);
+    return emit_fmt(x, "(long long)(%s)", k);
 }
 
 static const char *emit_builtin(Ex *x, Node *e)
@@ -671,40 +805,40 @@ static const char *emit_builtin(Ex *x, Node *e)
     const char *at = emit_at(x, e->span);
     switch (b) {
     case B_ASSERT:
-        return arena_printf(x->a, "cn_assert(%s, %s, %s)", v[0],
-                            emit_str_lit(x, expand_expr(x->a, args[0])), at);
+        return emit_fmt(x, "cn_assert(%s, %s, %s)", v[0],
+                            emit_src_lit(x, args[0]), at);
     case B_LEN:
         if (t->kind == TY_ARRAY)
-            return arena_printf(x->a, "((size_t)%lld)", (long long)t->count);
-        return arena_printf(x->a, "(%s).n", v[0]);
+            return emit_fmt(x, "((size_t)%lld)", (long long)t->count);
+        return emit_fmt(x, "(%s).n", v[0]);
     case B_MIN: case B_MAX:
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", b == B_MIN ? "min" : "max",
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", b == B_MIN ? "min" : "max",
                             emit_suffix(e->ty), v[0], v[1]);
     case B_ABS:
         if (type_is_int(t))
-            return arena_printf(x->a, "cn_abs_%s(%s, %s)", emit_suffix(t), v[0], at);
-        return arena_printf(x->a, "cn_abs_%s(%s)", emit_suffix(t), v[0]);
+            return emit_fmt(x, "cn_abs_%s(%s, %s)", emit_suffix(t), v[0], at);
+        return emit_fmt(x, "cn_abs_%s(%s)", emit_suffix(t), v[0]);
     case B_SQRT: case B_FLOOR: case B_CEIL: case B_TRUNC:
-        return arena_printf(x->a, "cn_%s_%s(%s)", builtin_name(b), emit_suffix(t), v[0]);
+        return emit_fmt(x, "cn_%s_%s(%s)", builtin_name(b), emit_suffix(t), v[0]);
     case B_SHL: case B_SHR:
-        return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", builtin_name(b), emit_suffix(t), v[0],
+        return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", builtin_name(b), emit_suffix(t), v[0],
                             shift_count(x, args[1]->ty, v[1]), at);
     case B_ADD_WRAP: case B_SUB_WRAP: case B_MUL_WRAP:
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", builtin_name(b), emit_suffix(t), v[0], v[1]);
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", builtin_name(b), emit_suffix(t), v[0], v[1]);
     case B_NEG_WRAP:
-        return arena_printf(x->a, "cn_neg_wrap_%s(%s)", emit_suffix(t), v[0]);
+        return emit_fmt(x, "cn_neg_wrap_%s(%s)", emit_suffix(t), v[0]);
     case B_TO_BITS:
         x->uses_float |= type_is_storage_float(t);
-        return arena_printf(x->a, "cn_bits_%s(%s)", emit_suffix(t), v[0]);
+        return emit_fmt(x, "cn_bits_%s(%s)", emit_suffix(t), v[0]);
     case B_FROM_BITS:
         x->uses_float |= type_is_storage_float(e->ty);
-        return arena_printf(x->a, "cn_from_bits_%s(%s)", emit_suffix(e->ty), v[0]);
+        return emit_fmt(x, "cn_from_bits_%s(%s)", emit_suffix(e->ty), v[0]);
     case B_QUANTIZE:
         x->uses_float = true;
-        return arena_printf(x->a, "cn_quantize_%s(%s, %s, %s)", emit_suffix(e->ty), v[0], v[1], at);
+        return emit_fmt(x, "cn_quantize_%s(%s, %s, %s)", emit_suffix(e->ty), v[0], v[1], at);
     case B_QUANTIZE_STOCHASTIC:
         x->uses_float = true;
-        return arena_printf(x->a, "cn_quantize_stochastic_%s(%s, %s, %s, %s)", emit_suffix(e->ty), v[0], v[1],
+        return emit_fmt(x, "cn_quantize_stochastic_%s(%s, %s, %s, %s)", emit_suffix(e->ty), v[0], v[1],
                             v[2], at);
     default:
         die("emit: built-in %s is not lowered to C yet", builtin_name(b));
@@ -722,12 +856,12 @@ static const char *emit_call(Ex *x, Node *e)
         int n = e->call.args.n;
         const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
         emit_operands(x, (Node **)e->call.args.v, n, NULL, v);
-        return arena_printf(x->a, "cn_math_%s_%s(%s)", e->call.math, emit_suffix(e->ty),
+        return emit_fmt(x, "cn_math_%s_%s(%s)", e->call.math, emit_suffix(e->ty),
                             join(x, v, n, NULL));
     }
     case CALL_CONSTRUCT:
         if (e->ty->kind == TY_ARRAY)
-            return arena_printf(x->a, "%s_zero()", emit_ctype(x, e->ty));
+            return emit_fmt(x, "%s_zero()", emit_ctype(x, e->ty));
         die("emit: constructing %s is not lowered to C yet", type_str(x->a, e->ty));
     default:
         die("emit: call kind %d is not lowered to C yet", (int)e->call.ck);
@@ -743,9 +877,8 @@ static const char *fn_value(Ex *x, Node *fn, Type *fty)
     if (!fn || fn->kind != N_FN || !fty || fty->kind != TY_FN)
         die("emit: function value without a function or its type");
     const char *ft = emit_ctype(x, fty);
-    const char *name = arena_printf(x->a, "%s__val", fn->fn.cname);
-    if (!seen(&x->adapters, fn)) {
-        vec_push(x->a, &x->adapters, fn);
+    const char *name = emit_fmt(x, "%s__val", fn->fn.cname);
+    if (nameset_add(x->a, &x->written, name)) {
         const char *ret = emit_ctype(x, fty->ret);
         Buf ps = {0}, as = {0};
         buf_printf(x->a, &ps, "void *cn_envp");
@@ -753,12 +886,12 @@ static const char *fn_value(Ex *x, Node *fn, Type *fty)
             buf_printf(x->a, &ps, ", %s a%d", emit_ctype(x, fty->params.v[i]), i);
             buf_printf(x->a, &as, "%sa%d", i ? ", " : "", i);
         }
-        const char *header = arena_printf(x->a, "static %s %s(%s)", ret, name, ps.s);
+        const char *header = emit_fmt(x, "static %s %s(%s)", ret, name, ps.s);
         buf_printf(x->a, &x->protos, "%s;\n", header);
         buf_printf(x->a, &x->defs, "%s\n{\n    (void)cn_envp;\n    %s%s(%s);\n}\n\n", header,
                    fty->ret->kind == TY_VOID ? "" : "return ", fn->fn.cname, as.s ? as.s : "");
     }
-    return arena_printf(x->a, "%s_make(%s, NULL)", ft, name);
+    return emit_fmt(x, "%s_make(%s, NULL)", ft, name);
 }
 
 /* The environment of a closure: a struct of copies of what it captures, and
@@ -790,19 +923,19 @@ static void closure_env(Ex *x, const char *name, const Vec *caps)
 static const char *emit_closure(Ex *x, Node *e)
 {
     int id = ++x->next_closure;
-    const char *name = e->fn.cname ? e->fn.cname : arena_printf(x->a, "cn_closure%d", id);
+    const char *name = e->fn.cname ? e->fn.cname : emit_fmt(x, "cn_closure%d", id);
     const char *ft = emit_ctype(x, e->ty);
     const Vec *caps = &e->fn.captures;
     if (caps->n)
         closure_env(x, name, caps);
     Buf params = {0};
     emit_params_decl(x, e, &params, true);
-    const char *header = arena_printf(x->a, "static %s %s(%s)", emit_ctype(x, emit_fn_ret(e)), name,
+    const char *header = emit_fmt(x, "static %s %s(%s)", emit_ctype(x, emit_fn_ret(e)), name,
                                       params.s);
     buf_printf(x->a, &x->protos, "%s;\n", header);
     emit_fn_body(x, e, name, caps, header);
     if (!caps->n)
-        return arena_printf(x->a, "%s_make(%s, NULL)", ft, name);
+        return emit_fmt(x, "%s_make(%s, NULL)", ft, name);
     const char *list = x->fn->has_envs && x->fn->free_envs ? "&cn_envs" : "NULL";
     Buf b = {0};
     buf_printf(x->a, &b, "%s_make(%s, cn_env_%s_new(%s", ft, name, name, list);
@@ -827,8 +960,15 @@ static Sym *find_index_sym(Node *n, const char *var)
             return n->name.sym;
         return NULL;
     case N_UNARY: return find_index_sym(n->unary.a, var);
-    case N_BINARY:
-        return (s = find_index_sym(n->binary.a, var)) ? s : find_index_sym(n->binary.b, var);
+    case N_BINARY: {
+        /* the leaf, then the right operands in source order (chain.h) */
+        Spine sp;
+        s = find_index_sym(spine_of(&sp, n), var);
+        for (int i = sp.n - 1; !s && i >= 0; i--)
+            s = find_index_sym(sp.v[i]->binary.b, var);
+        spine_free(&sp);
+        return s;
+    }
     case N_CALL:
         for (int i = 0; i < n->call.args.n; i++)
             if ((s = find_index_sym(n->call.args.v[i], var)))
@@ -887,7 +1027,7 @@ static const char *identity(Ex *x, const char *op, Type *t)
     if (!strcmp(op, "*") || !strcmp(op, "mul_wrap"))
         return fl ? (f32 ? "1.0f" : "1.0") : emit_int_lit(x, t, false, 1);
     if (!strcmp(op, "&"))
-        return t->kind == TY_BOOL ? "true" : arena_printf(x->a, "((%s)~(%s)0)", emit_ctype(x, t), emit_ctype(x, t));
+        return t->kind == TY_BOOL ? "true" : emit_fmt(x, "((%s)~(%s)0)", emit_ctype(x, t), emit_ctype(x, t));
     if (fl)
         return f32 ? "(-0.0f)" : "(-0.0)";
     return t->kind == TY_BOOL ? "false" : emit_int_lit(x, t, false, 0);
@@ -899,21 +1039,21 @@ static const char *combine(Ex *x, const char *op, Type *t, const char *acc, cons
     bool in = type_is_int(t);
     if (!strcmp(op, "+") || !strcmp(op, "*")) {
         if (in)
-            return arena_printf(x->a, "cn_%s_%s(%s, %s, %s)", *op == '+' ? "add" : "mul", suf, acc, y,
+            return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", *op == '+' ? "add" : "mul", suf, acc, y,
                                 emit_at(x, at));
-        return arena_printf(x->a, "%s %s %s", acc, op, y);
+        return emit_fmt(x, "%s %s %s", acc, op, y);
     }
     if (!strcmp(op, "min") || !strcmp(op, "max") || !strcmp(op, "add_wrap") || !strcmp(op, "mul_wrap"))
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", op, suf, acc, y);
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", op, suf, acc, y);
     if (!strcmp(op, "and"))
-        return arena_printf(x->a, "%s && %s", acc, y);
+        return emit_fmt(x, "%s && %s", acc, y);
     if (!strcmp(op, "or"))
-        return arena_printf(x->a, "%s || %s", acc, y);
+        return emit_fmt(x, "%s || %s", acc, y);
     if (!strcmp(op, "xor") && t->kind == TY_BOOL)
-        return arena_printf(x->a, "%s != %s", acc, y);
+        return emit_fmt(x, "%s != %s", acc, y);
     const char *c = !strcmp(op, "xor") ? "^" : op;
     if (!strcmp(c, "&") || !strcmp(c, "|") || !strcmp(c, "^"))
-        return arena_printf(x->a, "(%s)(%s %s %s)", emit_ctype(x, t), acc, c, y);
+        return emit_fmt(x, "(%s)(%s %s %s)", emit_ctype(x, t), acc, c, y);
     die("emit: reduce operator %s", op);
 }
 
@@ -941,7 +1081,7 @@ static const char *emit_collect(Ex *x, Node *e)
     if (k != COLLECT_REDUCE) {
         Type *dt = e->collect.dest->ty;
         dsuf = emit_suffix(dt->elem);
-        dname = emit_str_lit(x, expand_expr(x->a, e->collect.dest));
+        dname = emit_src_lit(x, e->collect.dest);
         dest = emit_tmp(x, "dest");
         emit_line(x, "const cn_view_%s %s = %s;", dsuf, dest, emit_expr(x, e->collect.dest));
     }

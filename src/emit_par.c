@@ -45,6 +45,7 @@
  * consecutive fusable regions as one pass, one dispatch; `staged` folds
  * fixed tiles of 1024 indices into tile partials, then the tiles in order.
  */
+#include "chain.h"
 #include "emit.h"
 #include "par.h"
 
@@ -77,12 +78,12 @@ static bool cap_visit(Node *n, void *p)
     case N_COLLECT: s = n->collect.sym; break;
     case N_NAME:
         if (n->name.sym && (n->name.sym->kind == SYM_LOCAL || n->name.sym->kind == SYM_PARAM) &&
-            !has(&w->c->used, n->name.sym))
+            ptrset_add(w->a, &w->c->used_set, n->name.sym))
             vec_push(w->a, &w->c->used, n->name.sym);
         return false;
     default: break;
     }
-    if (s && !has(&w->c->declared, s))
+    if (s && ptrset_add(w->a, &w->c->declared_set, s))
         vec_push(w->a, &w->c->declared, s);
     return true;
 }
@@ -99,7 +100,7 @@ static const char *raw_place(Ex *x, Sym *s)
 {
     const Vec *c = x->fn->captures;
     if (c && has(c, s))
-        return arena_printf(x->a, "cn_env->%s", s->cname);
+        return emit_fmt(x, "cn_env->%s", s->cname);
     return s->cname;
 }
 
@@ -117,7 +118,7 @@ void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1)
 {
     for (int i = 0; i < c->used.n; i++) {
         Sym *s = c->used.v[i];
-        if (s == skip0 || s == skip1 || has(&c->declared, s) || !s->ty || !s->cname)
+        if (s == skip0 || s == skip1 || ptrset_has(&c->declared_set, s) || !s->ty || !s->cname)
             continue;
         field(x, k, emit_ctype(x, s->ty), s->cname, raw_place(x, s));
     }
@@ -180,7 +181,7 @@ void lane_fn_end(Ex *x, LaneFn *L)
 {
     buf_printf(x->a, &L->out, "}\n\n");
     x->fn = L->saved;
-    buf_append(x->a, &x->defs, &L->out);
+    emit_defs_add(x, &L->out);
 }
 
 /* ------------------------------------------------------ the lane loop */
@@ -307,11 +308,17 @@ static void cover_expr(Node *e, Sym *lane, Vec *found, Arena *a)
         cover_expr(e->index.base, lane, found, a);
         cover_expr(e->index.index, lane, found, a);
         break;
-    case N_BINARY:
-        cover_expr(e->binary.a, lane, found, a);
-        if (e->binary.op != T_ANDAND && e->binary.op != T_OROR)
-            cover_expr(e->binary.b, lane, found, a);
+    case N_BINARY: {
+        /* the leaf, then the right operands in source order, but not those
+         * of && and ||, which not every lane reaches (chain.h) */
+        Spine sp;
+        cover_expr(spine_of(&sp, e), lane, found, a);
+        for (int i = sp.n - 1; i >= 0; i--)
+            if (sp.v[i]->binary.op != T_ANDAND && sp.v[i]->binary.op != T_OROR)
+                cover_expr(sp.v[i]->binary.b, lane, found, a);
+        spine_free(&sp);
         break;
+    }
     case N_UNARY:
         cover_expr(e->unary.a, lane, found, a);
         break;
@@ -405,7 +412,8 @@ Ctxt region_ctx(Ex *x, Node **rs, int n, const char *prefix)
     for (int k = 0; k < n; k++) {
         caps_add(x, &caps, rs[k]->loop.body);
         if (rs[k]->loop.sym)
-            vec_push(x->a, &caps.declared, rs[k]->loop.sym);   /* each lane's index */
+            if (ptrset_add(x->a, &caps.declared_set, rs[k]->loop.sym))
+                vec_push(x->a, &caps.declared, rs[k]->loop.sym);   /* each lane's index */
     }
     Ctxt u = {0};
     u.name = emit_tmp(x, prefix);
@@ -432,7 +440,7 @@ void emit_par_regions(Ex *x, Node **rs, int n)
     emit_line(x, "}");
 
     LaneFn L;
-    lane_fn_begin(x, &L, arena_printf(x->a, "static void %s(void *cn_vc, size_t cn_lo, size_t cn_hi)", u.name));
+    lane_fn_begin(x, &L, emit_fmt(x, "static void %s(void *cn_vc, size_t cn_lo, size_t cn_hi)", u.name));
     ctx_unpack(x, &u);
     emit_hoist_guards(x, rs, n, "cn_lo", "cn_hi");
     RegionSteps st = {rs, n, arena_alloc(x->a, sizeof(char *) * (size_t)n)};
@@ -461,25 +469,25 @@ static const char *plain_identity(Ex *x, Coll *c)
         return emit_int_limit(c->vt, !mx);
     }
     if (!strcmp(op, "mul_wrap") || !strcmp(op, "*"))
-        return arena_printf(x->a, "((%s)1)", ct);
+        return emit_fmt(x, "((%s)1)", ct);
     if (!strcmp(op, "&"))
-        return c->vt->kind == TY_BOOL ? "true" : arena_printf(x->a, "((%s)~(%s)0)", ct, ct);
-    return c->vt->kind == TY_BOOL ? "false" : arena_printf(x->a, "((%s)0)", ct);
+        return c->vt->kind == TY_BOOL ? "true" : emit_fmt(x, "((%s)~(%s)0)", ct, ct);
+    return c->vt->kind == TY_BOOL ? "false" : emit_fmt(x, "((%s)0)", ct);
 }
 
 static const char *plain_combine(Ex *x, Coll *c, const char *a, const char *b)
 {
     const char *op = c->op;
     if (!strcmp(op, "min") || !strcmp(op, "max") || !strcmp(op, "add_wrap") || !strcmp(op, "mul_wrap"))
-        return arena_printf(x->a, "cn_%s_%s(%s, %s)", op, c->suf, a, b);
+        return emit_fmt(x, "cn_%s_%s(%s, %s)", op, c->suf, a, b);
     if (!strcmp(op, "and"))
-        return arena_printf(x->a, "(%s && %s)", a, b);
+        return emit_fmt(x, "(%s && %s)", a, b);
     if (!strcmp(op, "or"))
-        return arena_printf(x->a, "(%s || %s)", a, b);
+        return emit_fmt(x, "(%s || %s)", a, b);
     if (!strcmp(op, "xor") && c->vt->kind == TY_BOOL)
-        return arena_printf(x->a, "(%s != %s)", a, b);
+        return emit_fmt(x, "(%s != %s)", a, b);
     const char *o = !strcmp(op, "xor") ? "^" : op;
-    return arena_printf(x->a, "((%s)(%s %s %s))", emit_ctype(x, c->vt), a, o, b);
+    return emit_fmt(x, "((%s)(%s %s %s))", emit_ctype(x, c->vt), a, o, b);
 }
 
 void coll_init(Ex *x, Coll *c, Node *e)
@@ -506,7 +514,7 @@ void coll_init(Ex *x, Coll *c, Node *e)
     default: c->acc_t = emit_ctype(x, c->vt);
     }
     const char *k = e->collect.kind == COLLECT_REDUCE ? "the total" : "a prefix";
-    c->what = emit_str_lit(x, arena_printf(x->a, "%s of %s %s %s", k,
+    c->what = emit_str_lit(x, emit_fmt(x, "%s of %s %s %s", k,
                                            e->collect.kind == COLLECT_SCAN ? "scan" : "reduce", c->op,
                                            e->collect.mode == MODE_FOR ? "for" : "parallel"));
 }
@@ -557,10 +565,10 @@ const char *acc_value(Ex *x, Coll *c, const char *a)
 {
     switch (c->ak) {
     case ACC_SUM128:
-        return arena_printf(x->a, "cn_par_fit_%s(%s, %s, %s)", c->suf, a, c->what, c->at);
+        return emit_fmt(x, "cn_par_fit_%s(%s, %s, %s)", c->suf, a, c->what, c->at);
     case ACC_PMUL:
-        return arena_printf(x->a, "cn_par_fit_%s(cn_pmul_value(%s), %s, %s)", c->suf, a, c->what, c->at);
-    case ACC_EXACT: return arena_printf(x->a, "%s_round(&%s)", c->acc_t, a);
+        return emit_fmt(x, "cn_par_fit_%s(cn_pmul_value(%s), %s, %s)", c->suf, a, c->what, c->at);
+    case ACC_EXACT: return emit_fmt(x, "%s_round(&%s)", c->acc_t, a);
     default: return a;
     }
 }
@@ -580,7 +588,7 @@ static void fold_step(Ex *x, const char *iv, void *p)
 static void prefix_step(Ex *x, const char *iv, void *p)
 {
     Coll *c = p;
-    acc_fold(x, c, "cn_acc", arena_printf(x->a, "%s.p[%s]", c->dest, iv));
+    acc_fold(x, c, "cn_acc", emit_fmt(x, "%s.p[%s]", c->dest, iv));
     emit_line(x, "%s.p[%s] = %s;", c->dest, iv, acc_value(x, c, "cn_acc"));
 }
 
@@ -614,7 +622,7 @@ static void exact_elements_block(Ex *x, Coll *c)
 static void block_fn(Ex *x, Ctxt *k, Coll *c, PlanInfo plan, Sym *is, LaneStep step, const char *pre, const char *post)
 {
     LaneFn L;
-    lane_fn_begin(x, &L, arena_printf(x->a, "static void %s(void *cn_vc, unsigned cn_w, size_t cn_lo, size_t cn_hi)",
+    lane_fn_begin(x, &L, emit_fmt(x, "static void %s(void *cn_vc, unsigned cn_w, size_t cn_lo, size_t cn_hi)",
                                       k->name));
     ctx_unpack(x, k);
     if (pre)
@@ -657,7 +665,7 @@ static void combine_parts(Ex *x, Coll *c, const char *parts, const char *W, cons
     acc_decl(x, c, tot);
     emit_line(x, "for (unsigned cn_w = 0; cn_w < %s; cn_w++) {", W);
     x->fn->indent++;
-    acc_merge(x, c, tot, arena_printf(x->a, "%s[cn_w]", parts));
+    acc_merge(x, c, tot, emit_fmt(x, "%s[cn_w]", parts));
     x->fn->indent--;
     emit_line(x, "}");
 }
@@ -682,8 +690,8 @@ const char *emit_dest_view(Ex *x, Node *e, Ctxt *k, const char **name)
     Type *dt = e->collect.dest->ty;
     const char *d = emit_tmp(x, "dest");
     emit_line(x, "const cn_view_%s %s = %s;", emit_suffix(dt->elem), d, emit_expr(x, e->collect.dest));
-    field(x, k, arena_printf(x->a, "cn_view_%s", emit_suffix(dt->elem)), "cn_dest", d);
-    *name = emit_str_lit(x, expand_expr(x->a, e->collect.dest));
+    field(x, k, emit_fmt(x, "cn_view_%s", emit_suffix(dt->elem)), "cn_dest", d);
+    *name = emit_src_lit(x, e->collect.dest);
     return d;
 }
 
@@ -698,12 +706,12 @@ static const char *emit_par_scan(Ex *x, Node *e)
     const char *dname, *end = emit_tmp(x, "end"), *W = emit_tmp(x, "W"), *parts = emit_tmp(x, "part");
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, e->collect.extent));
     const char *d = emit_dest_view(x, e, &k1, &dname);
-    field(x, &k1, arena_printf(x->a, "%s *", c.acc_t), "cn_part", parts);
+    field(x, &k1, emit_fmt(x, "%s *", c.acc_t), "cn_part", parts);
     ctx_struct(x, &k1);
     Ctxt k2 = {0};
     k2.name = emit_tmp(x, "scan");
-    field(x, &k2, arena_printf(x->a, "cn_view_%s", c.suf), "cn_dest", d);
-    field(x, &k2, arena_printf(x->a, "%s *", c.acc_t), "cn_part", parts);
+    field(x, &k2, emit_fmt(x, "cn_view_%s", c.suf), "cn_dest", d);
+    field(x, &k2, emit_fmt(x, "%s *", c.acc_t), "cn_part", parts);
     ctx_struct(x, &k2);
     emit_line(x, "if (%s > %s.n)", end, d);
     emit_line(x, "    (void)cn_idx_u(%s.n, %s.n, %s, %s);", d, d, dname, c.at);
@@ -732,7 +740,7 @@ static const char *emit_par_scan(Ex *x, Node *e)
     block_fn(x, &k1, &c, plan, e->collect.sym, fold_step, pre, post);
     /* pass 2 reads no captures: its lanes only rewrite dest */
     block_fn(x, &k2, &c, plan, e->collect.sym, prefix_step,
-             arena_printf(x->a, "%s cn_acc = cn_c->cn_part[cn_w];", c.acc_t), NULL);
+             emit_fmt(x, "%s cn_acc = cn_c->cn_part[cn_w];", c.acc_t), NULL);
     return res;
 }
 
@@ -766,7 +774,7 @@ static void compact_block(Ex *x, Ctxt *k, Node *e, PlanInfo plan, LaneStep step,
 {
     CompactStep s = {e, emit_ctype(x, e->collect.value->ty)};
     LaneFn L;
-    lane_fn_begin(x, &L, arena_printf(x->a, "static void %s(void *cn_vc, unsigned cn_w, size_t cn_lo, size_t cn_hi)",
+    lane_fn_begin(x, &L, emit_fmt(x, "static void %s(void *cn_vc, unsigned cn_w, size_t cn_lo, size_t cn_hi)",
                                       k->name));
     ctx_unpack(x, k);
     emit_line(x, "%s", pre);
@@ -833,7 +841,7 @@ const char *emit_par_collect(Ex *x, Node *e)
     Ctxt k = coll_ctx(x, e, "reduce");
     const char *end = emit_tmp(x, "end"), *W = emit_tmp(x, "W"), *parts = emit_tmp(x, "part");
     const char *tot = emit_tmp(x, "tot"), *res = emit_tmp(x, "acc");
-    field(x, &k, arena_printf(x->a, "%s *", c.acc_t), "cn_part", parts);
+    field(x, &k, emit_fmt(x, "%s *", c.acc_t), "cn_part", parts);
     ctx_struct(x, &k);
     emit_line(x, "const size_t %s = %s;", end, emit_expr(x, e->collect.extent));
     emit_line(x, "const unsigned %s = cn_pool_workers();", W);
@@ -872,6 +880,6 @@ const char *emit_par_atomic(Ex *x, Node *e)
     }
     const char *name = builtin_name(b) + strlen("atomic_");
     if (b == B_ATOMIC_CAS)
-        return arena_printf(x->a, "cn_atomic_cas_%s(%s, %s, %s)", emit_suffix(t), p, v[1], v[2]);
-    return arena_printf(x->a, "cn_atomic_%s_%s(%s, %s)", name, emit_suffix(t), p, v[1]);
+        return emit_fmt(x, "cn_atomic_cas_%s(%s, %s, %s)", emit_suffix(t), p, v[1], v[2]);
+    return emit_fmt(x, "cn_atomic_%s_%s(%s, %s)", name, emit_suffix(t), p, v[1]);
 }

@@ -22,7 +22,7 @@
  * One printer serves both outputs: a FILE (expand_program) or a growing
  * arena string (expand_expr).
  */
-#include "cairn.h"
+#include "chain.h"
 
 #include <string.h>
 
@@ -47,10 +47,16 @@ typedef struct {
     char *buf;
     size_t len, cap;
     int indent;
+    size_t max;           /* the string stops growing past this (0: no limit) */
+    bool cut;             /* ... and it did: the walk stops where it can */
 } Printer;
 
 static void put(Printer *pr, const char *fmt, ...)
 {
+    if (pr->max && pr->len >= pr->max) {
+        pr->cut = true;
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     if (pr->out) {
@@ -123,7 +129,7 @@ static void print_full(Printer *pr, const Node *e) { print_expr(pr, e, P_OPEN); 
 
 static void print_list(Printer *pr, const Vec *v)
 {
-    for (int i = 0; i < v->n; i++) {
+    for (int i = 0; i < v->n && !pr->cut; i++) {
         if (i)
             put(pr, ", ");
         print_full(pr, v->v[i]);
@@ -156,11 +162,13 @@ static bool targ_reads_as_type(const Node *e)
     case N_NAME: return is_scalar_name(e->name.id);
     case N_CLOSURE: return true;
     case N_BINARY:
-        if (expr_prec(e->binary.a) < binary_prec(e->binary.op))
-            return false;      /* the left side is parenthesised */
-        if (e->binary.op == T_LT && e->binary.a->kind == N_NAME)
-            return true;
-        return targ_reads_as_type(e->binary.a);
+        for (; e->kind == N_BINARY; e = e->binary.a) {   /* down a chain: no recursion */
+            if (expr_prec(e->binary.a) < binary_prec(e->binary.op))
+                return false;      /* the left side is parenthesised */
+            if (e->binary.op == T_LT && e->binary.a->kind == N_NAME)
+                return true;
+        }
+        return targ_reads_as_type(e);
     case N_INDEX: return e->index.base->kind == N_NAME || targ_reads_as_type(e->index.base);
     case N_SLICE: return e->slice.base->kind == N_NAME || targ_reads_as_type(e->slice.base);
     case N_CALL:
@@ -362,12 +370,37 @@ static void print_call(Printer *pr, const Node *e)
     put(pr, ")");
 }
 
-static void print_binary(Printer *pr, const Node *e)
+/* The precedence the left operand of op needs: its own (left-associative),
+ * one more after a comparison (comparisons do not chain). */
+static int left_need(TokKind op)
 {
-    int prec = binary_prec(e->binary.op);
-    print_expr(pr, e->binary.a, prec == P_CMP ? prec + 1 : prec);
-    put(pr, " %s ", tok_name(e->binary.op));
-    print_expr(pr, e->binary.b, prec + 1);
+    int prec = binary_prec(op);
+    return prec == P_CMP ? prec + 1 : prec;
+}
+
+/* A chain (chain.h), wrapped when its top's precedence is below `need`: the
+ * parentheses its spine needs open on the way down, the leaf, then each
+ * operator and right operand, closing on the way up. */
+static void print_chain(Printer *pr, const Node *top, int need)
+{
+    Spine sp;
+    const Node *leaf = spine_of(&sp, top);
+    int below = need;     /* what the node being passed asks of its left operand */
+    for (int i = 0; i < sp.n; i++) {
+        if (binary_prec(sp.v[i]->binary.op) < below)
+            put(pr, "(");
+        below = left_need(sp.v[i]->binary.op);
+    }
+    print_expr(pr, leaf, below);
+    for (int i = sp.n - 1; i >= 0 && !pr->cut; i--) {
+        const Node *e = sp.v[i];
+        int prec = binary_prec(e->binary.op);
+        put(pr, " %s ", tok_name(e->binary.op));
+        print_expr(pr, e->binary.b, prec + 1);
+        if (prec < (i ? left_need(sp.v[i - 1]->binary.op) : need))
+            put(pr, ")");
+    }
+    spine_free(&sp);
 }
 
 /* One expression; wrapped in parentheses when its precedence is below `need`. */
@@ -375,6 +408,10 @@ static void print_expr(Printer *pr, const Node *e, int need)
 {
     if (!e) {
         put(pr, "<missing>");
+        return;
+    }
+    if (e->kind == N_BINARY) {
+        print_chain(pr, e, need);
         return;
     }
     bool paren = expr_prec(e) < need;
@@ -395,7 +432,6 @@ static void print_expr(Printer *pr, const Node *e, int need)
         put(pr, "%s", tok_name(e->unary.op));
         print_expr(pr, e->unary.a, P_UNARY);
         break;
-    case N_BINARY: print_binary(pr, e); break;
     case N_CALL: print_call(pr, e); break;
     case N_INDEX:
         print_expr(pr, e->index.base, P_POSTFIX);
@@ -476,19 +512,23 @@ static void print_let(Printer *pr, const Node *s)
     put(pr, ";");
 }
 
+/* if c { } else if d { } else { }: an else-if chain by a loop, however long */
 static void print_if(Printer *pr, const Node *s)
 {
-    put(pr, "if ");
-    print_full(pr, s->if_.cond);
-    put(pr, " ");
-    print_block(pr, s->if_.then);
-    if (!s->if_.els)
-        return;
-    put(pr, " else ");
-    if (s->if_.els->kind == N_IF)
-        print_if(pr, s->if_.els);
-    else
-        print_block(pr, s->if_.els);
+    for (;;) {
+        put(pr, "if ");
+        print_full(pr, s->if_.cond);
+        put(pr, " ");
+        print_block(pr, s->if_.then);
+        if (!s->if_.els)
+            return;
+        put(pr, " else ");
+        if (s->if_.els->kind != N_IF) {
+            print_block(pr, s->if_.els);
+            return;
+        }
+        s = s->if_.els;
+    }
 }
 
 static void print_shape(Printer *pr, const Vec *vars, const Vec *exts)
@@ -625,7 +665,7 @@ static void print_stmt(Printer *pr, const Node *s)
 
 static void print_stmts(Printer *pr, const Vec *stmts)
 {
-    for (int i = 0; i < stmts->n; i++) {
+    for (int i = 0; i < stmts->n && !pr->cut; i++) {
         put_indent(pr);
         print_stmt(pr, stmts->v[i]);
         put(pr, "\n");
@@ -722,13 +762,24 @@ void expand_program(FILE *out, const Node *prog)
 
 const char *expand_expr(Arena *a, const Node *e)
 {
-    Printer pr = {.arena = a};
+    return expand_expr_short(a, e, 0);
+}
+
+const char *expand_expr_short(Arena *a, const Node *e, size_t max)
+{
+    Printer pr = {.arena = a, .max = max};
     if (e && e->kind == N_TYPE)
         print_type(&pr, e);
     else
         print_full(&pr, e);
     if (!pr.buf)
         return "";
+    if (max && pr.len > max) {
+        pr.cut = true;
+        pr.len = max;
+    }
+    if (pr.cut)
+        return arena_printf(a, "%.*s...", (int)pr.len, pr.buf);
     return pr.buf;
 }
 
@@ -847,8 +898,14 @@ bool ast_equal(const Node *a, const Node *b)
     case N_UNARY: case N_EXPR_STMT: case N_RETURN:
         return a->unary.op == b->unary.op && ast_equal(a->unary.a, b->unary.a);
     case N_BINARY:
-        return a->binary.op == b->binary.op && ast_equal(a->binary.a, b->binary.a) &&
-               ast_equal(a->binary.b, b->binary.b);
+        for (;;) {   /* down both spines together (chain.h): no recursion on a chain */
+            if (a->binary.op != b->binary.op || !ast_equal(a->binary.b, b->binary.b))
+                return false;
+            a = a->binary.a;
+            b = b->binary.a;
+            if (!a || !b || a->kind != N_BINARY || b->kind != N_BINARY)
+                return ast_equal(a, b);
+        }
     case N_CALL: return call_eq(a, b);
     case N_INDEX: return ast_equal(a->index.base, b->index.base) && ast_equal(a->index.index, b->index.index);
     case N_SLICE:
@@ -868,8 +925,14 @@ bool ast_equal(const Node *a, const Node *b)
         return a->assign.op == b->assign.op && ast_equal(a->assign.lhs, b->assign.lhs) &&
                ast_equal(a->assign.rhs, b->assign.rhs);
     case N_IF:
-        return ast_equal(a->if_.cond, b->if_.cond) && ast_equal(a->if_.then, b->if_.then) &&
-               ast_equal(a->if_.els, b->if_.els);
+        for (;;) {   /* an else-if chain: a loop */
+            if (!ast_equal(a->if_.cond, b->if_.cond) || !ast_equal(a->if_.then, b->if_.then))
+                return false;
+            a = a->if_.els;
+            b = b->if_.els;
+            if (!a || !b || a->kind != N_IF || b->kind != N_IF)
+                return ast_equal(a, b);
+        }
     case N_FOR: case N_WHILE: case N_PARALLEL: return loop_eq(a, b);
     case N_COOP: return coop_eq(a, b);
     case N_ASM: return asm_eq(a, b);
@@ -985,16 +1048,32 @@ static void clone_asm(Arena *a, Node *c)
     c->asm_.effects = copy_names(a, &c->asm_.effects);
 }
 
+/* A chain (chain.h) whose top c is a shallow copy: down its spine, each
+ * node copied and hung on the one above, each right operand cloned. */
+static void clone_chain(Arena *a, Node *c)
+{
+    for (;;) {
+        c->binary.b = ast_clone(a, c->binary.b);
+        const Node *l = c->binary.a;
+        if (!l || l->kind != N_BINARY) {
+            c->binary.a = ast_clone(a, l);
+            return;
+        }
+        Node *lc = node_new(a, l->kind, l->span);
+        memcpy(lc, l, node_size(l->kind));
+        lc->ty = NULL;
+        c->binary.a = lc;
+        c = lc;
+    }
+}
+
 /* The children of c (a shallow copy) replaced by copies of their own. */
 static void clone_children(Arena *a, Node *c)
 {
     switch (c->kind) {
     case N_NAME: c->name.sym = NULL; break;
     case N_UNARY: case N_EXPR_STMT: case N_RETURN: c->unary.a = ast_clone(a, c->unary.a); break;
-    case N_BINARY:
-        c->binary.a = ast_clone(a, c->binary.a);
-        c->binary.b = ast_clone(a, c->binary.b);
-        break;
+    case N_BINARY: clone_chain(a, c); break;
     case N_CALL: clone_call(a, c); break;
     case N_INDEX:
         c->index.base = ast_clone(a, c->index.base);
@@ -1025,9 +1104,20 @@ static void clone_children(Arena *a, Node *c)
         c->assign.rhs = ast_clone(a, c->assign.rhs);
         break;
     case N_IF:
-        c->if_.cond = ast_clone(a, c->if_.cond);
-        c->if_.then = ast_clone(a, c->if_.then);
-        c->if_.els = ast_clone(a, c->if_.els);
+        for (;;) {   /* an else-if chain: each copied and hung on the one before, by a loop */
+            c->if_.cond = ast_clone(a, c->if_.cond);
+            c->if_.then = ast_clone(a, c->if_.then);
+            const Node *e = c->if_.els;
+            if (!e || e->kind != N_IF) {
+                c->if_.els = ast_clone(a, e);
+                break;
+            }
+            Node *ec = node_new(a, e->kind, e->span);
+            memcpy(ec, e, node_size(e->kind));
+            ec->ty = NULL;
+            c->if_.els = ec;
+            c = ec;
+        }
         break;
     case N_FOR: case N_WHILE: case N_PARALLEL: clone_loop(a, c); break;
     case N_COOP: clone_coop(a, c); break;

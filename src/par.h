@@ -11,6 +11,17 @@
 
 #include "cairn.h"
 
+/* ------------------------------------------------------------ sets */
+
+/* A set of pointers (open addressing, in the arena), for membership tests
+ * that a list searched from the start made quadratic. */
+typedef struct {
+    const void **keys;
+    int cap, n;
+} PtrSet;
+bool ptrset_has(const PtrSet *s, const void *p);
+bool ptrset_add(Arena *a, PtrSet *s, const void *p);   /* false: it was there (or p is NULL) */
+
 /* ------------------------------------------------------------ walking */
 
 /* Calls visit(n, ctx) on n and, when it returns true, on each child, depth
@@ -46,6 +57,7 @@ struct FnEff {
     FnEff *via[EF_N];     /* when why is a call: the callee's effects */
     Vec reads, writes;    /* Sym*: parameters and buffers of fn */
     Vec callees;          /* FnEff*: the functions it calls directly */
+    PtrSet read_set, write_set, callee_set;   /* the same three, to test membership */
     bool visited;         /* ordering the fixpoint */
     long walked_at;       /* the fixpoint's clock when its body was last walked */
     long changed_at;      /* ... when its row last grew (0: never) */

@@ -48,9 +48,16 @@
 
 #include <string.h>
 
-/* Each level is a few C frames of a few hundred bytes, so 256 levels stay
- * far below any stack, and no real program nests this deep. */
-enum { MAX_DEPTH = 256 };
+/* How deep source may nest: parentheses, brackets, blocks, unary operators
+ * and postfix suffixes all count. The bound is the emitted C's, not our
+ * stack's: clang refuses C nested deeper than 256 brackets, and one level
+ * of source becomes up to three levels of C braces (a `for` is two, a
+ * collector a loop and its condition), under which an expression nests at
+ * most SPILL_NEST brackets plus one operation's own (emit.h). 64 levels of
+ * three, and an expression at the bottom, stay under 256 (docs/internals.md,
+ * "Limits"). Chains (a + b + c ...) and else-if chains are loops here, not
+ * nesting, and have no limit. */
+enum { MAX_DEPTH = 64 };
 
 /* Tokens come from the lexer as the parser needs them, through a ring that
  * holds the previous token (span_through), the current one and whatever is
@@ -779,20 +786,26 @@ static Node *parse_primary(Parser *p)
     }
 }
 
-/* postfix = primary {args | targs args | "[" expr ["..", expr] "]" | "." NAME} */
+/* postfix = primary {args | targs args | "[" expr ["..", expr] "]" | "." NAME}
+ * Each suffix nests the expression before it one level deeper (x[0..n][1..n]
+ * is a slice of a slice, in the tree and in the C it becomes), so each
+ * counts against MAX_DEPTH like a parenthesis. */
 static Node *parse_postfix(Parser *p)
 {
     Node *n = parse_primary(p);
-    while (!p->panic) {
+    int suffixes = 0;
+    while (!p->panic && (at(p, T_LPAREN) || at(p, T_LBRACK) || at(p, T_DOT))) {
+        if (!enter(p))
+            break;
+        suffixes++;
         if (at(p, T_LPAREN))
             n = parse_call(p, n, false);
         else if (at(p, T_LBRACK))
             n = brackets_then_paren(p) ? parse_call(p, n, true) : parse_index(p, n);
-        else if (at(p, T_DOT))
-            n = parse_field(p, n);
         else
-            break;
+            n = parse_field(p, n);
     }
+    p->depth -= suffixes;
     return n;
 }
 
