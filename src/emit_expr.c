@@ -18,6 +18,7 @@
  */
 #include "chain.h"
 #include "emit.h"
+#include "par.h"
 
 #include <errno.h>
 #include <math.h>
@@ -688,6 +689,34 @@ static const char *extent_wrapper(Ex *x, Node *fn)
     return name;
 }
 
+/* A function whose work may leave device work open when it returns (a
+ * held one lets its last run go on): a region or a collector on the device,
+ * its own or a callee's. */
+static bool leaves_device_work(const Node *fn)
+{
+    const FnEff *f = fn->fn.effects;
+    return f && (f->bits & (1u << EF_DEV));
+}
+
+/* devices.md, "One wait, or none": a function whose row has another way
+ * to observe keeps every device operation waiting where it stands, and a
+ * call that ran device work is one: it waits as soon as the call returns,
+ * so a guard that failed in the callee's lanes ends the process before the
+ * caller does anything else, as it would have had each region waited. */
+static const char *call_then_wait(Ex *x, Node *e, Node *fn, const char *call)
+{
+    if (!x->fn || !x->fn->unheld || !leaves_device_work(fn))
+        return call;
+    if (e->ty && e->ty->kind != TY_VOID && emit_fn_ret(fn)->kind != TY_VOID) {
+        const char *t = materialize(x, e, call);
+        emit_dev_after_op(x);
+        return t;
+    }
+    emit_line(x, "%s;", call);
+    emit_dev_after_op(x);
+    return "(void)0";
+}
+
 static const char *emit_fn_call(Ex *x, Node *e)
 {
     Node *fn = e->call.target;
@@ -699,10 +728,9 @@ static const char *emit_fn_call(Ex *x, Node *e)
     for (int i = 0; i < n && i < fn->fn.params.n; i++)
         addr[i] = emit_param_type(fn->fn.params.v[i])->kind == TY_REF;
     emit_operands(x, (Node **)e->call.args.v, n, addr, v);
-    if (needs_extent_check(fn))
-        return emit_fmt(x, "%s(%s)", extent_wrapper(x, fn),
-                            join(x, v, n, emit_at(x, e->span)));
-    return emit_fmt(x, "%s(%s)", fn->fn.cname, join(x, v, n, NULL));
+    const char *c = needs_extent_check(fn) ? emit_fmt(x, "%s(%s)", extent_wrapper(x, fn), join(x, v, n, emit_at(x, e->span)))
+                                           : emit_fmt(x, "%s(%s)", fn->fn.cname, join(x, v, n, NULL));
+    return call_then_wait(x, e, fn, c);
 }
 
 /* A call through a function value: its pointer, given its environment. */
