@@ -624,7 +624,10 @@ static void emit_assign(Ex *x, Node *s)
         return;
     }
     const char *rhs = emit_expr(x, s->assign.rhs);
-    if (s->assign.lhs->kind != N_NAME && emit_is_impure(s->assign.rhs)) {
+    /* the value first, then the place: C leaves the order of the two sides
+     * open, and either may fail a guard (language.md) */
+    if (s->assign.lhs->kind != N_NAME &&
+        (emit_is_impure(s->assign.rhs) || (emit_may_guard(s->assign.rhs) && emit_may_guard(s->assign.lhs)))) {
         const char *tmp = emit_tmp(x, "v");
         emit_line(x, "const %s %s = %s;", emit_ctype(x, s->assign.rhs->ty), tmp, rhs);
         rhs = tmp;

@@ -115,6 +115,7 @@ const char *emit_operand(Ex *x, Node *e);   /* emit_expr, spilled when it nests 
 const char *emit_addr(Ex *x, Node *lvalue);
 const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag);
 bool emit_is_impure(const Node *e);
+bool emit_may_guard(const Node *e);   /* can evaluating it fail a guard (an index, checked arithmetic, a call)? */
 void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
 
 /* ---- emit_par.c: regions, pooled collectors, atomics (issue 4) */

@@ -90,6 +90,30 @@ static bool is_stable(const Node *e)
 
 /* The operands of one operation, left to right. want_addr[k] asks for the
  * address of an lvalue (a rw<T> argument) instead of its value. */
+/* Can evaluating e fail a guard? An index or a slice, checked integer
+ * arithmetic, a call or a collector. Two such operands of one C call would
+ * be evaluated in an order C leaves open, and the language reports the
+ * first failure in written order (language.md). */
+bool emit_may_guard(const Node *e)
+{
+    if (!e)
+        return false;
+    switch (e->kind) {
+    case N_INDEX: case N_SLICE: case N_CALL: case N_COLLECT: return true;
+    case N_UNARY: return (e->unary.op == T_MINUS && e->ty && type_is_int(e->ty)) || emit_may_guard(e->unary.a);
+    case N_FIELD: return emit_may_guard(e->field.base);
+    case N_BINARY:
+        for (; e->kind == N_BINARY; e = e->binary.a) {   /* down a chain: no recursion (chain.h) */
+            TokKind op = e->binary.op;
+            bool checked = op == T_PLUS || op == T_MINUS || op == T_STAR || op == T_SLASH || op == T_PERCENT;
+            if ((checked && e->binary.a->ty && type_is_int(e->binary.a->ty)) || emit_may_guard(e->binary.b))
+                return true;
+        }
+        return emit_may_guard(e);
+    default: return false;
+    }
+}
+
 static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const char **out)
 {
     for (int k = 0; k < n; k++) {
@@ -98,10 +122,17 @@ static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const
         x->fn->out = &pre;
         out[k] = want_addr && want_addr[k] ? emit_addr(x, ops[k]) : emit_operand(x, ops[k]);
         x->fn->out = saved;
-        if (pre.n || emit_is_impure(ops[k])) {
+        bool all = pre.n || emit_is_impure(ops[k]);
+        if (all || (k > 0 && emit_may_guard(ops[k]))) {
+            /* everything before a side effect or a statement is computed
+             * first; before a guard, whatever could fail a guard of its own */
             for (int j = 0; j < k; j++) {
                 if (is_stable(ops[j]) && !(want_addr && want_addr[j]))
                     continue;
+                if (!all && !emit_may_guard(ops[j]))
+                    continue;
+                if (!strncmp(out[j], "cn_a", 4) && !strchr(out[j], '('))
+                    continue;   /* computed into a temporary already */
                 const char *t = emit_tmp(x, "a");
                 const char *ct = emit_ctype(x, ops[j]->ty);
                 if (want_addr && want_addr[j])
