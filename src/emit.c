@@ -775,12 +775,11 @@ static void emit_while(Ex *x, Node *s)
     x->fn->indent++;
     const char *c = capture_expr(x, s->loop.cond, &pre);
     x->fn->indent--;
-    if (!pre.n) {
-        emit_line(x, "while (%s) {", c);
-        emit_block(x, s->loop.body, true);
-        emit_line(x, "}");
-        return;
-    }
+    /* for (;;) with the test inside, even when the condition needs no
+     * statements: C11 lets a compiler assume that a loop whose controlling
+     * expression is not a constant ends, and clang deleted an endless
+     * `while k > 0 { k = k * 1; }`; a CAIRN loop that never ends must
+     * never end (tests/lang/test_endless_loop.sh) */
     emit_line(x, "for (;;) {");
     buf_append(x->a, x->fn->out, &pre);
     x->fn->indent++;
