@@ -16,6 +16,8 @@
  *                then a call that prints: it must never run
  *   overflow N   a u8 chain of N ones starting at line 4, column 16: its
  *                guard fails at the 255th link
+ *   mismatch N   a u64 chain of N terms on one line whose last term is a u32:
+ *                refused at its start, line 5, column 17
  *   elif N       an else-if chain of N branches whose conditions each hold a
  *                collector (statements of their own in C)
  *   parens D     an expression nested D parentheses deep, on the right
@@ -114,6 +116,16 @@ static void overflow(long n)
         printf("        + a\n");
     printf("        ;\n    println(s);\n    return 0;\n}\n");
     fprintf(stderr, "guard failed: integer overflow: 255 + 1 does not fit in u8\n");
+}
+
+static void mismatch(long n)
+{
+    header();
+    printf("fn main() -> i32 {\n    let a:u64 = 1;\n    let b:u32 = 2;\n    let s:u64 = a");
+    for (long i = 1; i < n; i++)
+        printf(" + a");
+    printf(" + b;\n    println(s);\n    return 0;\n}\n");
+    fprintf(stderr, "E-TYPE-MISMATCH at 5:17\n");
 }
 
 /* Branch k is taken when a == k; its condition sums a collector. */
@@ -242,6 +254,8 @@ int main(int argc, char **argv)
         overflow(n);
     else if (!strcmp(s, "elif"))
         elif(n);
+    else if (!strcmp(s, "mismatch"))
+        mismatch(n);
     else if (!strcmp(s, "parens"))
         parens(n);
     else if (!strcmp(s, "loops"))

@@ -40,6 +40,15 @@ for p in sum40k and100k lits40k; do
     ok "check $p exits 0" "$([ $? = 0 ] && grep -q accepted "$T/out"; echo $?)"
 done
 
+# a type error at the end of a 40,000-term chain: refused at the chain's place, and the message
+# quotes the chain's first 200 characters, not all of it
+gen mismatch 40000 mismatch
+"$CAIRN" check "$T/mismatch.cairn" >/dev/null 2>"$T/mismatch.err"
+ok "mismatch at the end of a long chain: E-TYPE-MISMATCH at 5:17" "$([ $? = 1 ] &&
+    grep -q 'mismatch.cairn:5:17: error\[E-TYPE-MISMATCH\]' "$T/mismatch.err"; echo $?)"
+ok "... its message quotes 200 characters of the chain and '...'" "$(grep 'error\[E-TYPE-MISMATCH\]' "$T/mismatch.err" |
+    awk '{ exit !(length($0) < 400 && index($0, "...")) }'; echo $?)"
+
 # ---- a long chain runs, in order, with every term --------------------------------------------------
 # 30,000 terms of + and - over locals, literals and printing calls: a lost term, a wrong grouping
 # or calls out of order change the output. clang: gcc -O2 takes minutes on 30,000 inlined guards.
