@@ -59,26 +59,32 @@ report_group() {   # report_group LABEL RESULT_FILE SECONDS
     esac
 }
 
+# The result file of a unit test from its log and exit status: its summary line, or a FAIL line when
+# it printed none, then its FAIL lines.
+record_unit() {   # record_unit NAME LOG RC RESULT
+    local last
+    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
+    if [ -z "$last" ]; then
+        echo "FAIL $1: exit $3 and no summary line (see $2)" >"$4"
+        return
+    fi
+    echo "UNIT $1 $last rc=$3" >"$4"
+    grep -E '^(FAIL|not ok)' "$2" | head -20 | sed "s/^/    /" >>"$4"
+    [ "$3" = 0 ] || echo "    exit $3 (see $2)" >>"$4"
+}
+
 unit_script() {   # unit_script tests/DIR/test_NAME.sh
-    local t=$1 name log start rc last
+    local t=$1 name log start
     name=$(basename "$t" .sh)
     log="$OUT/results/unit-$name"
     start=$(date +%s)
     CAIRN=$(echo $CAIRNS | cut -d' ' -f1) bash "$t" >"$OUT/$name.log" 2>&1
-    rc=$?
-    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/$name.log" | tail -1)
-    if [ -z "$last" ]; then
-        echo "FAIL script $name: exit $rc and no summary line (see $OUT/$name.log)" >"$log"
-    else
-        echo "UNIT $name $last rc=$rc" >"$log"
-        grep -E '^FAIL' "$OUT/$name.log" | head -20 | sed "s/^/    /" >>"$log"
-        [ "$rc" = 0 ] || echo "    exit $rc (see $OUT/$name.log)" >>"$log"
-    fi
+    record_unit "$name" "$OUT/$name.log" $? "$log"
     report_group "unit $name" "$log" $(( $(date +%s) - start ))
 }
 
 unit_c() {   # unit_c tests/unit/test_NAME.c: built against the compiler's library, then run
-    local t=$1 name exe log start rc last
+    local t=$1 name exe log start
     name=$(basename "$t" .c)
     exe="$OUT/$name"
     log="$OUT/results/unit-$name"
@@ -90,21 +96,13 @@ unit_c() {   # unit_c tests/unit/test_NAME.c: built against the compiler's libra
         local args=()
         [ "$name" = test_roundtrip ] && mapfile -t args < <(find tests -name '*.cairn' -not -path "$OUT/*" | sort)
         "$exe" "${args[@]}" >"$exe.log" 2>&1
-        rc=$?
-        last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$exe.log" | tail -1)
-        if [ -z "$last" ]; then
-            echo "FAIL unit $name: exit $rc and no summary line (see $exe.log)" >"$log"
-        else
-            echo "UNIT $name $last rc=$rc" >"$log"
-            grep -E '^(FAIL|not ok)' "$exe.log" | head -20 | sed "s/^/    /" >>"$log"
-            [ "$rc" = 0 ] || echo "    exit $rc (see $exe.log)" >>"$log"
-        fi
+        record_unit "$name" "$exe.log" $? "$log"
     fi
     report_group "unit $name" "$log" $(( $(date +%s) - start ))
 }
 
 unit_one() { case "$1" in *.sh) unit_script "$1" ;; *.c) unit_c "$1" ;; esac; }
-export -f report_group unit_script unit_c unit_one
+export -f report_group record_unit unit_script unit_c unit_one
 export CAIRNS
 
 # ---- 2. corpus ---------------------------------------------------------------------------------
