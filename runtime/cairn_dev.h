@@ -372,8 +372,14 @@ CN_DEV_COLD static void cn_dev_cuda_fail(cudaError_t err, const char *call, cons
      * the device stack (cudaLimitStackSize, 1 KiB a thread by default). The
      * host's stack check is absent from device code (cairn_rt.h). */
     bool stack = err == cudaErrorIllegalAddress;
+    /* a launch that fails so was not the one that trapped: earlier work,
+     * perhaps queued by an earlier cq_ call, poisoned the context */
+    bool at_launch = !strcmp(call, "kernel launch");
     snprintf(msg, sizeof msg, "%s: %s (%s)%s%s%s%s", call, cudaGetErrorString(err), cudaGetErrorName(err),
-             trap ? "; a lane trapped: a failed guard, whose message the device printed above" : "",
+             trap ? (at_launch ? "; a lane of earlier device work trapped (a failed guard, whose message the device "
+                                 "printed above) and poisoned the device context, so this CAIRN call aborts"
+                               : "; a lane trapped: a failed guard, whose message the device printed above")
+                  : "",
              stack ? "; every index is checked, so most likely a lane's stack overflowed: recursion deeper than "
                      "the device stack (cudaLimitStackSize) holds" : "",
              s ? "; this stream had " : "", s ? queue : "");

@@ -11,6 +11,7 @@
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
 #                 stdout, so the guard text is looked for in both streams)
 #   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
+#   entry_after_trap  a cq_ call that traps, the caller's synchronize, then the next cq_ call aborts
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
 #                 skipped where torch is not installed
 set -u
@@ -93,6 +94,28 @@ if "$CAIRN" build "$OUTDIR/graph/smoothlib.cairn" --header --device-target "$ARC
     cat "$OUTDIR/graph/run.log"
 else
     echo "FAIL graph_cq: does not build"; tail -20 "$OUTDIR/graph/build.log"; fail=1
+fi
+
+# After a trapped cq_ call, the next CAIRN entry aborts.
+cat >"$OUTDIR/graph/tl.cairn" <<'CAIRN'
+fn g(n:usize, x:rw<u8>[n]@device) { parallel i in n { x[i] = x[i] * 16; } }
+fn h(n:usize, x:rw<u8>[n]@device) { parallel i in n { x[i] = x[i] + 1; } }
+CAIRN
+if "$CAIRN" build "$OUTDIR/graph/tl.cairn" --header --device-target "$ARCH" --out "$OUTDIR/graph/tl" \
+        >"$OUTDIR/graph/tl.build.log" 2>&1 &&
+    nvcc -std=c++17 -O2 -gencode=arch=compute_$cc,code=$ARCH -I"$OUTDIR/graph/tl" -o "$OUTDIR/graph/entry_after_trap" \
+        tests/device/entry_after_trap.cu "$OUTDIR/graph/tl/libtl.a" -lcudart >>"$OUTDIR/graph/tl.build.log" 2>&1; then
+    "$OUTDIR/graph/entry_after_trap" >"$OUTDIR/graph/entry.log" 2>&1
+    rc=$?
+    cat "$OUTDIR/graph/entry.log"
+    if [ $rc = 134 ] && grep -q '^synchronize reported: cudaErrorLaunchFailure' "$OUTDIR/graph/entry.log" &&
+            ! grep -q 'cq_h returned' "$OUTDIR/graph/entry.log"; then
+        echo "PASS entry_after_trap"
+    else
+        echo "FAIL entry_after_trap: exit $rc"; fail=1
+    fi
+else
+    echo "FAIL entry_after_trap: does not build"; tail -20 "$OUTDIR/graph/tl.build.log"; fail=1
 fi
 
 # PyTorch calling the cq_ entry on its current stream: the same library, compiled shared.
