@@ -116,6 +116,7 @@ bool emit_may_guard(const Node *e)
 
 static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const char **out)
 {
+    bool *spilled = arena_alloc(x->a, sizeof *spilled * (size_t)(n + 1));   /* zeroed */
     for (int k = 0; k < n; k++) {
         Buf pre = {0};
         Buf *saved = x->fn->out;
@@ -131,8 +132,8 @@ static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const
                     continue;
                 if (!all && !emit_may_guard(ops[j]))
                     continue;
-                if (!strncmp(out[j], "cn_a", 4) && !strchr(out[j], '('))
-                    continue;   /* computed into a temporary already */
+                if (spilled[j])
+                    continue;
                 const char *t = emit_tmp(x, "a");
                 const char *ct = emit_ctype(x, ops[j]->ty);
                 if (want_addr && want_addr[j])
@@ -140,6 +141,7 @@ static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const
                 else
                     emit_line(x, "const %s %s = %s;", ct, t, out[j]);
                 out[j] = t;
+                spilled[j] = true;
             }
         }
         buf_append(x->a, x->fn->out, &pre);
@@ -375,6 +377,19 @@ static const char *link_value(Ex *x, Node *e, const char *va, const char *vb)
     return emit_fmt(x, "(%s %s %s)", va, tok_name(op), vb);
 }
 
+/* The right operand of && or ||, with the statements it needs in pre,
+ * indented one level deeper: they run only where the left lets them. */
+static const char *right_operand(Ex *x, Node *e, Buf *pre)
+{
+    Buf *saved = x->fn->out;
+    x->fn->out = pre;
+    x->fn->indent++;
+    const char *b = emit_operand(x, e->binary.b);
+    x->fn->indent--;
+    x->fn->out = saved;
+    return b;
+}
+
 /* a && b, a || b: when b needs statements of its own they run only where
  * the left side lets b run. */
 static const char *emit_logical(Ex *x, Node *e)
@@ -382,12 +397,7 @@ static const char *emit_logical(Ex *x, Node *e)
     bool and_ = e->binary.op == T_ANDAND;
     const char *a = emit_operand(x, e->binary.a);
     Buf pre = {0};
-    Buf *saved = x->fn->out;
-    x->fn->out = &pre;
-    x->fn->indent++;
-    const char *b = emit_operand(x, e->binary.b);
-    x->fn->indent--;
-    x->fn->out = saved;
+    const char *b = right_operand(x, e, &pre);
     if (!pre.n)
         return emit_fmt(x, "(%s %s %s)", a, and_ ? "&&" : "||", b);
     const char *t = emit_tmp(x, "c");
@@ -407,12 +417,7 @@ static void chain_logical_link(Ex *x, Node *e, const char *t)
 {
     bool and_ = e->binary.op == T_ANDAND;
     Buf pre = {0};
-    Buf *saved = x->fn->out;
-    x->fn->out = &pre;
-    x->fn->indent++;
-    const char *b = emit_operand(x, e->binary.b);
-    x->fn->indent--;
-    x->fn->out = saved;
+    const char *b = right_operand(x, e, &pre);
     if (!pre.n) {
         emit_line(x, "%s = %s %s %s;", t, t, and_ ? "&&" : "||", b);
         return;
