@@ -213,6 +213,7 @@ TokenList lex_source(Arena *a, Sink *s, const Source *src);
 typedef struct Node Node;
 typedef struct Type Type;
 typedef struct Sym Sym;
+typedef struct EffTable EffTable;
 
 typedef enum { PLACE_HOST, PLACE_PINNED, PLACE_UNIFIED, PLACE_DEVICE } Placement;
 const char *place_name(Placement p);   /* "host", ... */
@@ -625,6 +626,7 @@ typedef struct {
     const char *device_target;   /* the resolved target's name, or NULL */
     int device_work;      /* set by the checker: @device elements indexed (device work needs a target) */
     Vec numerics;         /* const char*: JSON objects, one per rounding kind */
+    struct EffTable *effects;   /* set by the effects pass (par.h): every function's row, once */
 } Check;
 
 bool check_program(Check *c);

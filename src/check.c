@@ -1161,6 +1161,8 @@ bool check_program(Check *c)
     check_worklist(&x);
     c->device_work = x.device_indexes;
     if (c->sink->errors == errors_before)
+        c->effects = effects_compute(x.a, c);
+    if (c->sink->errors == errors_before)
         check_par_program(&x);
     if (c->sink->errors == errors_before)
         check_dev_program(&x);

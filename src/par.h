@@ -63,10 +63,10 @@ struct FnEff {
     long changed_at;      /* ... when its row last grew (0: never) */
 };
 
-typedef struct {
+struct EffTable {
     Arena *a;
     Vec fns;              /* FnEff*, in c->fns order */
-} EffTable;
+};
 
 /* Every function's effect row: its body and everything it calls, to a
  * fixpoint over the call graph. */

@@ -226,7 +226,7 @@ int cmd_explain(int argc, char **argv)
         unit_free(&u);
         return EXIT_REFUSED;
     }
-    EffTable *t = effects_compute(u.arena, &u.check);
+    EffTable *t = u.check.effects;   /* the effects pass's rows, as the checker used them */
     /* source order: each declared fn, or each of a generic's instances */
     Node *prog = u.program;
     for (int i = 0; i < prog->block.stmts.n; i++) {
