@@ -21,55 +21,17 @@
  *   E-PLAN            a plan for no function, or an item that does not
  *                     apply.
  *
- * The race rule is proved from the index. Every access of an outside view
- * is an "access": the view's root symbol, and an element index or a part
- * lo..hi, each shifted by the starts of the slices it goes through. An index
- * is brought to the affine form coef * i + k + (lane-invariant terms); a
- * lane owns the elements at coef * i + k .. coef * i + k + w when coef is a
- * non-zero constant, and two lanes' footprints meet only if a non-zero
- * multiple of coef lies within the difference of their offsets. Where that
- * cannot be shown, the index is evaluated for small lanes to give a witness
- * ("lanes i = 0 and i = 4 both write out[0]"), and where it cannot even be
- * evaluated the message says the index is not proved one-to-one.
+ * The race rule itself is race.c's; this file walks each lane's body with
+ * the symbolic core's environment (sym.h) and records every access of an
+ * outside view, normalized to its root and offset (lane.h).
  */
 #include "chain.h"
-#include "check.h"
-#include "par.h"
+#include "lane.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ a lane */
-
-typedef enum { AK_READ, AK_WRITE, AK_ATOMIC } AccKind;
-
-typedef struct {
-    AccKind kind;
-    Sym *view;            /* the root: a parameter or a buffer outside the lane */
-    Node *node;           /* as written, for messages */
-    Node *idx;            /* an element's index, or NULL */
-    Node *lo, *hi;        /* a part's bounds (hi NULL: to the end) */
-    bool part, whole;
-    bool by_collector;    /* a pooled scan's or compaction's own write of its destination */
-    Node *offs[4];        /* starts of the slices the access goes through */
-    int noffs;
-    const char *how;      /* "passed as rw to f": for messages */
-    Span at;
-} Acc;
-
-typedef struct {
-    Arena *a;
-    Sink *sink;           /* NULL: silent (par_fusable) */
-    EffTable *eff;
-    Vec *reported;        /* "line:col:code" already said */
-    Sym *lane[2];         /* the index (two when fusing) */
-    const char *var;      /* its name as written */
-    Node *region;
-    PtrSet inside;        /* Sym* declared in the lane */
-    Vec acc;              /* Acc* */
-    Vec written;          /* Sym*: outside views written in the lane */
-    int errors;
-} Lane;
 
 static bool vec_has(const Vec *v, const void *p)
 {
@@ -94,581 +56,134 @@ static void inside_add(Lane *L, Sym *s)
     ptrset_add(L->a, &L->inside, s);
 }
 
-/* One report per place and code (a generic's instances meet it again). */
-static bool first_report(Lane *L, Span at, DiagCode code)
+/* ------------------------------------------------------------ accesses */
+
+enum { UNROLL_TRIP = 8, UNROLL_MAX = 64 };
+
+static bool is_view_let(const Sym *s)
 {
-    L->errors++;
-    if (!L->sink)
-        return false;
-    const char *key = arena_printf(L->a, "%p:%d:%d:%d", (const void *)at.src, at.line, at.col, (int)code);
-    for (int i = 0; i < L->reported->n; i++)
-        if (!strcmp(L->reported->v[i], key))
-            return false;
-    vec_push(L->a, L->reported, (void *)key);
-    return true;
+    return s && s->kind == SYM_LOCAL && s->ty && s->ty->kind == TY_VIEW && s->decl && s->decl->kind == N_LET &&
+           s->decl->let.init;
 }
 
-#define LANE_ERROR(L, at, code, help, ...)                                    \
-    do {                                                                      \
-        if (first_report((L), (at), (code)))                                  \
-            diag_error((L)->sink, (at), (code), (help), __VA_ARGS__);         \
-    } while (0)
-
-static const char *lane_eq(const Lane *L, long long v)
+static ViewLet *view_let_find(Lane *L, const Sym *s)
 {
-    if (!L->var || !strcmp(L->var, "_"))
-        return arena_printf(L->a, "%lld", v);
-    return arena_printf(L->a, "%s = %lld", L->var, v);
+    for (int i = L->views.n - 1; i >= 0; i--) {
+        ViewLet *v = L->views.v[i];
+        if (v->let == s)
+            return v;
+    }
+    return NULL;
 }
 
-static const char *region_what(const Lane *L)
+static bool view_norm(Lane *L, Node *e, Sym **root, SForm *off, SForm *len, bool *whole);
+
+/* A let-bound part, normalized where its `let` is: a let inside the lane
+ * when the walk meets it (lane_let), one from outside on first use. An
+ * outside let whose bounds read a `let mut` (which may have changed since)
+ * starts at an unknown of its own. */
+static ViewLet *view_let(Lane *L, Sym *s)
 {
-    Node *r = L->region;
-    if (r->kind == N_PARALLEL)
-        return arena_printf(L->a, "the region at line %d", r->span.line);
-    return arena_printf(L->a, "the pooled %s at line %d",
-                        r->collect.kind == COLLECT_REDUCE ? "reduce" : r->collect.kind == COLLECT_SCAN ? "scan" : "compact",
-                        r->span.line);
+    ViewLet *v = view_let_find(L, s);
+    if (v)
+        return v;
+    v = arena_alloc(L->a, sizeof *v);
+    v->let = s;
+    senv_saw_mut(L->env, true);
+    if (!view_norm(L, s->decl->let.init, &v->root, &v->off, &v->len, &v->whole))
+        v->root = NULL;
+    if (senv_saw_mut(L->env, true) && !is_inside(L, s)) {
+        v->off = sform_key(senv_key(L->env, s));
+        v->len = sform_any();
+        v->whole = false;
+    }
+    vec_push(L->a, &L->views, v);
+    return v;
 }
 
-/* ---------------------------------------------------- affine indices */
-
-enum { AFF_TERMS = 8, WITNESS_LANES = 64 };
-
-typedef struct {
-    int64_t coef, k;
-    int nt;
-    const char *t[AFF_TERMS];
-    int s[AFF_TERMS];
-} Aff;
-
-static bool aff_term(Aff *A, const char *t, int sign)
+/* The root of a view expression (through slices and let-bound parts), the
+ * offset of its first element in the root and its length (any: to the
+ * end). False: an expression the walk does not follow. */
+static bool view_norm(Lane *L, Node *e, Sym **root, SForm *off, SForm *len, bool *whole)
 {
-    for (int i = 0; i < A->nt; i++)
-        if (!strcmp(A->t[i], t) && A->s[i] == -sign) {
-            A->t[i] = A->t[A->nt - 1];
-            A->s[i] = A->s[A->nt - 1];
-            A->nt--;
-            return true;
-        }
-    if (A->nt == AFF_TERMS)
-        return false;
-    A->t[A->nt] = t;
-    A->s[A->nt++] = sign;
-    return true;
-}
-
-static bool aff_add(Aff *A, const Aff *B, int sign)
-{
-    int64_t c, k;
-    if (__builtin_mul_overflow(B->coef, (int64_t)sign, &c) || __builtin_add_overflow(A->coef, c, &A->coef))
-        return false;
-    if (__builtin_mul_overflow(B->k, (int64_t)sign, &k) || __builtin_add_overflow(A->k, k, &A->k))
-        return false;
-    for (int i = 0; i < B->nt; i++)
-        if (!aff_term(A, B->t[i], B->s[i] * sign))
-            return false;
-    return true;
-}
-
-static bool aff_equal_terms(const Aff *A, const Aff *B)
-{
-    if (A->nt != B->nt)
-        return false;
-    for (int i = 0; i < A->nt; i++) {
-        int j = 0;
-        while (j < B->nt && !(B->s[j] == A->s[i] && !strcmp(B->t[j], A->t[i])))
-            j++;
-        if (j == B->nt)
-            return false;
-    }
-    return true;
-}
-
-typedef struct {
-    const Lane *L;
-    bool ok;
-} InvCtx;
-
-static bool inv_visit(Node *n, void *c)
-{
-    InvCtx *v = c;
-    if (!v->ok)
-        return false;
-    switch (n->kind) {
-    case N_NAME:
-        if (is_inside(v->L, n->name.sym))
-            v->ok = false;
-        return false;
-    case N_CALL:
-        if (n->call.ck != CALL_CONVERT)
-            v->ok = false;
-        return v->ok;
-    case N_INDEX: {
-        Sym *r = view_root(n->index.base);
-        if (!r || vec_has(&v->L->written, r))
-            v->ok = false;
-        return v->ok;
-    }
-    case N_COLLECT: case N_CLOSURE: v->ok = false; return false;
-    default: return true;
-    }
-}
-
-/* Does e have one value in every lane? */
-static bool lane_invariant(const Lane *L, Node *e)
-{
-    InvCtx v = {L, true};
-    par_walk(e, inv_visit, &v);
-    return v.ok;
-}
-
-static bool aff_of(const Lane *L, Node *e, Aff *A, int depth);
-
-/* Does e have one value in every lane? */
-static bool lane_invariant(const Lane *L, Node *e);
-
-/* An index that is no affine form, but the same in every lane: one term. */
-static bool aff_whole(const Lane *L, Node *e, Aff *A)
-{
-    memset(A, 0, sizeof *A);
-    return lane_invariant(L, e) && aff_term(A, expand_expr(L->a, e), 1);
-}
-
-/* One link of a chain: A (the left operand's form) op C. False when the
- * link is no affine form the rule can use. */
-static bool aff_link(Aff *A, TokKind op, const Aff *C)
-{
-    if (op != T_STAR) {
-        Aff B = *A;
-        memset(A, 0, sizeof *A);
-        return aff_add(A, &B, 1) && aff_add(A, C, op == T_PLUS ? 1 : -1);
-    }
-    Aff B = *A;
-    const Aff *cst = !B.coef && !B.nt ? &B : !C->coef && !C->nt ? C : NULL;
-    const Aff *other = cst == &B ? C : &B;
-    if (!cst || !(!other->nt || cst->k == 0 || cst->k == 1 || cst->k == -1))
-        return false;
-    memset(A, 0, sizeof *A);
-    if (__builtin_mul_overflow(other->coef, cst->k, &A->coef) || __builtin_mul_overflow(other->k, cst->k, &A->k))
-        return false;
-    if (cst->k == 0)
-        return true;
-    for (int i = 0; i < other->nt; i++)
-        if (!aff_term(A, other->t[i], other->s[i] * (cst->k < 0 ? -1 : 1)))
-            return false;
-    return true;
-}
-
-/* A chain of + - * (chain.h), folded up its spine by a loop; the chain is
- * one level of `depth`, its operands the next. Where a link is no affine
- * form, the link becomes one lane-invariant term when it is one, as in the
- * recursive rule; a second time, the whole chain must be one. A link that
- * is not invariant leaves nothing above it invariant, so the fold stops
- * there. At most two such fallbacks: linear, however long the chain. */
-static bool aff_chain(const Lane *L, Node *top, Aff *A, int depth)
-{
-    Spine sp;
-    spine_of(&sp, NULL);
-    Node *base = top;
-    while (base->kind == N_BINARY && (base->binary.op == T_PLUS || base->binary.op == T_MINUS ||
-                                      base->binary.op == T_STAR)) {
-        spine_push(&sp, base);
-        base = base->binary.a;
-    }
-    bool ok = aff_of(L, base, A, depth + 1), fell = false;
-    for (int j = sp.n - 1; j >= 0; j--) {
-        Node *e = sp.v[j];
-        Aff C;
-        if (ok && e->ty && type_is_int(e->ty) && aff_of(L, e->binary.b, &C, depth + 1) &&
-            aff_link(A, e->binary.op, &C))
-            continue;
-        ok = aff_whole(L, fell ? top : e, A);
-        if (fell || !ok)
-            break;
-        fell = true;
-    }
-    spine_free(&sp);
-    if (!ok)
-        memset(A, 0, sizeof *A);
-    return ok;
-}
-
-static bool aff_of(const Lane *L, Node *e, Aff *A, int depth)
-{
-    memset(A, 0, sizeof *A);
-    if (!e || depth > 32 || !e->ty || !type_is_int(e->ty))
-        return false;
-    Aff B;
-    switch (e->kind) {
-    case N_INT:
-        if (e->lit.overflow || e->lit.ival > (uint64_t)INT64_MAX)
-            return false;
-        A->k = (int64_t)e->lit.ival;
-        return true;
-    case N_NAME: {
-        Sym *s = e->name.sym;
-        if (is_lane(L, s)) {
-            A->coef = 1;
-            return true;
-        }
-        if (s && (s->kind == SYM_CONST || s->kind == SYM_GENERIC) && s->has_value) {
-            A->k = s->value;
-            return true;
-        }
-        if (s && ptrset_has(&L->inside, s)) {
-            if (!s->mut && s->decl && s->decl->kind == N_LET && s->decl->let.init)
-                return aff_of(L, s->decl->let.init, A, depth + 1);
-            return false;
-        }
-        return aff_term(A, expand_expr(L->a, e), 1);
-    }
-    case N_UNARY:
-        if (e->unary.op != T_MINUS || !aff_of(L, e->unary.a, &B, depth + 1))
-            break;
-        return aff_add(A, &B, -1);
-    case N_BINARY:
-        if (e->binary.op == T_PLUS || e->binary.op == T_MINUS || e->binary.op == T_STAR)
-            return aff_chain(L, e, A, depth);
-        break;
-    case N_CALL:
-        if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)
-            return aff_of(L, e->call.args.v[0], A, depth + 1);
-        break;
-    default:
-        break;
-    }
-    memset(A, 0, sizeof *A);
-    if (lane_invariant(L, e))
-        return aff_term(A, expand_expr(L->a, e), 1);
-    return false;
-}
-
-static bool eval_op(TokKind op, int64_t a, int64_t b, int64_t *out)
-{
-    switch (op) {
-    case T_PLUS: return !__builtin_add_overflow(a, b, out);
-    case T_MINUS: return !__builtin_sub_overflow(a, b, out);
-    case T_STAR: return !__builtin_mul_overflow(a, b, out);
-    case T_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
-    case T_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
-    default: return false;
-    }
-}
-
-/* The value of an index in lane i, when it depends on nothing else. */
-static bool eval_at(const Lane *L, Node *e, int64_t i, int64_t *out, int depth)
-{
-    int64_t a, b;
-    if (!e || depth > 32)
-        return false;
-    switch (e->kind) {
-    case N_INT:
-        if (e->lit.overflow || e->lit.ival > (uint64_t)INT64_MAX)
-            return false;
-        *out = (int64_t)e->lit.ival;
-        return true;
-    case N_NAME: {
-        Sym *s = e->name.sym;
-        if (is_lane(L, s)) {
-            *out = i;
-            return true;
-        }
-        if (s && (s->kind == SYM_CONST || s->kind == SYM_GENERIC) && s->has_value && type_is_int(s->ty)) {
-            *out = s->value;
-            return true;
-        }
-        if (s && ptrset_has(&L->inside, s) && !s->mut && s->decl && s->decl->kind == N_LET)
-            return eval_at(L, s->decl->let.init, i, out, depth + 1);
-        return false;
-    }
-    case N_UNARY:
-        return e->unary.op == T_MINUS && eval_at(L, e->unary.a, i, &a, depth + 1) && a != INT64_MIN &&
-               (*out = -a, true);
-    case N_BINARY: {
-        /* a chain (chain.h) folded up its spine: one level of depth */
-        Spine sp;
-        bool ok = eval_at(L, spine_of(&sp, e), i, &a, depth + 1);
-        for (int j = sp.n - 1; ok && j >= 0; j--)
-            ok = eval_at(L, sp.v[j]->binary.b, i, &b, depth + 1) && eval_op(sp.v[j]->binary.op, a, b, &a);
-        spine_free(&sp);
-        *out = a;
-        return ok;
-    }
-    case N_CALL:
-        if (e->call.ck == CALL_CONVERT && e->call.args.n == 1 && type_is_int(e->ty))
-            return eval_at(L, e->call.args.v[0], i, out, depth + 1);
-        if (e->call.ck == CALL_BUILTIN && e->call.args.n == 2 &&
-            (e->call.builtin == B_MIN || e->call.builtin == B_MAX)) {
-            if (!eval_at(L, e->call.args.v[0], i, &a, depth + 1) || !eval_at(L, e->call.args.v[1], i, &b, depth + 1))
-                return false;
-            *out = e->call.builtin == B_MIN ? (a < b ? a : b) : (a > b ? a : b);
-            return true;
-        }
-        return false;
-    default:
-        return false;
-    }
-}
-
-/* ------------------------------------------------------- footprints */
-
-/* An access's elements in lane i: [lo, hi). */
-static bool fp_eval(const Lane *L, const Acc *A, int64_t i, int64_t *lo, int64_t *hi)
-{
-    int64_t off = 0, v;
-    for (int k = 0; k < A->noffs; k++) {
-        if (!eval_at(L, A->offs[k], i, &v, 0) || __builtin_add_overflow(off, v, &off))
-            return false;
-    }
-    if (A->whole) {
-        *lo = INT64_MIN / 4;
-        *hi = INT64_MAX / 4;
-        return true;
-    }
-    if (A->idx) {
-        if (!eval_at(L, A->idx, i, &v, 0) || __builtin_add_overflow(v, off, lo))
-            return false;
-        *hi = *lo + 1;
-        return true;
-    }
-    int64_t l = 0, h = INT64_MAX / 4;
-    if (A->lo && !eval_at(L, A->lo, i, &l, 0))
-        return false;
-    if (A->hi && !eval_at(L, A->hi, i, &h, 0))
-        return false;
-    if (__builtin_add_overflow(l, off, lo))
-        return false;
-    *hi = A->hi ? h + off : h;
-    return true;
-}
-
-typedef struct {
-    Aff base;             /* coef * i + k + terms: the first element */
-    int64_t w;            /* elements from there */
-} Foot;
-
-/* An access's footprint as coef * i + k .. + w, when the index shows it. */
-static bool fp_aff(const Lane *L, const Acc *A, Foot *F)
-{
-    memset(F, 0, sizeof *F);
-    if (A->whole)
-        return false;
-    Aff off = {0}, t;
-    for (int k = 0; k < A->noffs; k++)
-        if (!aff_of(L, A->offs[k], &t, 0) || !aff_add(&off, &t, 1))
-            return false;
-    if (A->idx) {
-        if (!aff_of(L, A->idx, &t, 0))
-            return false;
-        F->base = off;
-        F->w = 1;
-        return aff_add(&F->base, &t, 1);
-    }
-    Aff lo = {0}, hi;
-    if (A->lo && !aff_of(L, A->lo, &lo, 0))
-        return false;
-    if (!A->hi || !aff_of(L, A->hi, &hi, 0))
-        return false;
-    if (lo.coef != hi.coef || !aff_equal_terms(&lo, &hi) || hi.k < lo.k)
-        return false;
-    F->base = off;
-    F->w = hi.k - lo.k;
-    return aff_add(&F->base, &lo, 1);
-}
-
-/* Lanes i != j where the footprints of A (lane i) and B (lane j) meet:
- * true with the lanes and the first shared element. */
-static bool find_meeting(const Lane *L, const Acc *A, const Acc *B, int64_t *li, int64_t *lj, int64_t *elem)
-{
-    int64_t alo[WITNESS_LANES], ahi[WITNESS_LANES], blo[WITNESS_LANES], bhi[WITNESS_LANES];
-    for (int i = 0; i < WITNESS_LANES; i++)
-        if (!fp_eval(L, A, i, &alo[i], &ahi[i]) || !fp_eval(L, B, i, &blo[i], &bhi[i]))
-            return false;
-    for (int s = 1; s < WITNESS_LANES; s++)          /* smallest lanes first */
-        for (int t = 0; t < s; t++)
-            for (int pass = 0; pass < 2; pass++) {
-                int i = pass ? s : t, j = pass ? t : s;
-                int64_t lo = alo[i] > blo[j] ? alo[i] : blo[j];
-                int64_t hi = ahi[i] < bhi[j] ? ahi[i] : bhi[j];
-                if (lo < hi) {
-                    *li = i;
-                    *lj = j;
-                    *elem = lo;
-                    return true;
-                }
+    *off = sform_const(0);
+    *len = sform_any();
+    *whole = true;
+    for (int depth = 0; e; depth++) {
+        if (e->kind == N_SLICE) {
+            SVal lo = e->slice.lo ? sym_eval(L->env, e->slice.lo) : (SVal){sform_const(0), true};
+            if (*whole && e->slice.hi) {
+                SVal hi = sym_eval(L->env, e->slice.hi);
+                sform_add(len, &hi.f, &lo.f, -1);
             }
+            *whole = false;
+            sform_add(off, off, &lo.f, 1);
+            e = e->slice.base;
+            continue;
+        }
+        if (e->kind != N_NAME || !e->name.sym)
+            return false;
+        Sym *s = e->name.sym;
+        if (is_view_let(s)) {
+            if (depth > 4096)
+                return false;
+            ViewLet *v = view_let(L, s);
+            if (!v->root)
+                return false;
+            if (*whole) {
+                *len = v->len;
+                *whole = v->whole;
+            }
+            sform_add(off, off, &v->off, 1);
+            *root = v->root;
+            return true;
+        }
+        if (!s->ty || s->ty->kind != TY_VIEW || is_inside(L, s))
+            return false;
+        *root = s;
+        return true;
+    }
     return false;
 }
 
-/* Are the footprints of two accesses, in two different lanes, proved
- * apart? (A non-zero multiple of coef in the difference of offsets would
- * put them on one element.) */
-static bool proved_apart(const Lane *L, const Acc *A, const Acc *B)
+/* An access through a view expression e: its elements from index idx (an
+ * element), or all of them (a part, a whole view). Nothing is dropped: an
+ * expression the walk cannot follow is an access of any view, whole. */
+static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, const char *how)
 {
-    Foot F, G;
-    if (!fp_aff(L, A, &F) || !fp_aff(L, B, &G))
-        return false;
-    if (F.base.coef == 0 || F.base.coef != G.base.coef || !aff_equal_terms(&F.base, &G.base))
-        return false;
-    if (F.w == 0 || G.w == 0)
-        return true;
-    int64_t a = F.base.coef < 0 ? -F.base.coef : F.base.coef;
-    /* q' - p' over p' in [kF, kF + wF), q' in [kG, kG + wG) */
-    int64_t dlo = G.base.k - (F.base.k + F.w - 1), dhi = G.base.k + G.w - 1 - F.base.k;
-    for (int64_t m = dlo / a - 1; m <= dhi / a + 1; m++) {
-        int64_t d = m * a;
-        if (m != 0 && d >= dlo && d <= dhi)
-            return false;
-    }
-    return true;
-}
-
-/* Is R within the footprint W has in the same lane? */
-static bool own_element(const Lane *L, const Acc *R, const Acc *W)
-{
-    Foot F, G;
-    if (!fp_aff(L, R, &F) || !fp_aff(L, W, &G))
-        return false;
-    return F.base.coef == G.base.coef && aff_equal_terms(&F.base, &G.base) && F.base.k >= G.base.k &&
-           F.base.k + F.w <= G.base.k + G.w;
-}
-
-static const char *acc_text(const Lane *L, const Acc *A)
-{
-    const char *t = expand_expr(L->a, A->node);
-    if (A->whole)
-        t = arena_printf(L->a, "all of %s", t);
-    return A->how ? arena_printf(L->a, "%s %s", t, A->how) : t;
-}
-
-/* --------------------------------------------------------- the race rule */
-
-static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
-{
-    int64_t i, j, e;
-    /* the proof first: it is cheap, and where it holds no witness exists,
-     * so the search for one (64 lanes each way) runs only where it may */
-    if (proved_apart(L, A, B))
-        return false;
-    if (find_meeting(L, A, B, &i, &j, &e)) {
-        const char *el = A->whole && B->whole ? arena_printf(L->a, "all of %s", v->id)
-                                              : arena_printf(L->a, "%s[%lld]", v->id, (long long)e);
-        LANE_ERROR(L, B->at, E_PARALLEL_RACE, "let each lane write only its own elements: `out[i]`, `out[4 * i .. 4 * i + 4]`",
-                   "lanes %s and %s both write %s: %s (line %d)%s%s, in %s", lane_eq(L, i < j ? i : j),
-                   lane_eq(L, i < j ? j : i), el, acc_text(L, A), A->at.line, A == B ? "" : "; and ",
-                   A == B ? "" : arena_printf(L->a, "%s (line %d)", acc_text(L, B), B->at.line), region_what(L));
-        return true;
-    }
-    LANE_ERROR(L, B->at, E_PARALLEL_RACE, "index the view by the lane: `out[i]`, `out[2 * i + 1]`, or a part `out[4 * i .. 4 * i + 4]`",
-               "lanes %s and %s may both write %s: the index is not proved one-to-one in %s (%s, line %d), in %s",
-               lane_eq(L, 0), lane_eq(L, 1), expand_expr(L->a, B->node),
-               L->var && strcmp(L->var, "_") ? L->var : "the lane", acc_text(L, B), B->at.line, region_what(L));
-    return true;
-}
-
-static void read_conflict(Lane *L, Sym *v, const Acc *R, Vec *writes)
-{
-    for (int k = 0; k < writes->n; k++)
-        if (own_element(L, R, writes->v[k]))
-            return;
-    for (int k = 0; k < writes->n; k++) {
-        const Acc *W = writes->v[k];
-        int64_t i, j, e;
-        if (find_meeting(L, R, W, &i, &j, &e)) {
-            LANE_ERROR(L, R->at, E_PARALLEL_RACE, "read a view the region writes only at the lane's own element, or "
-                       "write into another view",
-                       "lane %s reads %s[%lld] through %s (line %d), which lane %s writes through %s (line %d), in %s",
-                       lane_eq(L, i), v->id, (long long)e, acc_text(L, R), R->at.line, lane_eq(L, j),
-                       acc_text(L, W), W->at.line, region_what(L));
-            return;
+    Acc *A = arena_alloc(L->a, sizeof *A);
+    A->kind = kind;
+    A->node = at;
+    A->at = at->span;
+    A->how = how;
+    A->clo = A->clen = sform_any();
+    Sym *root = NULL;
+    if (!view_norm(L, e, &root, &A->lo, &A->len, &A->whole)) {
+        A->view = NULL;
+        A->whole = true;
+        A->lo = sform_const(0);
+        A->len = sform_any();
+    } else {
+        A->view = root;
+        A->clo = A->lo;
+        A->clen = A->whole ? sform_any() : A->len;
+        if (idx) {
+            SVal i = sym_eval(L->env, idx);
+            sform_add(&A->lo, &A->lo, &i.f, 1);
+            A->len = sform_const(1);
+            A->whole = false;
         }
     }
-    const Acc *W = writes->v[0];
-    LANE_ERROR(L, R->at, E_PARALLEL_RACE, "read a view the region writes only at the lane's own element, or write "
-               "into another view",
-               "lane %s reads %s (line %d), which is not the element it writes (%s, line %d): another lane may "
-               "write it in %s", lane_eq(L, 1), acc_text(L, R), R->at.line, acc_text(L, W), W->at.line,
-               region_what(L));
-}
-
-/* Keeps the first of each group of writes with one footprint (the same
- * affine form of the lane and width): two such writes race with each other
- * exactly as one of them races with itself, and with a third exactly as the
- * first does, so the first pair in order that conflicts is unchanged, and a
- * lane of ten thousand `y[i] = ...` is not checked ten thousand squared
- * times. A collector's own write is always kept (it is never compared with
- * itself). */
-static void distinct_writes(Lane *L, Vec *writes)
-{
-    Vec kept = {0};
-    Foot *feet = arena_alloc(L->a, sizeof *feet * (size_t)(writes->n + 1));
-    bool *has = arena_alloc(L->a, sizeof *has * (size_t)(writes->n + 1));
-    for (int a = 0; a < writes->n; a++) {
-        Acc *A = writes->v[a];
-        int k = kept.n;
-        has[k] = !A->by_collector && fp_aff(L, A, &feet[k]);
-        bool dup = false;
-        for (int j = 0; has[k] && j < kept.n && !dup; j++)
-            dup = has[j] && feet[j].w == feet[k].w && feet[j].base.coef == feet[k].base.coef &&
-                  feet[j].base.k == feet[k].base.k && aff_equal_terms(&feet[j].base, &feet[k].base);
-        if (!dup)
-            vec_push(L->a, &kept, A);
+    if (A->view && A->whole) {
+        A->lo = sform_const(0);
+        A->len = sform_any();
     }
-    *writes = kept;
-}
-
-static void check_view(Lane *L, Sym *v)
-{
-    Vec writes = {0}, reads = {0};
-    const Acc *atomic = NULL, *plain = NULL;
-    for (int k = 0; k < L->acc.n; k++) {
-        Acc *A = L->acc.v[k];
-        if (A->view != v)
-            continue;
-        if (A->kind == AK_ATOMIC) {
-            if (!atomic)
-                atomic = A;
-            continue;
-        }
-        if (!plain)
-            plain = A;
-        vec_push(L->a, A->kind == AK_WRITE ? &writes : &reads, A);
-    }
-    if (atomic && plain) {
-        const Acc *later = plain->at.line > atomic->at.line ||
-                           (plain->at.line == atomic->at.line && plain->at.col > atomic->at.col) ? plain : atomic;
-        LANE_ERROR(L, later->at, E_ATOMIC_MIXED, "update it atomically everywhere in the region, or split the region",
-                   "%s is updated atomically (%s, line %d) and %s plainly (%s, line %d) in %s", v->id,
-                   expand_expr(L->a, atomic->node), atomic->at.line, plain->kind == AK_WRITE ? "written" : "read",
-                   acc_text(L, plain), plain->at.line, region_what(L));
-        return;
-    }
-    distinct_writes(L, &writes);
-    for (int a = 0; a < writes.n; a++)
-        for (int b = a; b < writes.n; b++) {
-            if (a == b && ((Acc *)writes.v[a])->by_collector)
-                continue;   /* the collector places its own values */
-            if (writes_conflict(L, v, writes.v[a], writes.v[b]))
-                return;
-        }
-    if (writes.n)
-        for (int r = 0; r < reads.n; r++)
-            read_conflict(L, v, reads.v[r], &writes);
-}
-
-static void check_races(Lane *L)
-{
-    Vec views = {0};
-    for (int k = 0; k < L->acc.n; k++) {
-        Acc *A = L->acc.v[k];
-        if (A->kind != AK_READ && !vec_has(&L->written, A->view))
-            vec_push(L->a, &L->written, A->view);
-        if (!vec_has(&views, A->view))
-            vec_push(L->a, &views, A->view);
-    }
-    for (int k = 0; k < views.n; k++)
-        check_view(L, views.v[k]);
+    if (L->dump)
+        fprintf(L->dump, "  %d:%d %s %s: %s + [%s] len %s\n", A->at.line, A->at.col,
+                kind == AK_READ ? "read" : kind == AK_WRITE ? "write" : "atomic", expand_expr_short(L->a, at, 60),
+                A->view ? A->view->id : "(any view)", A->whole ? "0" : sform_str(L->a, &A->lo),
+                A->whole ? "all" : sform_str(L->a, &A->len));
+    vec_push(L->a, &L->acc, A);
 }
 
 /* ------------------------------------------------------ the lane's body */
@@ -679,49 +194,6 @@ static void lw_vec(Lane *L, const Vec *v)
 {
     for (int i = 0; i < v->n; i++)
         lw(L, v->v[i]);
-}
-
-/* An access through a view expression: x, x[a..b], a let-bound part of x;
- * e is the outermost node (an element's base when elem is set). */
-static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, const char *how)
-{
-    Acc *A = arena_alloc(L->a, sizeof *A);
-    A->kind = kind;
-    A->node = at;
-    A->at = at->span;
-    A->idx = idx;
-    A->how = how;
-    bool have = idx != NULL;
-    for (int depth = 0; e && depth < 64; depth++) {
-        if (e->kind == N_SLICE) {
-            if (!have) {
-                A->part = true;
-                A->lo = e->slice.lo;
-                A->hi = e->slice.hi;
-                have = true;
-            } else if (e->slice.lo) {
-                if (A->noffs == 4)
-                    return;
-                A->offs[A->noffs++] = e->slice.lo;
-            }
-            e = e->slice.base;
-        } else if (e->kind == N_NAME) {
-            Sym *s = e->name.sym;
-            if (s && s->kind == SYM_LOCAL && !s->mut && s->ty && s->ty->kind == TY_VIEW && s->decl &&
-                s->decl->kind == N_LET && s->decl->let.init) {
-                e = s->decl->let.init;
-                continue;
-            }
-            if (!s || is_inside(L, s) || !s->ty || s->ty->kind != TY_VIEW)
-                return;
-            A->view = s;
-            A->whole = !have;
-            vec_push(L->a, &L->acc, A);
-            return;
-        } else {
-            return;
-        }
-    }
 }
 
 /* Walks the parts of a view expression that are values (slice bounds). */
@@ -800,6 +272,11 @@ static void lane_collect(Lane *L, Node *n)
         add_access(L, AK_WRITE, d, d, NULL, arena_printf(L->a, "written by the %s at line %d", k, n->span.line));
     }
     inside_add(L, n->collect.sym);
+    /* the sequential collector's index: a counter over its extent */
+    if (n->collect.sym && n->collect.extent) {
+        SVal lo = {sform_const(0), true}, hi = sym_eval(L->env, n->collect.extent);
+        senv_counter(L->env, n->collect.sym, &lo, &hi);
+    }
     lw(L, n->collect.keep);
     lw(L, n->collect.value);
 }
@@ -835,6 +312,7 @@ static void lane_fn_call(Lane *L, Node *n)
             lw(L, a);
         }
     }
+    sym_lend(L->env, n);
 }
 
 static void lane_builtin(Lane *L, Node *n)
@@ -892,25 +370,88 @@ static void lw_chain(Lane *L, Node *n)
     spine_free(&sp);
 }
 
+/* A let: a part of a view is bound, not read (its bounds are); any other
+ * value is followed by the environment. */
+static void lane_let(Lane *L, Node *n)
+{
+    Sym *s = n->let.sym;
+    if (n->kind == N_LET && is_view_let(s)) {
+        lw_view_bounds(L, n->let.init);
+        if (n->let.init->kind != N_SLICE && n->let.init->kind != N_NAME)
+            lw(L, n->let.init);
+        inside_add(L, s);
+        ViewLet *v = arena_alloc(L->a, sizeof *v);   /* normalized here, with the values of now */
+        v->let = s;
+        if (!view_norm(L, n->let.init, &v->root, &v->off, &v->len, &v->whole))
+            v->root = NULL;
+        vec_push(L->a, &L->views, v);
+        return;
+    }
+    lw(L, n->let.init);
+    inside_add(L, s);
+    if (n->kind == N_LET)
+        sym_let(L->env, n);
+}
+
+/* A loop in a lane: a constant trip count of a few iterations is walked
+ * iteration by iteration (the counter a constant in each, so `shr(128, k)`
+ * is known); any other loop once, its counter an unknown over its range and
+ * every local it assigns any. */
+static void lane_for(Lane *L, Node *n)
+{
+    lw(L, n->loop.lo);
+    lw(L, n->loop.hi);
+    inside_add(L, n->loop.sym);
+    SNum lo, count;
+    if (sym_trip(L->env, n, &lo, &count) && count <= UNROLL_TRIP && L->unrolled * (count ? count : 1) <= UNROLL_MAX) {
+        int saved = L->unrolled;
+        L->unrolled *= count ? (int)count : 1;
+        for (SNum k = 0; k < count; k++) {
+            senv_bind(L->env, n->loop.sym, (SVal){sform_const(lo + k), true});
+            lw(L, n->loop.body);
+        }
+        L->unrolled = saved;
+        return;
+    }
+    SVal l = sym_eval(L->env, n->loop.lo), h = sym_eval(L->env, n->loop.hi);
+    senv_havoc_assigned(L->env, n->loop.body);
+    senv_counter(L->env, n->loop.sym, &l, &h);
+    lw(L, n->loop.body);
+    senv_havoc_assigned(L->env, n->loop.body);
+}
+
+static void lane_if(Lane *L, Node *n)
+{
+    SVal c = sym_eval(L->env, n->if_.cond);
+    lw(L, n->if_.cond);
+    int mark = senv_mark(L->env);
+    lw(L, n->if_.then);
+    SJoin *j = senv_join_begin(L->env, mark);
+    lw(L, n->if_.els);   /* an else-if chain: its depth is the program's (parse limits it) */
+    senv_join_end(L->env, j, c.uniform);
+}
+
 static void lw(Lane *L, Node *n)
 {
     if (!n)
         return;
     switch (n->kind) {
-    case N_LET: case N_CONST: lw(L, n->let.init); inside_add(L, n->let.sym); return;
-    case N_FOR:
-        lw(L, n->loop.lo);
-        lw(L, n->loop.hi);
-        inside_add(L, n->loop.sym);
+    case N_LET: case N_CONST: return lane_let(L, n);
+    case N_FOR: return lane_for(L, n);
+    case N_WHILE:
+        senv_havoc_assigned(L->env, n->loop.body);
+        lw(L, n->loop.cond);
         lw(L, n->loop.body);
+        senv_havoc_assigned(L->env, n->loop.body);
         return;
-    case N_WHILE: lw(L, n->loop.cond); lw(L, n->loop.body); return;
     case N_PARALLEL: return lane_nest(L, n, "a parallel region");
     case N_COOP: return lane_nest(L, n, "a cooperative region");
     case N_COLLECT: return lane_collect(L, n);
     case N_ASSIGN:
         lw(L, n->assign.rhs);
-        return lane_store(L, n->assign.lhs, "assign");
+        lane_store(L, n->assign.lhs, "assign");
+        sym_assign(L->env, n);
+        return;
     case N_INDEX:
         lw(L, n->index.index);
         lw_view_bounds(L, n->index.base);
@@ -922,6 +463,11 @@ static void lw(Lane *L, Node *n)
     case N_SLICE:
         lw_view_bounds(L, n);
         add_access(L, AK_READ, n, n, NULL, NULL);
+        return;
+    case N_NAME:
+        /* a let-bound part named on its own (passed on, len of it) reads
+         * nothing; a view from outside likewise: its elements are read
+         * where they are indexed */
         return;
     case N_CALL: return lane_call(L, n);
     case N_CLOSURE: return lane_forbidden(L, n, "a closure made");
@@ -935,22 +481,72 @@ static void lw(Lane *L, Node *n)
         LANE_ERROR(L, n->span, E_RETURN, "a lane ends at the end of its body; compute what you need with a collector",
                    "`return` inside a lane of %s: a lane cannot return from its function", region_what(L));
         return;
-    case N_UNARY: case N_EXPR_STMT: lw(L, n->unary.a); return;
+    case N_UNARY: lw(L, n->unary.a); return;
+    case N_EXPR_STMT:
+        lw(L, n->unary.a);
+        return;
     case N_BINARY: return lw_chain(L, n);
     case N_FIELD: lw(L, n->field.base); return;
     case N_BLOCK: case N_UNSAFE: lw_vec(L, &n->block.stmts); return;
-    case N_IF:
-        for (; n && n->kind == N_IF; n = n->if_.els) {   /* an else-if chain: a loop */
-            lw(L, n->if_.cond);
-            lw(L, n->if_.then);
-        }
-        lw(L, n);
-        return;
+    case N_IF: return lane_if(L, n);
     default: return;
     }
 }
 
 /* ------------------------------------------------------------- regions */
+
+/* An element a lane reads has one value in every lane when the region
+ * writes its view nowhere (the race rule then has nothing to say of it). */
+static bool elem_fixed(void *ctx, Node *elem)
+{
+    Lane *L = ctx;
+    Sym *r = view_root(elem->index.base);
+    return r && !vec_has(&L->written, r);
+}
+
+/* The views the lanes write, known before the walk (an index that reads
+ * one is not the same in every lane). */
+static void note_written(Lane *L, Node *view)
+{
+    Sym *r = view_root(view);
+    if (r && !vec_has(&L->written, r))
+        vec_push(L->a, &L->written, r);
+}
+
+static bool is_atomic(int b)
+{
+    switch ((Builtin)b) {
+    case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND: case B_ATOMIC_OR:
+    case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool written_visit(Node *n, void *c)
+{
+    Lane *L = c;
+    if (n->kind == N_ASSIGN && n->assign.lhs->kind == N_INDEX)
+        note_written(L, n->assign.lhs->index.base);
+    else if (n->kind == N_COLLECT && n->collect.dest && n->collect.kind != COLLECT_REDUCE)
+        note_written(L, n->collect.dest);
+    else if (n->kind == N_COLLECT && n->collect.dest && n->collect.dest->kind == N_INDEX)
+        note_written(L, n->collect.dest->index.base);
+    else if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && is_atomic(n->call.builtin) && n->call.args.n &&
+             ((Node *)n->call.args.v[0])->kind == N_INDEX)
+        note_written(L, ((Node *)n->call.args.v[0])->index.base);
+    else if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.callee && n->call.callee->ty &&
+             n->call.callee->ty->kind == TY_FN) {
+        Type *ft = n->call.callee->ty;
+        for (int i = 0; i < n->call.args.n && i < ft->params.n; i++) {
+            Type *pt = ft->params.v[i];
+            if (pt && (pt->kind == TY_REF || (pt->kind == TY_VIEW && pt->access == ACC_RW)))
+                note_written(L, n->call.args.v[i]);
+        }
+    }
+    return true;
+}
 
 static void lane_init(Lane *L, Arena *a, Sink *sink, EffTable *eff, Vec *reported, Node *region)
 {
@@ -960,33 +556,42 @@ static void lane_init(Lane *L, Arena *a, Sink *sink, EffTable *eff, Vec *reporte
     L->eff = eff;
     L->reported = reported;
     L->region = region;
+    L->unrolled = 1;
+    L->env = senv_new(a, SN_FIXED);
+    senv_hook(L->env, elem_fixed, L);
 }
 
-/* The outside views written, known before the race rule runs (an index
- * that reads one is not lane-invariant). */
-static void lane_finish(Lane *L)
+/* The lane index, an unknown in [0, extent); the same for a fused
+ * region's second index. */
+static void lane_start(Lane *L, Node *extent, Node *body)
 {
-    for (int k = 0; k < L->acc.n; k++) {
-        Acc *A = L->acc.v[k];
-        if (A->kind != AK_READ && !vec_has(&L->written, A->view))
-            vec_push(L->a, &L->written, A->view);
-    }
-    check_races(L);
+    SVal n = extent ? sym_eval(L->env, extent) : (SVal){sform_any(), true};
+    L->key = senv_lane(L->env, L->lane[0], &n.f);
+    if (L->lane[1])
+        senv_bind(L->env, L->lane[1], (SVal){sform_key(L->key), false});
+    par_walk(body, written_visit, L);
 }
 
-static void check_region(Ctx *x, EffTable *eff, Vec *reported, Node *r)
+static void check_region(Ctx *x, EffTable *eff, Vec *reported, Node *r, FILE *dump)
 {
     Lane L;
-    lane_init(&L, x->a, x->sink, eff, reported, r);
+    lane_init(&L, x->a, dump ? NULL : x->sink, eff, reported, r);
+    L.dump = dump;
     L.lane[0] = r->loop.sym;
     L.var = r->loop.var;
+    if (dump)
+        fprintf(dump, "region at %d:%d, lane %s in [0, %s)\n", r->span.line, r->span.col, r->loop.var,
+                expand_expr_short(x->a, r->loop.hi, 60));
+    lane_start(&L, r->loop.hi, r->loop.body);
     lw(&L, r->loop.body);
-    lane_finish(&L);
+    race_check(&L);
 }
 
-static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c)
+static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c, FILE *dump)
 {
     if (c->collect.kind == COLLECT_SCAN && c->collect.value && type_is_float(c->collect.value->ty)) {
+        if (dump)
+            return;
         if (c->collect.device)
             diag_error(x->sink, c->span, E_SCAN_ORDER,
                        "transfer the values to host memory and scan them there in written order",
@@ -999,12 +604,20 @@ static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c)
         return;
     }
     Lane L;
-    lane_init(&L, x->a, x->sink, eff, reported, c);
+    lane_init(&L, x->a, dump ? NULL : x->sink, eff, reported, c);
+    L.dump = dump;
     L.lane[0] = c->collect.sym;
     L.var = c->collect.var;
+    if (dump)
+        fprintf(dump, "collector at %d:%d, lane %s in [0, %s)\n", c->span.line, c->span.col,
+                c->collect.var ? c->collect.var : "_", expand_expr_short(x->a, c->collect.extent, 60));
+    lane_start(&L, c->collect.extent, c->collect.value);
+    par_walk(c->collect.keep, written_visit, &L);
+    Node *d = c->collect.dest;
+    if (d && c->collect.kind != COLLECT_REDUCE)
+        note_written(&L, d);
     lw(&L, c->collect.keep);
     lw(&L, c->collect.value);
-    Node *d = c->collect.dest;
     if (d && c->collect.kind != COLLECT_REDUCE) {
         const char *how = arena_printf(x->a, "written by the %s", c->collect.kind == COLLECT_SCAN ? "scan" : "compaction");
         if (c->collect.kind == COLLECT_SCAN && c->collect.sym) {
@@ -1016,27 +629,27 @@ static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c)
         } else {
             add_access(&L, AK_WRITE, d, d, NULL, how);
         }
-        if (L.acc.n)
-            ((Acc *)L.acc.v[L.acc.n - 1])->by_collector = true;
+        ((Acc *)L.acc.v[L.acc.n - 1])->by_collector = true;
     }
-    lane_finish(&L);
+    race_check(&L);
 }
 
 typedef struct {
     Ctx *x;
     EffTable *eff;
     Vec *reported;
+    FILE *dump;
 } RegionWalk;
 
 static bool region_visit(Node *n, void *c)
 {
     RegionWalk *w = c;
     if (n->kind == N_PARALLEL) {
-        check_region(w->x, w->eff, w->reported, n);
+        check_region(w->x, w->eff, w->reported, n, w->dump);
         return false;
     }
     if (n->kind == N_COLLECT && (n->collect.mode == MODE_PARALLEL || n->collect.device)) {
-        check_pooled_collect(w->x, w->eff, w->reported, n);
+        check_pooled_collect(w->x, w->eff, w->reported, n, w->dump);
         return false;
     }
     return true;
@@ -1052,13 +665,14 @@ bool par_fusable(Arena *a, Node *ra, Node *rb)
     L.lane[0] = ra->loop.sym;
     L.lane[1] = rb->loop.sym;
     L.var = ra->loop.var;
+    /* the extent: evaluated once for both, so it must be the same in both */
+    if (!sym_eval(L.env, ra->loop.hi).uniform)
+        return false;
+    lane_start(&L, ra->loop.hi, ra->loop.body);
+    par_walk(rb->loop.body, written_visit, &L);
     lw(&L, ra->loop.body);
     lw(&L, rb->loop.body);
-    InvCtx v = {&L, true};
-    par_walk(ra->loop.hi, inv_visit, &v);    /* the extent: evaluated once for both */
-    if (!v.ok)
-        return false;
-    lane_finish(&L);
+    race_check(&L);
     return L.errors == 0;
 }
 
@@ -1265,7 +879,7 @@ void check_par_program(Ctx *x)
     Check *c = x->c;
     EffTable *eff = c->effects;
     Vec reported = {0};
-    RegionWalk w = {x, eff, &reported};
+    RegionWalk w = {x, eff, &reported, NULL};
     /* eff->fns is c->fns in order, each function once: a search of the
      * functions already done made this quadratic in their number. A body
      * with a region or a pooled collector (closures included) has par:host
@@ -1276,4 +890,20 @@ void check_par_program(Ctx *x)
             par_walk(f->fn->fn.body, region_visit, &w);
     }
     check_plans(x);
+}
+
+/* `cairn check --dump=accesses`: each region's and pooled collector's
+ * accesses, as the race rule sees them (root + offset form, length). */
+void par_dump_accesses(FILE *out, Check *c)
+{
+    Ctx x = {.c = c, .a = c->arena, .sink = c->sink};
+    Vec reported = {0};
+    RegionWalk w = {&x, c->effects, &reported, out};
+    for (int i = 0; c->effects && i < c->effects->fns.n; i++) {
+        FnEff *f = c->effects->fns.v[i];
+        if (f->bits & ((1u << EF_PAR) | (1u << EF_DEV))) {
+            fprintf(out, "fn %s\n", f->fn->fn.id ? f->fn->fn.id : "(closure)");
+            par_walk(f->fn->fn.body, region_visit, &w);
+        }
+    }
 }

@@ -97,4 +97,7 @@ PlanInfo par_plan_for(const Node *program, const char *id);
  * the race rule. */
 bool par_fusable(Arena *a, Node *ra, Node *rb);
 
+/* `cairn check --dump=accesses`: every region's accesses, normalized. */
+void par_dump_accesses(FILE *out, Check *c);
+
 #endif

@@ -1,0 +1,1226 @@
+/*
+ * sym.c: the symbolic core (sym.h): forms, environments, evaluation.
+ *
+ * Requires: a checked tree (names resolved, expressions typed).
+ * Guarantees: a form is exact or any; nothing it cannot represent is
+ * dropped. Forms are values (a few hundred bytes) passed by pointer and
+ * copied by assignment; only keys and atoms live in the arena.
+ */
+#include "sym.h"
+
+#include "chain.h"
+#include "par.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------- numbers */
+
+static bool num_add(SNum a, SNum b, SNum *out) { return !__builtin_add_overflow(a, b, out); }
+static bool num_mul(SNum a, SNum b, SNum *out) { return !__builtin_mul_overflow(a, b, out); }
+
+/* Does v fit the integer type t? (No type: any 64-bit value.) */
+static bool num_fits(SNum v, const Type *t)
+{
+    if (!t || !type_is_int(t))
+        return v >= (SNum)INT64_MIN && v <= (SNum)UINT64_MAX;
+    int bits = type_bits(t);
+    if (type_is_signed(t)) {
+        SNum lim = (SNum)1 << (bits - 1);
+        return v >= -lim && v < lim;
+    }
+    return v >= 0 && v <= (((SNum)1 << bits) - 1);
+}
+
+/* --------------------------------------------------------------- forms */
+
+SForm sform_any(void)
+{
+    SForm f;
+    f.any = true;
+    f.n = 0;
+    f.k = 0;
+    return f;
+}
+
+SForm sform_const(SNum k)
+{
+    SForm f;
+    f.any = false;
+    f.n = 0;
+    f.k = k;
+    return f;
+}
+
+SForm sform_key(const SKey *k)
+{
+    SForm f = sform_const(0);
+    f.n = 1;
+    f.t[0].c = 1;
+    f.t[0].deg = 1;
+    f.t[0].v[0] = k;
+    return f;
+}
+
+bool sform_is_const(const SForm *f, SNum *k)
+{
+    if (f->any || f->n)
+        return false;
+    if (k)
+        *k = f->k;
+    return true;
+}
+
+/* Monomials in one order (degree, then the keys' addresses), so equal
+ * forms have equal term lists. */
+static int mono_cmp(const STerm *a, const STerm *b)
+{
+    if (a->deg != b->deg)
+        return a->deg < b->deg ? -1 : 1;
+    for (int i = 0; i < a->deg; i++)
+        if (a->v[i] != b->v[i])
+            return (uintptr_t)a->v[i] < (uintptr_t)b->v[i] ? -1 : 1;
+    return 0;
+}
+
+/* Adds c times the monomial of t into f. */
+static bool add_term(SForm *f, const STerm *t, SNum c)
+{
+    int i = 0;
+    while (i < f->n && mono_cmp(&f->t[i], t) < 0)
+        i++;
+    if (i < f->n && mono_cmp(&f->t[i], t) == 0) {
+        if (!num_add(f->t[i].c, c, &f->t[i].c))
+            return false;
+        if (f->t[i].c == 0) {
+            memmove(&f->t[i], &f->t[i + 1], sizeof *f->t * (size_t)(f->n - i - 1));
+            f->n--;
+        }
+        return true;
+    }
+    if (c == 0)
+        return true;
+    if (f->n == SYM_TERMS)
+        return false;
+    memmove(&f->t[i + 1], &f->t[i], sizeof *f->t * (size_t)(f->n - i));
+    f->t[i] = *t;
+    f->t[i].c = c;
+    f->n++;
+    return true;
+}
+
+static bool fail(SForm *out)
+{
+    *out = sform_any();
+    return false;
+}
+
+bool sform_add(SForm *out, const SForm *a, const SForm *b, int sign)
+{
+    if (a->any || b->any)
+        return fail(out);
+    SForm r = *a;
+    SNum k;
+    if (!num_mul(b->k, sign, &k) || !num_add(r.k, k, &r.k))
+        return fail(out);
+    for (int i = 0; i < b->n; i++) {
+        SNum c;
+        if (!num_mul(b->t[i].c, sign, &c) || !add_term(&r, &b->t[i], c))
+            return fail(out);
+    }
+    *out = r;
+    return true;
+}
+
+bool sform_scale(SForm *out, const SForm *a, SNum c)
+{
+    SForm k = sform_const(c);
+    return sform_mul(out, a, &k);
+}
+
+/* The product of two monomials, keys merged in address order. */
+static bool mono_mul(const STerm *a, const STerm *b, STerm *out)
+{
+    if (a->deg + b->deg > SYM_DEG)
+        return false;
+    int i = 0, j = 0;
+    out->deg = 0;
+    while (i < a->deg || j < b->deg) {
+        bool from_a = j == b->deg || (i < a->deg && (uintptr_t)a->v[i] <= (uintptr_t)b->v[j]);
+        out->v[out->deg++] = from_a ? a->v[i++] : b->v[j++];
+    }
+    return num_mul(a->c, b->c, &out->c);
+}
+
+bool sform_mul(SForm *out, const SForm *a, const SForm *b)
+{
+    if (a->any || b->any)
+        return fail(out);
+    SForm r = sform_const(0);
+    if (!num_mul(a->k, b->k, &r.k))
+        return fail(out);
+    for (int side = 0; side < 2; side++) {            /* constant times terms */
+        const SForm *c = side ? a : b, *ts = side ? b : a;
+        for (int i = 0; c->k && i < ts->n; i++) {
+            SNum v;
+            if (!num_mul(ts->t[i].c, c->k, &v) || !add_term(&r, &ts->t[i], v))
+                return fail(out);
+        }
+    }
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++) {
+            STerm t;
+            if (!mono_mul(&a->t[i], &b->t[j], &t) || !add_term(&r, &t, t.c))
+                return fail(out);
+        }
+    *out = r;
+    return true;
+}
+
+bool sform_equal(const SForm *a, const SForm *b)
+{
+    if (a->any || b->any || a->k != b->k || a->n != b->n)
+        return false;
+    for (int i = 0; i < a->n; i++)
+        if (a->t[i].c != b->t[i].c || mono_cmp(&a->t[i], &b->t[i]))
+            return false;
+    return true;
+}
+
+static int key_degree(const STerm *t, const SKey *k)
+{
+    int d = 0;
+    for (int i = 0; i < t->deg; i++)
+        d += t->v[i] == k;
+    return d;
+}
+
+bool sform_has(const SForm *f, const SKey *k)
+{
+    for (int i = 0; !f->any && i < f->n; i++)
+        if (key_degree(&f->t[i], k))
+            return true;
+    return false;
+}
+
+bool sform_split(const SForm *f, const SKey *k, SForm *coef, SForm *rest)
+{
+    if (f->any)
+        return false;
+    SForm c = sform_const(0), r = sform_const(f->k);
+    for (int i = 0; i < f->n; i++) {
+        const STerm *t = &f->t[i];
+        int d = key_degree(t, k);
+        if (d > 1)
+            return false;
+        if (!d) {
+            if (!add_term(&r, t, t->c))
+                return false;
+            continue;
+        }
+        STerm q = {.c = t->c, .deg = 0};
+        for (int j = 0; j < t->deg; j++)
+            if (t->v[j] != k)
+                q.v[q.deg++] = t->v[j];
+        if (q.deg == 0) {
+            if (!num_add(c.k, t->c, &c.k))
+                return false;
+        } else if (!add_term(&c, &q, q.c)) {
+            return false;
+        }
+    }
+    *coef = c;
+    *rest = r;
+    return true;
+}
+
+bool sform_subst(SForm *out, const SForm *f, const SKey *k, const SForm *g)
+{
+    SForm c, r, p;
+    if (!sform_split(f, k, &c, &r))
+        return fail(out);
+    if (!sform_mul(&p, &c, g))
+        return fail(out);
+    return sform_add(out, &r, &p, 1);
+}
+
+static const char *num_str(Arena *a, SNum v)
+{
+    char buf[48], *p = buf + sizeof buf - 1;
+    *p = 0;
+    bool neg = v < 0;
+    unsigned __int128 u = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    do {
+        *--p = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (neg)
+        *--p = '-';
+    return arena_strdup(a, p);
+}
+
+static const char *key_str(Arena *a, const SKey *k)
+{
+    return k->name ? k->name : arena_printf(a, "#%d", k->id);
+}
+
+const char *sform_str(Arena *a, const SForm *f)
+{
+    if (f->any)
+        return "any";
+    /* terms in the order their keys were made: the same on every run */
+    int order[SYM_TERMS];
+    for (int i = 0; i < f->n; i++)
+        order[i] = i;
+    for (int i = 1; i < f->n; i++)
+        for (int j = i; j > 0 && f->t[order[j]].v[0]->id < f->t[order[j - 1]].v[0]->id; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    const char *s = "";
+    for (int i = 0; i < f->n; i++) {
+        const STerm *t = &f->t[order[i]];
+        SNum c = t->c < 0 ? -t->c : t->c;
+        const char *m = c == 1 ? "" : arena_printf(a, "%s * ", num_str(a, c));
+        for (int j = 0; j < t->deg; j++)
+            m = arena_printf(a, "%s%s%s", m, j ? " * " : "", key_str(a, t->v[j]));
+        s = *s ? arena_printf(a, "%s %s %s", s, t->c < 0 ? "-" : "+", m) : arena_printf(a, "%s%s", t->c < 0 ? "-" : "", m);
+    }
+    if (!*s)
+        return num_str(a, f->k);
+    if (f->k)
+        s = arena_printf(a, "%s %s %s", s, f->k < 0 ? "-" : "+", num_str(a, f->k < 0 ? -f->k : f->k));
+    return s;
+}
+
+/* --------------------------------------------------------------- ranges */
+
+static bool key_range(const SKey *k, SNum *lo, SNum *hi, bool want_lo)
+{
+    if (k->kind == SK_COUNTER || k->kind == SK_LANE) {
+        if (want_lo)
+            return k->lo && sform_lower(k->lo, lo);
+        SNum h;
+        if (!k->hi || !sform_upper(k->hi, &h))
+            return false;
+        *hi = h - 1;
+        return true;
+    }
+    if (want_lo) {
+        if (k->has_lo)
+            *lo = k->rlo;
+        return k->has_lo;
+    }
+    if (k->has_hi)
+        *hi = k->rhi;
+    return k->has_hi;
+}
+
+/* The interval of one monomial; false when unbounded on the side asked. */
+static bool term_bounds(const STerm *t, SNum *lo, SNum *hi)
+{
+    SNum l = t->c, h = t->c;
+    for (int i = 0; i < t->deg; i++) {
+        SNum kl, kh;
+        if (!key_range(t->v[i], &kl, &kh, true) || !key_range(t->v[i], &kl, &kh, false))
+            return false;
+        SNum c[4];
+        if (!num_mul(l, kl, &c[0]) || !num_mul(l, kh, &c[1]) || !num_mul(h, kl, &c[2]) || !num_mul(h, kh, &c[3]))
+            return false;
+        l = h = c[0];
+        for (int j = 1; j < 4; j++) {
+            l = c[j] < l ? c[j] : l;
+            h = c[j] > h ? c[j] : h;
+        }
+    }
+    *lo = l;
+    *hi = h;
+    return true;
+}
+
+/* One side only needs the keys bounded on that side when every key is
+ * non-negative (the common case: sizes, lanes, counters from 0). */
+static bool term_side(const STerm *t, bool low, SNum *out)
+{
+    SNum lo, hi;
+    if (term_bounds(t, &lo, &hi)) {
+        *out = low ? lo : hi;
+        return true;
+    }
+    bool all_nonneg = true;
+    SNum prod_lo = 1;
+    for (int i = 0; i < t->deg && all_nonneg; i++) {
+        SNum kl;
+        all_nonneg = key_range(t->v[i], &kl, &kl, true) && kl >= 0 && num_mul(prod_lo, kl, &prod_lo);
+    }
+    if (!all_nonneg)
+        return false;
+    /* keys >= their lows, unbounded above: the term is >= c * prod_lo when
+     * c > 0 (bounded below only), <= c * prod_lo when c < 0 */
+    if ((t->c > 0) != low)
+        return false;
+    return num_mul(t->c, prod_lo, out);
+}
+
+static bool form_side(const SForm *f, bool low, SNum *out)
+{
+    if (f->any)
+        return false;
+    SNum s = f->k;
+    for (int i = 0; i < f->n; i++) {
+        SNum v;
+        if (!term_side(&f->t[i], low, &v) || !num_add(s, v, &s))
+            return false;
+    }
+    *out = s;
+    return true;
+}
+
+bool sform_lower(const SForm *f, SNum *lo) { return form_side(f, true, lo); }
+bool sform_upper(const SForm *f, SNum *hi) { return form_side(f, false, hi); }
+
+bool sform_nonneg(const SForm *f)
+{
+    SNum lo;
+    return sform_lower(f, &lo) && lo >= 0;
+}
+
+/* ----------------------------------------------------------- evaluation */
+
+static bool atom_apply(TokKind op, SNum a, SNum b, SNum *out)
+{
+    switch (op) {
+    case T_SLASH: if (b == 0) return false; *out = a / b; return true;
+    case T_PERCENT: if (b == 0) return false; *out = a % b; return true;
+    case T_AMP: *out = a & b; return true;
+    case T_PIPE: *out = a | b; return true;
+    case T_CARET: *out = a ^ b; return true;
+    case T_LT: *out = a < b ? a : b; return true;     /* min */
+    case T_GT: *out = a > b ? a : b; return true;     /* max */
+    case T_LBRACK:                                    /* shl, without losing bits */
+        if (a < 0 || b < 0 || b >= 64 || (a >> (64 - b)) != 0)
+            return false;
+        *out = a << b;
+        return true;
+    case T_RBRACK:                                    /* shr (arithmetic) */
+        if (b < 0 || b >= 64)
+            return false;
+        *out = a >> b;
+        return true;
+    default: return false;
+    }
+}
+
+static bool key_eval(const SKey *k, const SAssign *as, SNum *out, int depth)
+{
+    for (int i = 0; as && i < as->n; i++)
+        if (as->keys[i] == k) {
+            *out = as->vals[i];
+            return true;
+        }
+    if (k->kind != SK_ATOM || !k->a || !k->b || depth > 16)
+        return false;
+    SNum a, b;
+    return sform_eval(k->a, as, &a) && sform_eval(k->b, as, &b) && atom_apply(k->op, a, b, out);
+}
+
+bool sform_eval(const SForm *f, const SAssign *as, SNum *out)
+{
+    if (f->any)
+        return false;
+    SNum s = f->k;
+    for (int i = 0; i < f->n; i++) {
+        SNum t = f->t[i].c, v;
+        for (int j = 0; j < f->t[i].deg; j++)
+            if (!key_eval(f->t[i].v[j], as, &v, 0) || !num_mul(t, v, &t))
+                return false;
+        if (!num_add(s, t, &s))
+            return false;
+    }
+    *out = s;
+    return true;
+}
+
+/* ---------------------------------------------------------- environment */
+
+typedef struct {
+    const Sym *s;
+    bool bound;
+    SVal v;
+} Bind;
+
+typedef struct {
+    Bind *b;
+    bool bound;
+    SVal old;
+} Undo;
+
+struct SJoin {
+    int n;
+    Bind **b;
+    bool *bound;
+    SVal *v;
+    int mark;
+};
+
+struct SEnv {
+    Arena *a;
+    SNames names;
+    Bind **slots;             /* bindings by symbol (open addressing) */
+    int cap, n;
+    const Sym **ksyms;        /* the key made for a symbol */
+    SKey **kvals;
+    int kcap, kn;
+    SKey **atoms;             /* atoms by operation and operands */
+    int acap, an;
+    Undo *log;
+    int logn, logcap;
+    int next_id;
+    bool saw_mut;             /* the last evaluation read a `let mut` from outside */
+    int depth;
+    SElemFixed elem_fixed;
+    void *hook;
+};
+
+static unsigned ptr_hash(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    v ^= v >> 17;
+    v *= 0xed5ad4bbu;
+    return (unsigned)(v ^ (v >> 11));
+}
+
+SEnv *senv_new(Arena *a, SNames names)
+{
+    SEnv *e = arena_alloc(a, sizeof *e);
+    e->a = a;
+    e->names = names;
+    return e;
+}
+
+void senv_hook(SEnv *e, SElemFixed f, void *ctx)
+{
+    e->elem_fixed = f;
+    e->hook = ctx;
+}
+
+bool senv_saw_mut(SEnv *e, bool reset)
+{
+    bool saw = e->saw_mut;
+    if (reset)
+        e->saw_mut = false;
+    return saw;
+}
+
+static Bind **bind_slot(SEnv *e, const Sym *s)
+{
+    if (!e->cap)
+        return NULL;
+    for (unsigned i = ptr_hash(s) & (unsigned)(e->cap - 1);; i = (i + 1) & (unsigned)(e->cap - 1))
+        if (!e->slots[i] || e->slots[i]->s == s)
+            return &e->slots[i];
+}
+
+static Bind *bind_get(SEnv *e, const Sym *s, bool make)
+{
+    Bind **slot = bind_slot(e, s);
+    if (slot && *slot)
+        return *slot;
+    if (!make)
+        return NULL;
+    if (2 * (e->n + 1) > e->cap) {
+        Bind **old = e->slots;
+        int oc = e->cap;
+        e->cap = oc ? 2 * oc : 32;
+        e->slots = arena_alloc(e->a, sizeof *e->slots * (size_t)e->cap);
+        for (int i = 0; i < oc; i++)
+            if (old[i])
+                *bind_slot(e, old[i]->s) = old[i];
+        slot = bind_slot(e, s);
+    }
+    Bind *b = arena_alloc(e->a, sizeof *b);
+    b->s = s;
+    *slot = b;
+    e->n++;
+    return b;
+}
+
+static void log_push(SEnv *e, Bind *b)
+{
+    if (e->logn == e->logcap) {
+        int cap = e->logcap ? 2 * e->logcap : 64;
+        Undo *l = arena_alloc(e->a, sizeof *l * (size_t)cap);
+        if (e->logn)
+            memcpy(l, e->log, sizeof *l * (size_t)e->logn);
+        e->log = l;
+        e->logcap = cap;
+    }
+    e->log[e->logn++] = (Undo){b, b->bound, b->v};
+}
+
+void senv_bind(SEnv *e, const Sym *s, SVal v)
+{
+    if (!s)
+        return;
+    Bind *b = bind_get(e, s, true);
+    log_push(e, b);
+    b->bound = true;
+    b->v = v;
+}
+
+bool senv_lookup(SEnv *e, const Sym *s, SVal *out)
+{
+    Bind *b = s ? bind_get(e, s, false) : NULL;
+    if (!b || !b->bound)
+        return false;
+    *out = b->v;
+    return true;
+}
+
+int senv_mark(SEnv *e) { return e->logn; }
+
+void senv_undo(SEnv *e, int mark)
+{
+    while (e->logn > mark) {
+        Undo *u = &e->log[--e->logn];
+        u->b->bound = u->bound;
+        u->b->v = u->old;
+    }
+}
+
+SJoin *senv_join_begin(SEnv *e, int mark)
+{
+    SJoin *j = arena_alloc(e->a, sizeof *j);
+    int n = e->logn - mark;
+    j->mark = mark;
+    j->b = arena_alloc(e->a, sizeof *j->b * (size_t)(n + 1));
+    j->bound = arena_alloc(e->a, sizeof *j->bound * (size_t)(n + 1));
+    j->v = arena_alloc(e->a, sizeof *j->v * (size_t)(n + 1));
+    for (int i = mark; i < e->logn; i++) {   /* each binding once: its value after the path */
+        Bind *b = e->log[i].b;
+        bool seen = false;
+        for (int k = 0; k < j->n && !seen; k++)
+            seen = j->b[k] == b;
+        if (seen)
+            continue;
+        j->b[j->n] = b;
+        j->bound[j->n] = b->bound;
+        j->v[j->n++] = b->v;
+    }
+    senv_undo(e, mark);
+    return j;
+}
+
+static SVal merge(const SVal *a, const SVal *b, bool cond_uniform)
+{
+    SVal m;
+    bool u = a->uniform && b->uniform;
+    if (sform_equal(&a->f, &b->f)) {
+        m.f = a->f;
+        m.uniform = u;
+    } else {
+        m.f = sform_any();
+        m.uniform = u && cond_uniform;
+    }
+    return m;
+}
+
+void senv_join_end(SEnv *e, SJoin *j, bool cond_uniform)
+{
+    /* the bindings either path changed: the first path's are in j, the
+     * second's in the log since the mark (their values at the mark are the
+     * oldest undo entries) */
+    int n2 = e->logn - j->mark;
+    Bind **b2 = arena_alloc(e->a, sizeof *b2 * (size_t)(n2 + 1));
+    SVal *at_mark = arena_alloc(e->a, sizeof *at_mark * (size_t)(n2 + 1));
+    bool *bound_at_mark = arena_alloc(e->a, sizeof *bound_at_mark * (size_t)(n2 + 1));
+    int m = 0;
+    for (int i = j->mark; i < e->logn; i++) {
+        Bind *b = e->log[i].b;
+        bool seen = false;
+        for (int k = 0; k < m && !seen; k++)
+            seen = b2[k] == b;
+        if (seen)
+            continue;
+        b2[m] = b;
+        at_mark[m] = e->log[i].old;
+        bound_at_mark[m++] = e->log[i].bound;
+    }
+    for (int k = 0; k < j->n; k++) {             /* changed on the first path */
+        Bind *b = j->b[k];
+        if (!j->bound[k])
+            continue;
+        SVal second = b->v;
+        if (!b->bound) {
+            senv_bind(e, b->s, j->v[k]);          /* declared on one path only: out of scope after */
+            continue;
+        }
+        SVal v = merge(&j->v[k], &second, cond_uniform);
+        senv_bind(e, b->s, v);
+    }
+    for (int k = 0; k < m; k++) {                 /* changed on the second path only */
+        Bind *b = b2[k];
+        bool in_first = false;
+        for (int i = 0; i < j->n && !in_first; i++)
+            in_first = j->b[i] == b;
+        if (in_first || !b->bound || !bound_at_mark[k])
+            continue;
+        SVal v = merge(&at_mark[k], &b->v, cond_uniform);
+        senv_bind(e, b->s, v);
+    }
+}
+
+/* ----------------------------------------------------------------- keys */
+
+static SKey *key_new(SEnv *e, SKeyKind kind, const char *name)
+{
+    SKey *k = arena_alloc(e->a, sizeof *k);
+    k->kind = kind;
+    k->id = e->next_id++;
+    k->name = name;
+    return k;
+}
+
+/* An integer type's range, for the key of a symbol of that type. */
+static void type_range(SKey *k, const Type *t)
+{
+    if (!t || !type_is_int(t))
+        return;
+    int bits = type_bits(t);
+    k->has_lo = k->has_hi = true;
+    if (type_is_signed(t)) {
+        k->rlo = -((SNum)1 << (bits - 1));
+        k->rhi = ((SNum)1 << (bits - 1)) - 1;
+    } else {
+        k->rlo = 0;
+        k->rhi = ((SNum)1 << bits) - 1;
+    }
+}
+
+SKey *senv_key(SEnv *e, const Sym *s)
+{
+    if (e->kcap && 2 * (e->kn + 1) <= e->kcap) {
+        for (unsigned i = ptr_hash(s) & (unsigned)(e->kcap - 1);; i = (i + 1) & (unsigned)(e->kcap - 1)) {
+            if (!e->ksyms[i])
+                break;
+            if (e->ksyms[i] == s)
+                return e->kvals[i];
+        }
+    } else {
+        const Sym **os = e->ksyms;
+        SKey **ov = e->kvals;
+        int oc = e->kcap;
+        e->kcap = oc ? 2 * oc : 32;
+        e->ksyms = arena_alloc(e->a, sizeof *e->ksyms * (size_t)e->kcap);
+        e->kvals = arena_alloc(e->a, sizeof *e->kvals * (size_t)e->kcap);
+        e->kn = 0;
+        for (int i = 0; i < oc; i++)
+            if (os[i]) {
+                unsigned j = ptr_hash(os[i]) & (unsigned)(e->kcap - 1);
+                while (e->ksyms[j])
+                    j = (j + 1) & (unsigned)(e->kcap - 1);
+                e->ksyms[j] = os[i];
+                e->kvals[j] = ov[i];
+                e->kn++;
+            }
+        return senv_key(e, s);
+    }
+    SKey *k = key_new(e, SK_SYM, s->id);
+    k->sym = s;
+    k->uniform = true;
+    type_range(k, s->ty);
+    unsigned i = ptr_hash(s) & (unsigned)(e->kcap - 1);
+    while (e->ksyms[i])
+        i = (i + 1) & (unsigned)(e->kcap - 1);
+    e->ksyms[i] = s;
+    e->kvals[i] = k;
+    e->kn++;
+    return k;
+}
+
+static SForm *form_copy(SEnv *e, const SForm *f)
+{
+    SForm *c = arena_alloc(e->a, sizeof *c);
+    *c = *f;
+    return c;
+}
+
+SKey *senv_lane(SEnv *e, const Sym *lane, const SForm *extent)
+{
+    SKey *k = key_new(e, SK_LANE, lane && lane->id ? lane->id : "lane");
+    k->sym = lane;
+    SForm zero = sform_const(0);
+    k->lo = form_copy(e, &zero);
+    k->hi = form_copy(e, extent);
+    k->uniform = false;
+    if (lane)
+        senv_bind(e, lane, (SVal){sform_key(k), false});
+    return k;
+}
+
+SKey *senv_counter(SEnv *e, const Sym *s, const SVal *lo, const SVal *hi)
+{
+    SKey *k = key_new(e, SK_COUNTER, s && s->id ? s->id : "k");
+    k->sym = s;
+    k->lo = form_copy(e, &lo->f);
+    k->hi = form_copy(e, &hi->f);
+    k->uniform = lo->uniform && hi->uniform;
+    if (s)
+        senv_bind(e, s, (SVal){sform_key(k), k->uniform});
+    return k;
+}
+
+/* The atom op(a, b): made once per operation and operands. b may be NULL
+ * (an element read: sym is the view). */
+static SKey *atom(SEnv *e, TokKind op, const SForm *a, const SForm *b, const Sym *view, bool uniform)
+{
+    for (int i = 0; i < e->an; i++) {   /* few atoms a scope: a list is enough */
+        SKey *k = e->atoms[i];
+        if (k->op == op && k->sym == view && sform_equal(k->a, a) && (b ? k->b && sform_equal(k->b, b) : !k->b))
+            return k;
+    }
+    static const char *const names[] = {[T_SLASH] = "/", [T_PERCENT] = "%", [T_AMP] = "&", [T_PIPE] = "|",
+                                        [T_CARET] = "^", [T_LT] = "min", [T_GT] = "max", [T_LBRACK] = "shl",
+                                        [T_RBRACK] = "shr"};
+    const char *name;
+    if (!b)
+        name = arena_printf(e->a, "%s[%s]", view && view->id ? view->id : "?", sform_str(e->a, a));
+    else if (op == T_LT || op == T_GT || op == T_LBRACK || op == T_RBRACK)
+        name = arena_printf(e->a, "%s(%s, %s)", names[op], sform_str(e->a, a), sform_str(e->a, b));
+    else
+        name = arena_printf(e->a, "(%s %s %s)", sform_str(e->a, a), names[op] ? names[op] : "?", sform_str(e->a, b));
+    SKey *k = key_new(e, SK_ATOM, name);
+    k->op = op;
+    k->a = form_copy(e, a);
+    k->b = b ? form_copy(e, b) : NULL;
+    k->sym = view;
+    k->uniform = uniform;
+    SNum lo, hi;   /* a non-negative divisor or shift keeps a non-negative value non-negative */
+    if (b && (op == T_SLASH || op == T_PERCENT || op == T_RBRACK || op == T_AMP) && sform_lower(a, &lo) && lo >= 0 &&
+        sform_lower(b, &hi) && hi >= (op == T_RBRACK ? 0 : 1)) {
+        k->has_lo = true;
+        k->rlo = 0;
+        if (sform_upper(a, &hi)) {
+            k->has_hi = true;
+            k->rhi = hi;
+        }
+    }
+    if (e->an == e->acap) {
+        int cap = e->acap ? 2 * e->acap : 16;
+        SKey **v = arena_alloc(e->a, sizeof *v * (size_t)cap);
+        if (e->an)
+            memcpy(v, e->atoms, sizeof *v * (size_t)e->an);
+        e->atoms = v;
+        e->acap = cap;
+    }
+    e->atoms[e->an++] = k;
+    return k;
+}
+
+/* ----------------------------------------------------------- evaluation */
+
+static SVal val(SForm f, bool uniform) { return (SVal){f, uniform}; }
+static SVal val_any(bool uniform) { return val(sform_any(), uniform); }
+
+/* A concrete result that does not fit its node's type is no value: the
+ * run traps there (or the constant is refused elsewhere). */
+static SVal fit(SVal v, const Node *x)
+{
+    SNum k;
+    if (sform_is_const(&v.f, &k) && x && x->ty && type_is_int(x->ty) && !num_fits(k, x->ty))
+        v.f = sform_any();
+    return v;
+}
+
+static SVal eval(SEnv *e, Node *x);
+
+/* op(a, b) where the forms have no rule: concrete when both are, else an
+ * atom over the two forms. */
+static SVal opaque(SEnv *e, TokKind op, const SVal *a, const SVal *b)
+{
+    bool u = a->uniform && b->uniform;
+    if (a->f.any || b->f.any)
+        return val_any(u);
+    SNum x, y, r;
+    if (sform_is_const(&a->f, &x) && sform_is_const(&b->f, &y))
+        return atom_apply(op, x, y, &r) ? val(sform_const(r), u) : val_any(u);
+    if (e->names == SN_CONST_ONLY)
+        return val_any(u);
+    return val(sform_key(atom(e, op, &a->f, &b->f, NULL, u)), u);
+}
+
+static SVal binop(SEnv *e, TokKind op, const SVal *a, const SVal *b)
+{
+    SVal r;
+    r.uniform = a->uniform && b->uniform;
+    switch (op) {
+    case T_PLUS: case T_PLUSEQ: sform_add(&r.f, &a->f, &b->f, 1); return r;
+    case T_MINUS: case T_MINUSEQ: sform_add(&r.f, &a->f, &b->f, -1); return r;
+    case T_STAR: case T_STAREQ: sform_mul(&r.f, &a->f, &b->f); return r;
+    case T_SLASH: case T_SLASHEQ: return opaque(e, T_SLASH, a, b);
+    case T_PERCENT: case T_PERCENTEQ: return opaque(e, T_PERCENT, a, b);
+    case T_AMP: case T_PIPE: case T_CARET: return opaque(e, op, a, b);
+    default: return val_any(r.uniform);   /* comparisons, && and ||: truth values */
+    }
+}
+
+static SVal eval_chain(SEnv *e, Node *x)
+{
+    Spine sp;
+    SVal a = eval(e, spine_of(&sp, x));
+    for (int i = sp.n - 1; i >= 0; i--) {
+        Node *n = sp.v[i];
+        SVal b = eval(e, n->binary.b);
+        a = fit(binop(e, n->binary.op, &a, &b), n);
+        if (!type_is_int(n->ty) && n->ty)
+            a.f = sform_any();
+    }
+    spine_free(&sp);
+    return a;
+}
+
+/* An immutable let from outside the walked scope: its initializer's value,
+ * unless that read a `let mut` (which may have changed since): then the
+ * let is an unknown of its own. */
+static SVal let_value(SEnv *e, const Sym *s, Node *init)
+{
+    if (e->depth > 48)
+        return val_any(false);
+    bool saw = e->saw_mut;
+    e->saw_mut = false;
+    e->depth++;
+    SVal v = eval(e, init);
+    e->depth--;
+    bool mut = e->saw_mut;
+    e->saw_mut = saw || mut;
+    if ((mut || v.f.any) && e->names != SN_CONST_ONLY && v.uniform)
+        return val(sform_key(senv_key(e, s)), true);
+    return v;
+}
+
+static SVal name_value(SEnv *e, Node *x)
+{
+    const Sym *s = x->name.sym;
+    SVal v;
+    if (!s)
+        return val_any(false);
+    if (senv_lookup(e, s, &v))
+        return v;
+    if ((s->kind == SYM_CONST || s->kind == SYM_GENERIC) && s->has_value && type_is_int(s->ty))
+        return val(sform_const(s->value), true);
+    if (e->names == SN_CONST_ONLY || !s->ty || !type_is_int(s->ty))
+        return val_any(true);
+    if (s->kind == SYM_LOCAL && !s->mut && s->decl && s->decl->kind == N_LET && s->decl->let.init)
+        return let_value(e, s, s->decl->let.init);
+    bool by_ref = s->kind == SYM_PARAM && s->ty->kind == TY_REF;
+    if (s->kind == SYM_LOCAL && s->mut) {
+        e->saw_mut = true;
+        if (e->names != SN_FIXED)
+            return val_any(true);
+    } else if (by_ref) {
+        e->saw_mut = true;
+        if (e->names != SN_FIXED)
+            return val_any(true);
+    } else if (s->kind != SYM_PARAM && s->kind != SYM_LOCAL) {
+        return val_any(true);
+    }
+    return val(sform_key(senv_key(e, s)), true);
+}
+
+static bool args_uniform(SEnv *e, Node *x, int from)
+{
+    bool u = true;
+    for (int i = from; i < x->call.args.n; i++)
+        u = eval(e, x->call.args.v[i]).uniform && u;
+    return u;
+}
+
+/* The length of a view: its type's extent, as a form. */
+static SVal view_len(SEnv *e, Node *v)
+{
+    if (!v || !v->ty || v->ty->kind != TY_VIEW || !v->ty->extent)
+        return val_any(true);
+    return eval(e, v->ty->extent);
+}
+
+static SVal eval_builtin(SEnv *e, Node *x)
+{
+    Vec *args = &x->call.args;
+    switch ((Builtin)x->call.builtin) {
+    case B_MIN: case B_MAX: case B_SHL: case B_SHR: {
+        if (args->n != 2)
+            return val_any(false);
+        SVal a = eval(e, args->v[0]), b = eval(e, args->v[1]);
+        TokKind op = x->call.builtin == B_MIN ? T_LT : x->call.builtin == B_MAX ? T_GT
+                   : x->call.builtin == B_SHL ? T_LBRACK : T_RBRACK;
+        return fit(opaque(e, op, &a, &b), x);
+    }
+    case B_LEN:
+        return args->n == 1 ? view_len(e, args->v[0]) : val_any(false);
+    case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND: case B_ATOMIC_OR:
+    case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED:
+        args_uniform(e, x, 0);
+        return val_any(false);   /* what an atomic update returns differs between lanes */
+    default:
+        return val_any(args_uniform(e, x, 0));
+    }
+}
+
+static SVal eval_call(SEnv *e, Node *x)
+{
+    switch (x->call.ck) {
+    case CALL_CONVERT: {
+        if (x->call.args.n != 1)
+            return val_any(false);
+        SVal a = eval(e, x->call.args.v[0]);
+        Node *from = x->call.args.v[0];
+        if (!x->ty || !type_is_int(x->ty) || !from->ty || (!type_is_int(from->ty) && from->ty->kind != TY_INT_LIT))
+            return val_any(a.uniform);
+        return fit(a, x);
+    }
+    case CALL_BUILTIN: return eval_builtin(e, x);
+    case CALL_MATH: return val_any(args_uniform(e, x, 0));
+    case CALL_FN: {
+        /* a function with uniform arguments gives one value to every lane
+         * unless it reads memory (which a lane may be writing) */
+        bool u = args_uniform(e, x, 0);
+        Node *fn = x->call.target;
+        for (int i = 0; u && fn && i < fn->fn.params.n; i++) {
+            Node *p = fn->fn.params.v[i];
+            u = !(p->param.sym && p->param.sym->ty && p->param.sym->ty->kind == TY_VIEW);
+        }
+        return val_any(u);
+    }
+    default:
+        args_uniform(e, x, 0);
+        return val_any(false);
+    }
+}
+
+static SVal eval_index(SEnv *e, Node *x)
+{
+    SVal i = eval(e, x->index.index);
+    SVal b = x->index.base && x->index.base->ty && x->index.base->ty->kind == TY_VIEW ? val_any(true)
+                                                                                     : eval(e, x->index.base);
+    if (!x->index.base || !x->index.base->ty || x->index.base->ty->kind != TY_VIEW)
+        return val_any(b.uniform && i.uniform);       /* an element of an Array value */
+    if (!e->elem_fixed || !i.uniform || !e->elem_fixed(e->hook, x))
+        return val_any(false);
+    if (!x->ty || !type_is_int(x->ty) || i.f.any || e->names != SN_FIXED)
+        return val_any(true);
+    /* the root view and the element's offset in it: one unknown per element */
+    Node *v = x->index.base;
+    SForm off = i.f;
+    while (v && v->kind == N_SLICE) {
+        SVal lo = v->slice.lo ? eval(e, v->slice.lo) : val(sform_const(0), true);
+        if (!lo.uniform)
+            return val_any(false);
+        sform_add(&off, &off, &lo.f, 1);
+        v = v->slice.base;
+    }
+    if (!v || v->kind != N_NAME || !v->name.sym || off.any)
+        return val_any(true);
+    return val(sform_key(atom(e, T_LBRACE, &off, NULL, v->name.sym, true)), true);
+}
+
+static SVal eval(SEnv *e, Node *x)
+{
+    if (!x)
+        return val_any(false);
+    switch (x->kind) {
+    case N_INT:
+        if (x->lit.overflow)
+            return val_any(true);
+        return fit(val(sform_const((SNum)x->lit.ival), true), x);
+    case N_BOOL: case N_FLOAT: case N_STRING: case N_CLOSURE: case N_FIELD: case N_TYPE:
+        return val_any(true);
+    case N_NAME: return name_value(e, x);
+    case N_UNARY: {
+        SVal a = eval(e, x->unary.a);
+        if (x->unary.op != T_MINUS || !x->ty || !type_is_int(x->ty))
+            return val_any(a.uniform);
+        sform_scale(&a.f, &a.f, -1);
+        return fit(a, x);
+    }
+    case N_BINARY: return eval_chain(e, x);
+    case N_CALL: return eval_call(e, x);
+    case N_INDEX: return eval_index(e, x);
+    case N_SLICE:
+        return val_any(eval(e, x->slice.lo).uniform && eval(e, x->slice.hi).uniform);
+    default:
+        return val_any(false);
+    }
+}
+
+SVal sym_eval(SEnv *e, Node *x)
+{
+    return eval(e, x);
+}
+
+bool sym_const(Arena *a, Node *x, int64_t *out)
+{
+    if (!x || !x->ty || !type_is_int(x->ty))
+        return false;
+    SEnv e = {.a = a, .names = SN_CONST_ONLY};
+    SVal v = eval(&e, x);
+    SNum k;
+    if (!sform_is_const(&v.f, &k) || k < INT64_MIN || k > INT64_MAX)
+        return false;
+    *out = (int64_t)k;
+    return true;
+}
+
+/* ------------------------------------------------------------ statements */
+
+void sym_let(SEnv *e, Node *let)
+{
+    if (let->let.sym)
+        senv_bind(e, let->let.sym, eval(e, let->let.init));
+}
+
+/* The local an assignment or a lending changes: a name, or the Array an
+ * element of it belongs to. */
+static const Sym *assigned_local(Node *lhs)
+{
+    while (lhs && lhs->kind == N_INDEX)
+        lhs = lhs->index.base;
+    if (!lhs || lhs->kind != N_NAME || !lhs->name.sym || lhs->name.sym->kind != SYM_LOCAL)
+        return NULL;
+    return lhs->name.sym;
+}
+
+void sym_assign(SEnv *e, Node *as)
+{
+    Node *lhs = as->assign.lhs;
+    const Sym *s = assigned_local(lhs);
+    SVal r = eval(e, as->assign.rhs);
+    if (!s)
+        return;
+    if (lhs->kind != N_NAME) {   /* written through an element: any, uniform where index and value are */
+        SVal i = eval(e, lhs->index.index), old;
+        bool u = r.uniform && i.uniform && (!senv_lookup(e, s, &old) || old.uniform);
+        senv_bind(e, s, val_any(u));
+        return;
+    }
+    if (as->assign.op != T_ASSIGN) {
+        SVal old = eval(e, lhs);
+        r = fit(binop(e, as->assign.op, &old, &r), lhs);
+    }
+    if (!s->ty || !type_is_int(s->ty))
+        r.f = sform_any();
+    senv_bind(e, s, r);
+}
+
+/* Arguments lent rw to a call change the local they name, differently in
+ * each lane. */
+void sym_lend(SEnv *e, Node *call)
+{
+    if (call->kind != N_CALL || call->call.ck != CALL_FN || !call->call.callee || !call->call.callee->ty)
+        return;
+    Type *ft = call->call.callee->ty;
+    for (int i = 0; i < call->call.args.n && ft->kind == TY_FN && i < ft->params.n; i++) {
+        Type *pt = ft->params.v[i];
+        const Sym *s = pt && pt->kind == TY_REF ? assigned_local(call->call.args.v[i]) : NULL;
+        if (s)
+            senv_bind(e, s, val_any(false));
+    }
+}
+
+typedef struct {
+    SEnv *e;
+    Vec found;      /* Node*: assignments and calls in the body */
+} Havoc;
+
+static bool havoc_visit(Node *n, void *c)
+{
+    Havoc *h = c;
+    if (n->kind == N_ASSIGN || n->kind == N_CALL)
+        vec_push(h->e->a, &h->found, n);
+    return n->kind != N_CLOSURE;
+}
+
+void senv_havoc_assigned(SEnv *e, Node *body)
+{
+    Havoc h = {e, {0}};
+    par_walk(body, havoc_visit, &h);
+    /* every local assigned becomes any, uniform at first; then, to a fixed
+     * point, non-uniform when an assignment to it has a non-uniform value */
+    for (int i = 0; i < h.found.n; i++) {
+        Node *n = h.found.v[i];
+        const Sym *s = n->kind == N_ASSIGN ? assigned_local(n->assign.lhs) : NULL;
+        SVal old;
+        if (s)
+            senv_bind(e, s, val_any(!senv_lookup(e, s, &old) || old.uniform));
+        else if (n->kind == N_CALL)
+            sym_lend(e, n);
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < h.found.n; i++) {
+            Node *n = h.found.v[i];
+            const Sym *s = n->kind == N_ASSIGN ? assigned_local(n->assign.lhs) : NULL;
+            SVal old;
+            if (!s || !senv_lookup(e, s, &old) || !old.uniform)
+                continue;
+            bool u = eval(e, n->assign.rhs).uniform;
+            if (n->assign.lhs->kind == N_INDEX)
+                u = u && eval(e, n->assign.lhs->index.index).uniform;
+            if (!u) {
+                senv_bind(e, s, val_any(false));
+                changed = true;
+            }
+        }
+    }
+}
+
+bool sym_trip(SEnv *e, Node *loop, SNum *lo, SNum *count)
+{
+    if (loop->kind != N_FOR)
+        return false;
+    SVal l = eval(e, loop->loop.lo), h = eval(e, loop->loop.hi);
+    SNum a, b;
+    if (!sform_is_const(&l.f, &a) || !sform_is_const(&h.f, &b))
+        return false;
+    *lo = a;
+    *count = b > a ? b - a : 0;
+    return true;
+}
+
+void sym_exec(SEnv *e, Node *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case N_LET: sym_let(e, s); return;
+    case N_ASSIGN: sym_assign(e, s); return;
+    case N_EXPR_STMT: if (s->unary.a) sym_lend(e, s->unary.a); return;
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < s->block.stmts.n; i++)
+            sym_exec(e, s->block.stmts.v[i]);
+        return;
+    case N_IF: {
+        SVal c = eval(e, s->if_.cond);
+        int mark = senv_mark(e);
+        sym_exec(e, s->if_.then);
+        SJoin *j = senv_join_begin(e, mark);
+        sym_exec(e, s->if_.els);
+        senv_join_end(e, j, c.uniform);
+        return;
+    }
+    case N_FOR: {
+        SVal lo = eval(e, s->loop.lo), hi = eval(e, s->loop.hi);
+        senv_havoc_assigned(e, s->loop.body);
+        senv_counter(e, s->loop.sym, &lo, &hi);
+        sym_exec(e, s->loop.body);
+        senv_havoc_assigned(e, s->loop.body);   /* after the loop: any of its iterations' values */
+        return;
+    }
+    case N_WHILE:
+        senv_havoc_assigned(e, s->loop.body);
+        sym_exec(e, s->loop.body);
+        senv_havoc_assigned(e, s->loop.body);
+        return;
+    default:
+        return;
+    }
+}
