@@ -102,7 +102,8 @@ typedef struct {
     X(E_TICKET, "E-TICKET")                                                  \
     X(E_EMULATE, "E-EMULATE")                                                \
     X(E_ENQUEUE, "E-ENQUEUE")                                                \
-    X(E_ENCODING, "E-ENCODING")
+    X(E_ENCODING, "E-ENCODING")                                              \
+    X(E_BOUNDS, "E-BOUNDS")
 
 typedef enum {
 #define X(id, s) id,

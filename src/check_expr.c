@@ -11,6 +11,7 @@
  * rounding the program performs is listed in c->numerics.
  */
 #include "check.h"
+#include "sym.h"
 #include "chain.h"
 
 #include <math.h>
@@ -722,6 +723,33 @@ bool lanes_end(Ctx *x, LanePlace *p, const char *what)
     return dev;
 }
 
+/* The length of a view or an Array when the symbolic core knows it as a
+ * constant; -1 otherwise. */
+static int64_t known_length(Ctx *x, const Type *t)
+{
+    int64_t n;
+    if (t->kind == TY_ARRAY)
+        return t->count;
+    if (t->kind == TY_VIEW && t->extent && sym_const(x->a, t->extent, &n))
+        return n;
+    return -1;
+}
+
+/* An index the core proves past the end on every run that reaches it is
+ * refused now (its guard could only fail). */
+static bool index_in_bounds(Ctx *x, Node *e, Node *base, const Type *bt)
+{
+    int64_t i, n = known_length(x, bt);
+    if (n < 0 || !sym_const(x->a, e->index.index, &i) || (i >= 0 && i < n))
+        return true;
+    diag_error(x->sink, e->index.index->span, E_BOUNDS,
+               n ? arena_printf(x->a, "index %s from 0 to %lld", estr(x, base), (long long)(n - 1))
+                 : "an empty view has no element to index",
+               "index %lld is past the end of %s, which has %lld element%s: the access would fail on every run",
+               (long long)i, estr(x, base), (long long)n, n == 1 ? "" : "s");
+    return false;
+}
+
 static Type *check_index(Ctx *x, Node *e)
 {
     Node *base = e->index.base;
@@ -730,6 +758,8 @@ static Type *check_index(Ctx *x, Node *e)
     Type *bt = check_expr(x, base, NULL);
     Type *it = check_index_value(x, e->index.index);
     if (is_error(bt) || is_error(it))
+        return type_error();
+    if ((bt->kind == TY_VIEW || bt->kind == TY_ARRAY) && !index_in_bounds(x, e, base, bt))
         return type_error();
     if (bt->kind == TY_VIEW)
         return index_placement(x, e, base, bt) ? type_error() : bt->elem;
@@ -759,6 +789,20 @@ static Type *check_slice(Ctx *x, Node *e)
         return type_error();
     }
     Node *lo = e->slice.lo, *ext = e->slice.hi;
+    int64_t l = 0, h, n = known_length(x, bt);
+    bool kl = sym_const(x->a, lo, &l), kh = sym_const(x->a, e->slice.hi, &h);
+    if (kl && kh && l > h) {
+        diag_error(x->sink, e->span, E_BOUNDS, "take a part inside the view: x[a..b] with a <= b <= len(x)",
+                   "the part %s starts at %lld, past its end %lld: it would fail on every run", estr(x, e),
+                   (long long)l, (long long)h);
+        return type_error();
+    }
+    if (kh && n >= 0 && h > n) {
+        diag_error(x->sink, e->span, E_BOUNDS, "take a part inside the view: x[a..b] with a <= b <= len(x)",
+                   "the part %s ends at %lld, past the end of %s (%lld element%s): it would fail on every run",
+                   estr(x, e), (long long)h, estr(x, base), (long long)n, n == 1 ? "" : "s");
+        return type_error();
+    }
     if (!(lo->kind == N_INT && lo->lit.ival == 0)) {
         ext = node_new(x->a, N_BINARY, e->span);
         ext->binary.op = T_MINUS;
