@@ -24,6 +24,7 @@
  * the function made by ast_clone, checked like any function from a worklist.
  */
 #include "check.h"
+#include "sym.h"
 #include "par.h"
 
 #include <stdlib.h>
@@ -514,7 +515,7 @@ static Type *resolve_array_type(Ctx *x, Node *t)
     if (kn && kn->kind != N_TYPE)
         check_expect(x, kn, type_prim(TY_USIZE), "an Array's count");
     bool typed = x->sink->errors == errors_before;
-    if (!kn || kn->kind == N_TYPE || !const_eval(x, kn, &k) || k <= 0) {
+    if (!kn || kn->kind == N_TYPE || !sym_const(x->a, kn, &k) || k <= 0) {
         if ((!x->generic_unknown || !kn || kn->kind == N_TYPE) && typed)
             diag_error(x->sink, kn ? kn->span : t->span, E_CONST, "write a positive constant, e.g. Array[f32, 4]",
                        "an Array's count must be a positive constant, not %s", kn ? estr(x, kn) : "nothing");
@@ -542,9 +543,8 @@ static Type *resolve_fn_type(Ctx *x, Node *t)
     return (bad || is_error(f->ret)) ? type_error() : f;
 }
 
-/* A name that is not a scalar type, written where a type goes. */
-/* Whether an integer expression is made only of what const_eval folds
- * (literals, known consts, + - * / % & | ^, min, max, conversions): when it
+/* Whether an integer expression is made only of what sym_const folds
+ * (literals, known consts, + - * / % & | ^, min, max, shl, shr, conversions): when it
  * is and folding failed, a guard failed (overflow, division by zero), which
  * is not the same as a value unknown at compile time. */
 static bool const_shape(const Node *e)
@@ -563,7 +563,9 @@ static bool const_shape(const Node *e)
     case N_CALL:
         if (e->call.ck == CALL_CONVERT && e->call.args.n == 1)
             return const_shape(e->call.args.v[0]);
-        return e->call.ck == CALL_BUILTIN && (e->call.builtin == B_MIN || e->call.builtin == B_MAX) &&
+        return e->call.ck == CALL_BUILTIN &&
+               (e->call.builtin == B_MIN || e->call.builtin == B_MAX || e->call.builtin == B_SHL ||
+                e->call.builtin == B_SHR) &&
                e->call.args.n == 2 && const_shape(e->call.args.v[0]) && const_shape(e->call.args.v[1]);
     default: return false;
     }
@@ -680,7 +682,7 @@ void const_resolve(Ctx *x, Sym *s)
     if (is_error(s->ty))
         return;
     Node *e = d->let.init;
-    if (type_is_int(s->ty) && const_eval(x, e, &s->value)) {
+    if (type_is_int(s->ty) && sym_const(x->a, e, &s->value)) {
         s->has_value = true;
     } else if (type_is_int(s->ty) && e && e->kind == N_INT && !e->lit.overflow) {
         s->value = (int64_t)e->lit.ival;   /* a u64 past INT64_MAX: its bits (not usable as an extent) */
@@ -866,7 +868,7 @@ static bool generic_args(Ctx *x, Node *fn, Node *call, int64_t *vals)
         Type *t = check_expect(x, a, type_prim(TY_USIZE), "a compile-time argument");
         if (is_error(t)) {
             ok = false;
-        } else if (!const_eval(x, a, &vals[i])) {
+        } else if (!sym_const(x->a, a, &vals[i])) {
             if (!x->generic_unknown)
                 diag_error(x->sink, a->span, E_CONST, "use literals, consts and compile-time parameters",
                            "the compile-time argument %s of %s is not a constant", estr(x, a), fn->fn.id);

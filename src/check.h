@@ -121,7 +121,6 @@ Type *array_type(Ctx *x, Type *elem, int64_t count);
 bool is_error(const Type *t);
 const char *tstr(Ctx *x, const Type *t);
 const char *estr(Ctx *x, const Node *e);
-bool const_eval(Ctx *x, Node *e, int64_t *out);
 bool place_assignable(Ctx *x, Node *e, bool report, const char *why);
 Type *check_collect(Ctx *x, Node *e, Type *expected);
 Type *binop_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type *tb);

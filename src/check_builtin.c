@@ -9,6 +9,7 @@
  * storage-float operations (quantize, to_bits, from_bits) are complete.
  */
 #include "check.h"
+#include "sym.h"
 
 #include <string.h>
 
@@ -218,7 +219,7 @@ static Type *check_transfer(Ctx *x, Node *e)
         return type_error();
     }
     int64_t dn, sn;
-    if (const_eval(x, td->extent, &dn) && const_eval(x, ts->extent, &sn) && dn != sn) {
+    if (sym_const(x->a, td->extent, &dn) && sym_const(x->a, ts->extent, &sn) && dn != sn) {
         diag_error(x->sink, arg(e, 1)->span, E_EXTENT,
                    arena_printf(x->a, "copy parts of the same length (%lld elements each)",
                                 (long long)(dn < sn ? dn : sn)),
@@ -268,7 +269,7 @@ static Type *check_load_wide(Ctx *x, Node *e)
     int64_t k = 0;
     Node *kn = e->call.targs.n == 1 ? e->call.targs.v[0] : NULL;
     if (!kn || kn->kind == N_TYPE || is_error(check_expect(x, kn, type_prim(TY_USIZE), "load_wide's K")) ||
-        !const_eval(x, kn, &k)) {
+        !sym_const(x->a, kn, &k)) {
         diag_error(x->sink, kn ? kn->span : e->span, E_CONST, "write load_wide[4](x, i)",
                    "load_wide takes one constant count K");
         check_args_loose(x, e);

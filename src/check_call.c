@@ -12,23 +12,9 @@
  * provably different extents are E-EXTENT.
  */
 #include "check.h"
+#include "sym.h"
 
 #include <string.h>
-
-/* The callee's parameters replaced by the call's arguments in an extent. */
-typedef struct {
-    Sym **from;
-    Node **to;
-    int n;
-} Subst;
-
-static Node *subst_lookup(const Subst *s, const Sym *y)
-{
-    for (int i = 0; s && y && i < s->n; i++)
-        if (s->from[i] == y)
-            return s->to[i];
-    return NULL;
-}
 
 void check_args_loose(Ctx *x, Node *e)
 {
@@ -50,117 +36,10 @@ static Type *refuse_call(Ctx *x, Node *e, const char *what)
 
 /* ------------------------------------------------------------ extents */
 
-/* An immutable local's integer value comes from its `let`. */
-static Node *let_init(const Sym *y)
-{
-    if (!y || y->kind != SYM_LOCAL || y->mut || !y->decl || y->decl->kind != N_LET)
-        return NULL;
-    return y->decl->let.init;
-}
-
-static bool ext_value(Ctx *x, Node *e, const Subst *s, int64_t *out, int depth);
-
-static bool ext_binary(Ctx *x, Node *e, const Subst *s, int64_t *out, int depth)
-{
-    int64_t a, b;
-    if (!ext_value(x, e->binary.a, s, &a, depth + 1) || !ext_value(x, e->binary.b, s, &b, depth + 1))
-        return false;
-    switch (e->binary.op) {
-    case T_PLUS: return !__builtin_add_overflow(a, b, out);
-    case T_MINUS: return !__builtin_sub_overflow(a, b, out) && *out >= 0;
-    case T_STAR: return !__builtin_mul_overflow(a, b, out);
-    case T_SLASH: if (b <= 0) return false; *out = a / b; return true;
-    case T_PERCENT: if (b <= 0) return false; *out = a % b; return true;
-    default: return false;
-    }
-}
-
-/* The value of an extent when the checker can know it: constants, generic
- * values, immutable locals with constant values, arguments substituted. */
-static bool ext_value(Ctx *x, Node *e, const Subst *s, int64_t *out, int depth)
-{
-    if (!e || depth > 64)
-        return false;
-    switch (e->kind) {
-    case N_INT:
-        if (e->lit.overflow || e->lit.ival > (uint64_t)INT64_MAX)
-            return false;
-        *out = (int64_t)e->lit.ival;
-        return true;
-    case N_NAME: {
-        Node *to = subst_lookup(s, e->name.sym);
-        if (to)
-            return ext_value(x, to, NULL, out, depth + 1);
-        Sym *y = e->name.sym;
-        if (y && y->has_value && (y->kind == SYM_CONST || y->kind == SYM_GENERIC) && type_is_int(y->ty)) {
-            *out = y->value;
-            return true;
-        }
-        return ext_value(x, let_init(y), NULL, out, depth + 1);
-    }
-    case N_BINARY:
-        return ext_binary(x, e, s, out, depth);
-    case N_CALL:
-        return s == NULL && const_eval(x, e, out);
-    default:
-        return false;
-    }
-}
-
-static bool sym_immutable(const Sym *y)
-{
-    if (!y || y->mut)
-        return false;
-    return y->kind != SYM_PARAM || !y->ty || y->ty->kind != TY_REF;
-}
-
-static bool ext_same(Ctx *x, Node *a, const Subst *sa, Node *b, const Subst *sb, int depth);
-
-static bool ext_same_kids(Ctx *x, Node *a, const Subst *sa, Node *b, const Subst *sb, int depth)
-{
-    switch (a->kind) {
-    case N_INT:
-        return a->lit.ival == b->lit.ival && !a->lit.overflow && !b->lit.overflow;
-    case N_NAME:
-        return a->name.sym && a->name.sym == b->name.sym && sym_immutable(a->name.sym);
-    case N_BINARY:
-        if (a->binary.op != b->binary.op)
-            return false;
-        if (ext_same(x, a->binary.a, sa, b->binary.a, sb, depth + 1) &&
-            ext_same(x, a->binary.b, sa, b->binary.b, sb, depth + 1))
-            return true;
-        return (a->binary.op == T_PLUS || a->binary.op == T_STAR) &&
-               ext_same(x, a->binary.a, sa, b->binary.b, sb, depth + 1) &&
-               ext_same(x, a->binary.b, sa, b->binary.a, sb, depth + 1);
-    default:
-        return false;
-    }
-}
-
-/* Whether two extents are provably equal: the same expression once the
- * callee's parameters are replaced by the arguments, naming only values
- * that cannot change (a `let mut` might have changed since a buffer was
+/* Extents are compared on the symbolic core (sym.h): the callee's
+ * parameters bound to the arguments' values, immutable names followed to
+ * their values, and a `let mut` any (it may have changed since a view was
  * made from it, so it proves nothing). */
-static bool ext_same(Ctx *x, Node *a, const Subst *sa, Node *b, const Subst *sb, int depth)
-{
-    if (!a || !b || depth > 64)
-        return false;
-    Node *t;
-    if (a->kind == N_NAME && (t = subst_lookup(sa, a->name.sym)))
-        return ext_same(x, t, NULL, b, sb, depth + 1);
-    if (b->kind == N_NAME && (t = subst_lookup(sb, b->name.sym)))
-        return ext_same(x, a, sa, t, NULL, depth + 1);
-    int64_t va, vb;
-    if (ext_value(x, a, sa, &va, depth) && ext_value(x, b, sb, &vb, depth))
-        return va == vb;
-    if (a->kind == b->kind && ext_same_kids(x, a, sa, b, sb, depth))
-        return true;
-    if (a->kind == N_NAME && let_init(a->name.sym))
-        return ext_same(x, let_init(a->name.sym), NULL, b, sb, depth + 1);
-    if (b->kind == N_NAME && let_init(b->name.sym))
-        return ext_same(x, a, sa, let_init(b->name.sym), NULL, depth + 1);
-    return false;
-}
 
 /* ---------------------------------------------------- user functions */
 
@@ -241,49 +120,58 @@ static Type *check_arg(Ctx *x, Node *a, Type *pt, Node *fn, int i, const char *f
  * subtraction below zero, an overflow, a division by zero. The run would
  * stop at the call's guard; the checker can say so now. *a and *b are the
  * operands of the operation at fault, for the message. */
-static Node *ext_broken(Ctx *x, Node *e, const Subst *s, int64_t *a, int64_t *b, int depth)
+static Node *ext_broken(SEnv *env, Node *e, int64_t *a, int64_t *b, int depth)
 {
     if (!e || e->kind != N_BINARY || depth > 64)
         return NULL;
-    Node *in = ext_broken(x, e->binary.a, s, a, b, depth + 1);
+    Node *in = ext_broken(env, e->binary.a, a, b, depth + 1);
     if (!in)
-        in = ext_broken(x, e->binary.b, s, a, b, depth + 1);
+        in = ext_broken(env, e->binary.b, a, b, depth + 1);
     if (in)
         return in;
-    int64_t r;
-    if (!ext_value(x, e->binary.a, s, a, depth + 1) || !ext_value(x, e->binary.b, s, b, depth + 1))
+    SVal va = sym_eval(env, e->binary.a), vb = sym_eval(env, e->binary.b);
+    SNum l, r;
+    if (!sform_is_const(&va.f, &l) || !sform_is_const(&vb.f, &r) || l < INT64_MIN || l > INT64_MAX ||
+        r < INT64_MIN || r > INT64_MAX)
         return NULL;
+    *a = (int64_t)l;
+    *b = (int64_t)r;
+    int64_t t;
     switch (e->binary.op) {
-    case T_PLUS: return __builtin_add_overflow(*a, *b, &r) ? e : NULL;
+    case T_PLUS: return __builtin_add_overflow(*a, *b, &t) ? e : NULL;
     case T_MINUS: return *a < *b ? e : NULL;
-    case T_STAR: return __builtin_mul_overflow(*a, *b, &r) ? e : NULL;
+    case T_STAR: return __builtin_mul_overflow(*a, *b, &t) ? e : NULL;
     case T_SLASH: case T_PERCENT: return *b == 0 ? e : NULL;
     default: return NULL;
     }
 }
 
-static void check_extent(Ctx *x, Node *call, int i, Type *pt, Type *at, const Subst *s, const char *fname,
+/* av: the argument's extent, evaluated before the callee's parameters were
+ * bound (a recursive call names the same parameters). */
+static void check_extent(Ctx *x, Node *call, int i, Type *pt, const SVal *av, SEnv *env, const char *fname,
                          const char *pname)
 {
     Node *a = call->call.args.v[i];
-    int64_t pv, av, l, r;
-    Node *bad = ext_broken(x, pt->extent, s, &l, &r, 0);
+    int64_t l, r;
+    Node *bad = ext_broken(env, pt->extent, &l, &r, 0);
     if (bad) {
         diag_error(x->sink, a->span, E_EXTENT, "pass arguments for which the extent is a length",
                    "%s's parameter %s:%s has no length for these arguments: %s is %lld %s %lld", fname, pname,
                    tstr(x, pt), estr(x, bad), (long long)l, tok_name(bad->binary.op), (long long)r);
         return;
     }
-    bool pk = ext_value(x, pt->extent, s, &pv, 0), ak = ext_value(x, at->extent, NULL, &av, 0);
-    if (pk && ak && pv != av) {
+    SVal pv = sym_eval(env, pt->extent);
+    SNum p, q;
+    bool pk = sform_is_const(&pv.f, &p), ak = sform_is_const(&av->f, &q);
+    if (pk && ak && p != q) {
         diag_error(x->sink, a->span, E_EXTENT,
                    arena_printf(x->a, "pass a view of %lld elements (a slice: %s[0..%lld]), or change the arguments "
-                                      "its extent depends on", (long long)pv, estr(x, a), (long long)pv),
-                   "%s has %lld elements, but %s's parameter %s:%s asks for %s = %lld", estr(x, a), (long long)av,
-                   fname, pname, tstr(x, pt), estr(x, pt->extent), (long long)pv);
+                                      "its extent depends on", (long long)p, estr(x, a), (long long)p),
+                   "%s has %lld elements, but %s's parameter %s:%s asks for %s = %lld", estr(x, a), (long long)q,
+                   fname, pname, tstr(x, pt), estr(x, pt->extent), (long long)p);
         return;
     }
-    if ((pk && ak) || ext_same(x, pt->extent, s, at->extent, NULL, 0))
+    if (sform_equal(&pv.f, &av->f))
         call->call.extent_proved[i] = true;
 }
 
@@ -361,6 +249,33 @@ static bool check_arity(Ctx *x, Node *e, Type *ft, const char *fname)
     return false;
 }
 
+/* Each view argument's extent against its parameter's, with the callee's
+ * parameters bound to the arguments' values: every value on the caller's
+ * side is taken before any parameter is bound. */
+static void check_extents(Ctx *x, Node *e, Node *fn, Type *ft, Type **ats, const char *fname)
+{
+    int n = e->call.args.n, views = 0;
+    for (int i = 0; i < n; i++)
+        views += ((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW;
+    if (!views)
+        return;
+    SEnv *env = senv_new(x->a, SN_IMMUTABLE);
+    SVal *args = arena_alloc(x->a, sizeof *args * (size_t)(n + 1));
+    SVal *exts = arena_alloc(x->a, sizeof *exts * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        args[i] = sym_eval(env, e->call.args.v[i]);
+        if (ats[i]->kind == TY_VIEW)
+            exts[i] = ats[i]->extent ? sym_eval(env, ats[i]->extent) : (SVal){sform_any(), true};
+    }
+    for (int i = 0; i < n && i < fn->fn.params.n; i++)
+        senv_bind(env, ((Node *)fn->fn.params.v[i])->param.sym, args[i]);
+    for (int i = 0; i < n; i++) {
+        Type *pt = ft->params.v[i];
+        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
+            check_extent(x, e, i, pt, &exts[i], env, fname, param_name(fn, i));
+    }
+}
+
 static void check_fn_args(Ctx *x, Node *e, Node *fn, Type *ft, const char *fname)
 {
     if (!check_arity(x, e, ft, fname))
@@ -375,16 +290,7 @@ static void check_fn_args(Ctx *x, Node *e, Node *fn, Type *ft, const char *fname
     e->call.extent_proved = arena_alloc(x->a, sizeof(bool) * (size_t)(n + 1));
     if (!ok || !fn)
         return;
-    Subst s = {.n = fn->fn.params.n};
-    s.from = arena_alloc(x->a, sizeof *s.from * (size_t)(s.n + 1));
-    s.to = (Node **)e->call.args.v;
-    for (int i = 0; i < s.n; i++)
-        s.from[i] = ((Node *)fn->fn.params.v[i])->param.sym;
-    for (int i = 0; i < n; i++) {
-        Type *pt = ft->params.v[i];
-        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
-            check_extent(x, e, i, pt, ats[i], &s, fname, param_name(fn, i));
-    }
+    check_extents(x, e, fn, ft, ats, fname);
     check_alias(x, e, ft, fname);
 }
 

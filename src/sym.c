@@ -1036,7 +1036,10 @@ static SVal eval(SEnv *e, Node *x)
         return val_any(true);
     case N_NAME: return name_value(e, x);
     case N_UNARY: {
-        SVal a = eval(e, x->unary.a);
+        /* -9223372036854775808: the literal alone does not fit an i64, its negation does */
+        Node *lit = x->unary.a;
+        SVal a = lit && lit->kind == N_INT && !lit->lit.overflow ? val(sform_const((SNum)lit->lit.ival), true)
+                                                                 : eval(e, x->unary.a);
         if (x->unary.op != T_MINUS || !x->ty || !type_is_int(x->ty))
             return val_any(a.uniform);
         sform_scale(&a.f, &a.f, -1);
