@@ -2,6 +2,7 @@
 regions and a brute-force judge of each.
 
     python3 race_judge.py CAIRN SEEDS COUNT WORKDIR [--jobs J] [--show-refused]
+    python3 race_judge.py --self-test     (the judge alone, on lanes written by hand)
 
 SEEDS is one seed (7), a list (1,2,3) or a range (1-20); COUNT programs are made from each seed.
 
@@ -283,6 +284,14 @@ class Gen:
             return self.rng.randint(0, max(0, room - span))
         return self.rng.randint(max(0, room - span + 1), room + 1)
 
+    def near(self, lay):
+        """A constant index inside the block of one of the first lanes (or just past it): one that
+        races, if it does, for the small n the judge tries, not only for n beyond them."""
+        j, r = self.rng.randint(0, 3), self.rng.randint(0, lay.room())
+        if lay.kind == "rev":
+            return lay.base - lay.S * j - r
+        return lay.base + (lay.S if lay.kind == "fwd" else 1) * j + r
+
     def target(self, v, var=None, vmax=0, span=1):
         """A form inside lane i's block of v, or (bad) a neighbour's element, a constant, another
         stride."""
@@ -290,7 +299,7 @@ class Gen:
         if self.bad():
             k = r.randrange(3)
             if k == 0:
-                return Form(None, r.randint(0, 20), var, vmax)
+                return Form(None, self.near(lay), var, vmax)
             if k == 1 and lay.kind == "fwd":
                 return Form(("fwd", max(1, lay.S + r.choice((-1, 1)))), lay.base + r.randint(0, 3), var, vmax)
         return lay.own(self.residue(lay, span + vmax), var, vmax)
@@ -549,7 +558,7 @@ class Gen:
         elif kind == 4:
             idx, cond = "i * i", f"i < {r.randint(1, 3)}"
         else:
-            c = r.randint(0, 30)
+            c = self.near(lay)
             return self.access(v, v, (str(c), str(c)), v)
         cidx = (f"({idx})" if S > 1 and kind != 4 else idx) + tail
         pidx = cidx.replace(" / ", " // ")
@@ -701,7 +710,55 @@ def seeds_of(text):
     return out
 
 
+# The judge on lanes written by hand, each with its verdict: the first race found (text), None for
+# none, or the error the model must raise. `race_judge.py --self-test` runs them.
+JUDGE_CASES = [
+    ("L.wr(y, i)", None),
+    ("L.wr(y, i % 4)", "n=5 cols=1: lanes i=0 and i=4 both write y[0]"),
+    ("L.wr(y, 0)", "n=2 cols=1: lanes i=0 and i=1 both write y[0]"),
+    ("L.rd(y, i + 1)\n    L.wr(y, i)", "n=2 cols=1: lane i=0 reads y[1], which lane i=1 writes"),
+    ("L.rd(y, i)\n    L.wr(y, i)", None),                          # the own-element allowance
+    ("L.rd(y, 2 * i + 1)\n    L.wr(y, 2 * i)", None),              # an element nobody writes
+    ("a = L.sl(y, 3 * i, 3 * i + 5)\n    L.wr(a, 1)", None),       # taking a part is no access
+    ("L.put(5, L.sl(y, 4 * i, 4 * i + 5))", "lanes i=0 and i=1 both write y[4]"),
+    ("L.put(4, L.sl(y, 4 * i, 4 * i + 4))", None),
+    ("L.get(3, L.sl(y, 2 * i, 2 * i + 3))\n    L.wr(y, 2 * i)", "lane i=0 reads y[2], which lane i=1 writes"),
+    ("if i < 1:\n        L.wr(y, 0)", None),
+    ("for c in range(cols):\n        L.wr(y, i * cols + c)", None),
+    ("for c in range(cols + 1):\n        L.wr(y, i * cols + c)", "n=2 cols=1: lanes i=0 and i=1 both write y[1]"),
+    ("for k in range(3):\n        L.wr(y, 2 * i + k)", "lanes i=0 and i=1 both write y[2]"),
+    ("L.wr(y, L.sub(40, 4 * i))", None),
+    ("L.wr(y, i * i)", None),
+    ("p = L.sl(y, 2, 512)\n    L.wr(p, i)\n    L.wr(y, i)", "n=3 cols=1: lanes i=0 and i=2 both write y[2]"),
+    ("L.rd(x, 0)\n    L.wr(y, i)\n    L.rd(z, i + 1)", None),      # views apart; x and z not written
+    ("L.wr(z, i)\n    L.rd(y, i + 1)\n    L.wr(y, i + 1)", None),
+    ("L.wr(y, 600)", "OutOfBounds"),
+    ("L.wr(y, L.sub(3, i))", "OutOfBounds"),
+    ("L.put(3, L.sl(y, i, i + 4))", "OutOfBounds"),
+]
+
+
+def self_test():
+    passed = failed = 0
+    for body, want in JUDGE_CASES:
+        model = f"def lane(n, cols, i, L):\n    y, z, x = ('y', 0, {LEN}), ('z', 0, {LEN}), ('x', 0, {LEN})\n    {body}\n"
+        prog = Program("self test", "", model, set())
+        try:
+            got = judge(prog)
+        except OutOfBounds:
+            got = "OutOfBounds"
+        if got == want or (want and got and want in got and want != "OutOfBounds"):
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL judge self test: {body!r}: the judge says {got!r}, not {want!r}")
+    print(f"{passed} passed, {failed} failed, 0 skipped")
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cairn")
     ap.add_argument("seeds")

@@ -3,7 +3,8 @@
 # judged by running every pair of lanes for n in 1..7 and cols in 1..4. Every program the checker
 # accepts must be free of races; the precision (race-free programs accepted) is printed, by shape.
 #
-# Before that, the judge itself is tried against three fake checkers, so that it is known to fail:
+# Before that, the judge itself is tried: on lanes written by hand with known verdicts
+# (race_judge.py --self-test), and against three fake checkers, so that it is known to fail:
 # one that accepts everything (it must report unsound verdicts), one that refuses everything with
 # E-PARALLEL-RACE (no failure: a refusal is never unsound) and one that refuses with another code
 # (it must blame the generator).
@@ -22,6 +23,11 @@ JUDGE="python3 tests/par/race_judge.py"
 ok() {   # ok NAME CONDITION-STATUS
     if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL race judge: $1"; fi
 }
+
+# --- the judge alone, on lanes written by hand with their verdicts
+$JUDGE --self-test >"$T/log" 2>&1
+grep '^FAIL' "$T/log"
+ok "the judge's own cases ($(tail -1 "$T/log"))" $(grep -q '^[1-9][0-9]* passed, 0 failed' "$T/log"; echo $?)
 
 # --- the judge against fake checkers
 mkdir -p "$T/w"
