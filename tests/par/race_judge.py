@@ -351,7 +351,7 @@ class Gen:
         a width: the part f .. f + part). Returns (CAIRN, Python, the index left for the last
         level or the part's start as a Form). Starts are constants or, at one level, the lane term."""
         r = self.rng
-        lane_level = r.randrange(depth) if f.lane and f.lane[0] != "rev" and r.random() < 0.6 else None
+        lane_level = r.randrange(depth) if depth and f.lane and f.lane[0] != "rev" and r.random() < 0.6 else None
         rem = f.const
         floor = f.lane[1] * (MAX_I + 1) if f.lane and f.lane[0] == "rev" else 0
         starts = []
@@ -383,13 +383,8 @@ class Gen:
         depth = r.randint(1, 6)
         if r.random() < 0.3:                         # a part lent to a helper
             w = r.randint(1, self.views[v].room() + 1)
-            f = self.target(v, span=w)
-            c, p, start = self.chain(v, f, max(1, depth - 1), part=w)
-            sc, sp = start.text()
-            ec, ep = Form(start.lane, start.const + w, start.var, start.vmax).text() \
-                if not (start.lane and start.lane[0] == "rev") else (f"{sc} + {w}", f"{sp} + {w}")
-            self.lend(f"{c}[{sc} .. {ec}]", f"L.sl({p}, {sp}, {ep})", (str(w), str(w)))
-            return
+            c, p = self.part_expr(v, self.target(v, span=w), w, depth - 1)
+            return self.lend(c, p, (str(w), str(w)))
         if r.random() < 0.1:                         # the issue's shape: n-wide parts, one element
             self.tags.add("slices 5-6 deep")
             k = r.randint(5, 6)
@@ -398,22 +393,41 @@ class Gen:
             for j in range(k):
                 p = f"L.sl({p}, 1, n + {8 - j})"
             return self.access(c, p, Form(None, r.randint(0, 1)), v)
-        c, p, last = self.chain(v, self.target(v), depth)
+        root, f = self.base_of(v, self.target(v))
+        c, p, last = self.chain(root, f, depth)
         self.access(c, p, last, v)
+
+    def part_expr(self, v, f, w, depth):
+        """The part of w elements from f, reached through `depth` slices of v or of a part of v
+        bound outside the region: (CAIRN, Python)."""
+        root, f = self.base_of(v, f)
+        c, p, start = self.chain(root, f, depth, part=w)
+        sc, sp = start.text()
+        ec, ep = Form(start.lane, start.const + w, start.var, start.vmax).text() \
+            if not (start.lane and start.lane[0] == "rev") else (f"{sc} + {w}", f"{sp} + {w}")
+        return f"{c}[{sc} .. {ec}]", f"L.sl({p}, {sp}, {ep})"
+
+    def base_of(self, v, f, always=False):
+        """Where an access of f in v starts: v, or (sometimes, or always) a part of v bound outside
+        the region. Returns the name and f relative to it."""
+        if not always and self.rng.random() >= 0.3 or f.lane and f.lane[0] == "rev":
+            return v, f
+        name, lo = self.outside_part(v, f.const)
+        return name, Form(f.lane, f.const - lo, f.var, f.vmax)
 
     # --- let-bound parts and locals
 
-    def outside_part(self, v):
-        """A part of v bound by let outside the region; returns its name and start."""
-        lay = self.views[v]
-        lo = self.rng.randint(0, max(0, lay.base if lay.kind == "fwd" else 0))
+    def outside_part(self, v, max_lo):
+        """A part of v bound by let outside the region, starting at most at max_lo; returns its
+        name and start."""
+        lo = self.rng.randint(0, max(0, max_lo))
         name = self.fresh("p")
         hi = LEN - self.rng.choice((0, 0, 3))
         self.pre_c.append(f"  let {name} = {v}[{lo} .. {hi}];")
         self.pre_p.append(f"    {name} = L.sl({v}, {lo}, {hi})")
         self.tags.add("let outside")
         if self.rng.random() < 0.3:                 # a part of that part
-            inner = self.rng.randint(0, max(0, lay.base - lo if lay.kind == "fwd" else 0))
+            inner = self.rng.randint(0, max(0, max_lo - lo))
             outer, name = name, self.fresh("q")
             self.pre_c.append(f"  let {name} = {outer}[{inner} .. {hi - lo - 1}];")
             self.pre_p.append(f"    {name} = L.sl({outer}, {inner}, {hi - lo - 1})")
@@ -424,19 +438,15 @@ class Gen:
         v, r = self.view(), self.rng
         k = r.randrange(4)
         if k == 0:                                   # through a part bound outside the region
-            name, lo = self.outside_part(v)
-            f = self.target(v)
-            if f.lane and f.lane[0] == "rev" or f.const < lo:
-                f = self.views[v].own(0) if self.views[v].kind == "fwd" else Form(None, lo)
-            self.access(name, name, Form(f.lane, f.const - lo), v)
+            name, f = self.base_of(v, self.target(v), always=True)
+            self.access(name, name, f, v)
         elif k == 1:                                 # a part of the lane's own elements, in the lane
             self.tags.add("let part")
             lay = self.views[v]
             w = r.randint(1, lay.room() + 2)
-            start = self.target(v, span=1)
-            sc, sp = start.text()
+            c, p = self.part_expr(v, self.target(v, span=1), w, r.choice((0, 0, 1, 2, 4)))
             a = self.fresh("a")
-            self.out.line(f"let {a} = {v}[{sc} .. {sc} + {w}];", [f"{a} = L.sl({v}, {sp}, {sp} + {w})"])
+            self.out.line(f"let {a} = {c};", [f"{a} = {p}"])
             if r.random() < 0.3:
                 return self.lend(a, a, (str(w), str(w)))
             j = r.randrange(w) if r.random() < 0.5 or self.bad() else 0
