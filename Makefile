@@ -78,5 +78,13 @@ bench-check: all
 bench-emit: all
 	bash bench/emit_speed.sh
 
+# The race judge at length (tests/par/race_judge.py, docs/testing.md): SOAK_SEEDS (a range or a
+# list) of SOAK_COUNT programs each; make test runs one seed of 4000.
+.PHONY: soak
+SOAK_SEEDS ?= 1-40
+SOAK_COUNT ?= 2500
+soak: all
+	JUDGE_SEEDS=$(SOAK_SEEDS) JUDGE_COUNT=$(SOAK_COUNT) bash tests/par/test_race_judge.sh
+
 clean:
 	rm -rf build bin
