@@ -10,24 +10,7 @@
 #define CAIRN_PAR_H
 
 #include "cairn.h"
-
-/* ------------------------------------------------------------ sets */
-
-/* A set of pointers (open addressing, in the arena), for membership tests
- * that a list searched from the start made quadratic. */
-typedef struct {
-    const void **keys;
-    int cap, n;
-} PtrSet;
-bool ptrset_has(const PtrSet *s, const void *p);
-bool ptrset_add(Arena *a, PtrSet *s, const void *p);   /* false: it was there (or p is NULL) */
-
-/* ------------------------------------------------------------ walking */
-
-/* Calls visit(n, ctx) on n and, when it returns true, on each child, depth
- * first, in source order. Closures are walked into. */
-typedef bool (*ParVisit)(Node *n, void *ctx);
-void par_walk(Node *n, ParVisit visit, void *ctx);
+#include "walk.h"
 
 /* ------------------------------------------------------------ effects */
 
