@@ -214,6 +214,7 @@ typedef struct Node Node;
 typedef struct Type Type;
 typedef struct Sym Sym;
 typedef struct EffTable EffTable;
+typedef struct Analysis Analysis;
 
 typedef enum { PLACE_HOST, PLACE_PINNED, PLACE_UNIFIED, PLACE_DEVICE } Placement;
 const char *place_name(Placement p);   /* "host", ... */
@@ -334,7 +335,7 @@ struct Node {
         } call;
         struct {                      /* N_INDEX */
             Node *base, *index;
-            bool covered;             /* set by the emitter: a guard before the lane loop checks it */
+            bool covered;             /* set by the analysis pass: a guard before the lane loop checks it */
         } index;
         struct {                      /* N_SLICE */
             Node *base, *lo, *hi;
@@ -627,6 +628,8 @@ typedef struct {
     int device_work;      /* set by the checker: @device elements indexed (device work needs a target) */
     Vec numerics;         /* const char*: JSON objects, one per rounding kind */
     struct EffTable *effects;   /* set by the effects pass (par.h): every function's row, once */
+    Analysis *analysis;   /* set by the analysis pass (analyze.c): fusion and hoisted guards */
+    struct Ctx *ctx;      /* the checker's state, from resolution to its last rule (check.h) */
 } Check;
 
 bool check_program(Check *c);

@@ -80,4 +80,22 @@ PlanInfo par_plan_for(const Node *program, const char *id);
  * the race rule. */
 bool par_fusable(Arena *a, Node *ra, Node *rb);
 
+/* ------------------------------------------------------------ analysis */
+
+/* What the analysis pass (analyze.c) decided for one region statement or
+ * device collector, for the emitter to read. */
+typedef struct {
+    int fused;            /* the first region of a fused run: the run's length (>= 2); else 0 */
+    Vec guards;           /* N_INDEX x[lane]: one guard before the lanes checks each one's view */
+    Vec group_guards;     /* the same for the fused run this region starts */
+} RegionPlan;
+
+struct Analysis {
+    PtrMap plans;         /* Node* (N_PARALLEL, N_COLLECT) -> RegionPlan* */
+};
+
+Analysis *analyze_program(Arena *a, const Check *c);
+/* The plan recorded for n; a region the analysis never saw is our bug. */
+const RegionPlan *analysis_of(const Analysis *an, const Node *n);
+
 #endif

@@ -14,6 +14,7 @@
  * Run from the repository root. Prints FAIL lines and a summary line.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "../../src/pass.h"
 #include "../../src/walk.h"
 #include "read_file.h"
 
@@ -247,7 +248,8 @@ static void test_built_function(void)
         size_t clen;
         FILE *cf = open_memstream(&cout, &clen);
         Emit e = {.arena = f.a, .out = cf, .check = &c, .runtime_dir = "runtime", .with_main = true};
-        emit_program(&e);
+        Compilation u = {.arena = f.a, .sink = &f.sink, .check = &c, .emit = &e};
+        passes_run(&u, PASS_ANALYZE, PASS_EMIT);
         fclose(cf);
         EXPECT(strstr(cout, "fn_twice("), "the emitted C has no fn_twice:\n%s", cout);
         free(cout);
