@@ -6,8 +6,8 @@
  * the entry point of each stage. Tables that must not drift apart (tokens,
  * node kinds, diagnostic codes, built-in functions) are X-macros.
  *
- * The pipeline (see main.c):
- *   source -> lex -> parse -> AST -> check (resolve + types) -> emit -> cc
+ * The pipeline (the table of passes in pass.c):
+ *   source -> lex -> parse -> AST -> check (resolve, effects, rules) -> analyze -> emit -> cc
  * The AST is the hub: `cairn expand` prints it back as CAIRN source.
  */
 #ifndef CAIRN_H
