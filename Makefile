@@ -35,9 +35,10 @@ $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-# The compiler under ASan and UBSan: the suite runs with it in CI.
+# The compiler under ASan and UBSan, with the tree verified after every pass (CN_VERIFY, src/verify.c):
+# the suite runs with it in CI.
 asan:
-	$(MAKE) SUFFIX=-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+	$(MAKE) SUFFIX=-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DCN_VERIFY"
 
 # The same sources under clang, -Werror.
 clang:

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE   /* fopencookie: a FILE that only counts what is written */
 #include "cairn.h"
+#include "pass.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,8 @@ static int run_once(const char *path, const char *text, size_t len)
     if (!out)
         return 2;
     Emit e = {.arena = a, .out = out, .check = &c, .runtime_dir = ".", .with_main = true};
-    emit_program(&e);
+    Compilation u = {.arena = a, .sink = &sink, .check = &c, .emit = &e};
+    passes_run(&u, PASS_ANALYZE, PASS_EMIT);   /* the analysis the emitter reads, then emit */
     fclose(out);
     long long t2 = cpu_ns();
     printf("%lld %lld %ld\n", t1 - t0, t2 - t1, bytes);

@@ -6,8 +6,8 @@
  * the entry point of each stage. Tables that must not drift apart (tokens,
  * node kinds, diagnostic codes, built-in functions) are X-macros.
  *
- * The pipeline (see main.c):
- *   source -> lex -> parse -> AST -> check (resolve + types) -> emit -> cc
+ * The pipeline (the table of passes in pass.c):
+ *   source -> lex -> parse -> AST -> check (resolve, effects, rules) -> analyze -> emit -> cc
  * The AST is the hub: `cairn expand` prints it back as CAIRN source.
  */
 #ifndef CAIRN_H
@@ -215,6 +215,7 @@ typedef struct Node Node;
 typedef struct Type Type;
 typedef struct Sym Sym;
 typedef struct EffTable EffTable;
+typedef struct Analysis Analysis;
 
 typedef enum { PLACE_HOST, PLACE_PINNED, PLACE_UNIFIED, PLACE_DEVICE } Placement;
 const char *place_name(Placement p);   /* "host", ... */
@@ -335,7 +336,7 @@ struct Node {
         } call;
         struct {                      /* N_INDEX */
             Node *base, *index;
-            bool covered;             /* set by the emitter: a guard before the lane loop checks it */
+            bool covered;             /* set by the analysis pass: a guard before the lane loop checks it */
         } index;
         struct {                      /* N_SLICE */
             Node *base, *lo, *hi;
@@ -628,6 +629,8 @@ typedef struct {
     int device_work;      /* set by the checker: @device elements indexed (device work needs a target) */
     Vec numerics;         /* const char*: JSON objects, one per rounding kind */
     struct EffTable *effects;   /* set by the effects pass (par.h): every function's row, once */
+    Analysis *analysis;   /* set by the analysis pass (analyze.c): fusion and hoisted guards */
+    struct Ctx *ctx;      /* the checker's state, from resolution to its last rule (check.h) */
 } Check;
 
 bool check_program(Check *c);

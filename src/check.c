@@ -26,6 +26,7 @@
 #include "check.h"
 #include "sym.h"
 #include "par.h"
+#include "pass.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1143,32 +1144,52 @@ static void check_worklist(Ctx *x)
     }
 }
 
+/* The resolve-and-types pass (pass.c): names, types, generic instances.
+ * Its state (scopes, instances, held-back refusals) stays in c->ctx for
+ * the checker's later passes. */
+void check_resolve(Check *c)
+{
+    Ctx *x = arena_alloc(c->arena, sizeof *x);
+    *x = (Ctx){.c = c, .a = c->arena, .sink = c->sink};
+    c->ctx = x;
+    x->resolving = arena_alloc(x->a, sizeof(Type));
+    x->resolving->kind = TY_ERROR;
+    universe_init(x);
+    x->globals = scope_push(x);
+    Node *prog = c->program;
+    for (int i = 0; i < prog->block.stmts.n; i++)
+        if (prog->block.stmts.v[i])
+            declare_top(x, prog->block.stmts.v[i]);
+    resolve_top_signatures(x, prog);
+    check_top_signatures(x, prog);
+    check_top_bodies(x, prog);
+    check_worklist(x);
+    c->device_work = x->device_indexes;
+}
+
+void check_parallel_rules(Check *c)
+{
+    check_par_program(c->ctx);
+}
+
+void check_device_rules(Check *c)
+{
+    check_dev_program(c->ctx);
+}
+
+/* E-UNSUPPORTED refusals held back until every rule ran (Deferred). */
+void check_deferred(Check *c)
+{
+    report_deferred(c->ctx);
+}
+
+/* The checker's passes, resolution to the held-back refusals, from the
+ * pass list (pass.c); each runs only when the ones before it reported no
+ * error. */
 bool check_program(Check *c)
 {
     if (!c || !c->program || !c->sink || !c->arena)
         return false;
-    Ctx x = {.c = c, .a = c->arena, .sink = c->sink};
-    int errors_before = c->sink->errors;
-    x.resolving = arena_alloc(x.a, sizeof(Type));
-    x.resolving->kind = TY_ERROR;
-    universe_init(&x);
-    x.globals = scope_push(&x);
-    Node *prog = c->program;
-    for (int i = 0; i < prog->block.stmts.n; i++)
-        if (prog->block.stmts.v[i])
-            declare_top(&x, prog->block.stmts.v[i]);
-    resolve_top_signatures(&x, prog);
-    check_top_signatures(&x, prog);
-    check_top_bodies(&x, prog);
-    check_worklist(&x);
-    c->device_work = x.device_indexes;
-    if (c->sink->errors == errors_before)
-        c->effects = effects_compute(x.a, c);
-    if (c->sink->errors == errors_before)
-        check_par_program(&x);
-    if (c->sink->errors == errors_before)
-        check_dev_program(&x);
-    if (c->sink->errors == errors_before)
-        report_deferred(&x);
-    return c->sink->errors == errors_before;
+    Compilation u = {.arena = c->arena, .sink = c->sink, .check = c};
+    return passes_run(&u, PASS_RESOLVE, PASS_DEFERRED);
 }

@@ -55,7 +55,7 @@ typedef struct {
     TypeKind from, to;
 } NumSeen;
 
-typedef struct {
+typedef struct Ctx {
     Check *c;
     Arena *a;
     Sink *sink;

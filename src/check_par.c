@@ -894,9 +894,9 @@ void check_par_program(Ctx *x)
 
 /* `cairn check --dump=accesses`: each region's and pooled collector's
  * accesses, as the race rule sees them (root + offset form, length). */
-void par_dump_accesses(FILE *out, Check *c)
+void par_dump_accesses(FILE *out, const Check *c)
 {
-    Ctx x = {.c = c, .a = c->arena, .sink = c->sink};
+    Ctx x = {.c = (Check *)c, .a = c->arena, .sink = c->sink};   /* read, never written: no sink is used */
     Vec reported = {0};
     RegionWalk w = {&x, c->effects, &reported, out};
     for (int i = 0; c->effects && i < c->effects->fns.n; i++) {

@@ -180,7 +180,7 @@ int emit_par_fused(Ex *x, const Vec *stmts, int i);     /* statements fused from
 void emit_par_regions(Ex *x, Node **regions, int n);    /* n regions as one pass */
 /* One guard for every lane's `x[i]` (i the lane index), before the lanes. */
 void emit_hoist_guards(Ex *x, Node **regions, int n, const char *lo, const char *hi);
-void emit_hoist_expr_guards(Ex *x, Node *e, Node *also, Sym *lane, const char *lo, const char *hi);
+void emit_hoist_collect_guards(Ex *x, Node *e, const char *lo, const char *hi);
 const char *emit_par_collect(Ex *x, Node *e);           /* reduce / scan / compact ... parallel */
 const char *emit_par_atomic(Ex *x, Node *e);
 

@@ -343,14 +343,11 @@ static void dev_parts_alloc(Ex *x, DevParts *d, const char *acc_t, const char *a
     emit_line(x, "%s *%s = (%s *)%s;", acc_t, d->parts, acc_t, d->scr);
 }
 
-/* The guards of the terms' x[i], once before the launch (the value is
- * computed at every index; a compaction's keep is, its value is not, so
- * its value's x[i] is unchecked only where keep checked the same x). */
+/* The guards of the terms' x[i], once before the launch (analyze.c says
+ * which: a compaction's keep is computed at every index, its value is not). */
 static void hoist_term_guards(Ex *x, Node *e, const char *n)
 {
-    bool compact = e->collect.kind == COLLECT_COMPACT;
-    emit_hoist_expr_guards(x, compact ? e->collect.keep : e->collect.value, compact ? e->collect.value : NULL,
-                           e->collect.sym, "0", n);
+    emit_hoist_collect_guards(x, e, "0", n);
 }
 
 /* A scan's or compaction's three launches, then its result: none when

@@ -268,140 +268,40 @@ static void region_step(Ex *x, const char *iv, void *c)
 }
 
 /* How many statements from stmts[i] on run as one fused region (at least
- * 2), or 0. */
+ * 2), or 0: the analysis pass decided (analyze.c). */
 int emit_par_fused(Ex *x, const Vec *stmts, int i)
 {
     Node *s = stmts->v[i];
-    if (!s || s->kind != N_PARALLEL || !plan_here(x).fuse)
+    if (!s || s->kind != N_PARALLEL)
         return 0;
-    int k = i + 1;
-    while (k < stmts->n && par_fusable(x->a, s, stmts->v[k])) {
-        /* every pair in the chain, not only with the first */
-        bool ok = true;
-        for (int m = i + 1; m < k && ok; m++)
-            ok = par_fusable(x->a, stmts->v[m], stmts->v[k]);
-        if (!ok)
-            break;
-        k++;
-    }
-    return k - i >= 2 ? k - i : 0;
+    return analysis_of(x->e->check->analysis, s)->fused;
 }
 
-/* Hoisted guards. A lane's `x[i]`, with i the lane index and x a view,
- * runs for every i of the block when it sits in a statement every lane
- * reaches (the body's leading simple statements, outside the right side of
- * && and ||, a collector or a closure). One guard before the lane loop then
- * stands for all of them -- it reports the first index of the block past
- * x's end, the index that lane would have reported -- and the lanes index
- * unchecked, so the C compiler can vectorize the loop. Which lane's guard
- * fails first in a region is not fixed in any case; that one fails is. */
-static void cover_expr(Node *e, Sym *lane, Vec *found, Arena *a)
+/* Hoisted guards (analyze.c decided which): hi past the view's end fails as
+ * the first lane past it would. */
+static void emit_guards(Ex *x, const Vec *guards, const char *lo, const char *hi)
 {
-    if (!e)
-        return;
-    switch (e->kind) {
-    case N_INDEX:
-        if (e->index.base && e->index.base->kind == N_NAME && e->index.base->ty &&
-            e->index.base->ty->kind == TY_VIEW && e->index.index && e->index.index->kind == N_NAME &&
-            e->index.index->name.sym == lane)
-            vec_push(a, found, e);
-        cover_expr(e->index.base, lane, found, a);
-        cover_expr(e->index.index, lane, found, a);
-        break;
-    case N_BINARY: {
-        /* the leaf, then the right operands in source order, but not those
-         * of && and ||, which not every lane reaches (chain.h) */
-        Spine sp;
-        cover_expr(spine_of(&sp, e), lane, found, a);
-        for (int i = sp.n - 1; i >= 0; i--)
-            if (sp.v[i]->binary.op != T_ANDAND && sp.v[i]->binary.op != T_OROR)
-                cover_expr(sp.v[i]->binary.b, lane, found, a);
-        spine_free(&sp);
-        break;
-    }
-    case N_UNARY:
-        cover_expr(e->unary.a, lane, found, a);
-        break;
-    case N_CALL:
-        for (int i = 0; i < e->call.args.n; i++)
-            cover_expr(e->call.args.v[i], lane, found, a);
-        break;
-    case N_SLICE:
-        cover_expr(e->slice.base, lane, found, a);
-        cover_expr(e->slice.lo, lane, found, a);
-        cover_expr(e->slice.hi, lane, found, a);
-        break;
-    case N_FIELD:
-        cover_expr(e->field.base, lane, found, a);
-        break;
-    default:
-        break;
-    }
-}
-
-static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
-{
-    for (int i = 0; body && i < body->block.stmts.n; i++) {
-        Node *s = body->block.stmts.v[i];
-        if (s->kind == N_ASSIGN) {
-            cover_expr(s->assign.lhs, lane, found, a);
-            cover_expr(s->assign.rhs, lane, found, a);
-        } else if (s->kind == N_LET) {
-            cover_expr(s->let.init, lane, found, a);
-        } else if (s->kind == N_EXPR_STMT) {
-            cover_expr(s->unary.a, lane, found, a);
-        } else {
-            return;     /* what follows may not run in every lane */
-        }
-    }
-}
-
-/* The guards found, once each view: hi past the view's end fails as the
- * first lane past it would. `done` collects the views checked. */
-static void hoist_found(Ex *x, Vec *found, const char *lo, const char *hi, Vec *done_out)
-{
-    Vec done = {0};
-    for (int i = 0; i < found->n; i++) {
-        Node *e = found->v[i];
-        Sym *v = e->index.base->name.sym;
-        e->index.covered = true;
-        if (has(&done, v))
-            continue;
-        vec_push(x->a, &done, v);
+    for (int i = 0; i < guards->n; i++) {
+        Node *e = guards->v[i];
         const char *view = emit_expr(x, e->index.base);
         emit_line(x, "if (%s > %s.n)", hi, view);
         emit_line(x, "    (void)cn_idx_u(%s > %s.n ? %s : %s.n, %s.n, %s, %s);", lo, view, lo, view, view,
                   emit_str_lit(x, e->index.base->name.id), emit_at(x, e->span));
     }
-    if (done_out)
-        *done_out = done;
 }
 
 /* lo and hi: the C names of the lanes' bounds where the guard stands (the
  * block's, in a lane function; 0 and the extent, before a device launch). */
 void emit_hoist_guards(Ex *x, Node **rs, int n, const char *lo, const char *hi)
 {
-    Vec found = {0};
-    for (int k = 0; k < n; k++)
-        cover_body(rs[k]->loop.body, rs[k]->loop.sym, &found, x->a);
-    hoist_found(x, &found, lo, hi, NULL);
+    const RegionPlan *p = analysis_of(x->e->check->analysis, rs[0]);
+    emit_guards(x, n > 1 ? &p->group_guards : &p->guards, lo, hi);
 }
 
-/* The same for an expression every lane evaluates whole (a collector's
- * value or keep), with `lane` its index. `also`, which only some lanes
- * evaluate (a compaction's value), hoists nothing of its own, but its
- * x[lane] of a view checked here needs no check of its own either. */
-void emit_hoist_expr_guards(Ex *x, Node *e, Node *also, Sym *lane, const char *lo, const char *hi)
+/* The same for a device collector's terms, with 0 and its extent. */
+void emit_hoist_collect_guards(Ex *x, Node *e, const char *lo, const char *hi)
 {
-    Vec found = {0}, done = {0}, more = {0};
-    cover_expr(e, lane, &found, x->a);
-    hoist_found(x, &found, lo, hi, &done);
-    cover_expr(also, lane, &more, x->a);
-    for (int i = 0; i < more.n; i++) {
-        Node *m = more.v[i];
-        if (has(&done, m->index.base->name.sym))
-            m->index.covered = true;
-    }
+    emit_guards(x, &analysis_of(x->e->check->analysis, e)->guards, lo, hi);
 }
 
 /* The context struct of n fused regions: what their bodies read from

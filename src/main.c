@@ -2,9 +2,9 @@
  * main.c: the `cairn` command.
  *
  * Each subcommand is one function in src/cli/. A compilation is always the
- * same pipeline (src/cli/unit.c):
+ * same pipeline, the table of passes in src/pass.c, run by src/cli/unit.c:
  *
- *   parse_source (pulling tokens from lex_next) -> check_program -> emit_program -> cc
+ *   parse -> resolve -> effects -> parallel -> device -> deferred -> analyze -> emit -> cc
  *
  * and a stage runs only when the ones before it reported no error.
  * Exit statuses: 0 done (accepted), 1 refused (diagnostics on stderr),

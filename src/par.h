@@ -10,24 +10,7 @@
 #define CAIRN_PAR_H
 
 #include "cairn.h"
-
-/* ------------------------------------------------------------ sets */
-
-/* A set of pointers (open addressing, in the arena), for membership tests
- * that a list searched from the start made quadratic. */
-typedef struct {
-    const void **keys;
-    int cap, n;
-} PtrSet;
-bool ptrset_has(const PtrSet *s, const void *p);
-bool ptrset_add(Arena *a, PtrSet *s, const void *p);   /* false: it was there (or p is NULL) */
-
-/* ------------------------------------------------------------ walking */
-
-/* Calls visit(n, ctx) on n and, when it returns true, on each child, depth
- * first, in source order. Closures are walked into. */
-typedef bool (*ParVisit)(Node *n, void *ctx);
-void par_walk(Node *n, ParVisit visit, void *ctx);
+#include "walk.h"
 
 /* ------------------------------------------------------------ effects */
 
@@ -98,6 +81,24 @@ PlanInfo par_plan_for(const Node *program, const char *id);
 bool par_fusable(Arena *a, Node *ra, Node *rb);
 
 /* `cairn check --dump=accesses`: every region's accesses, normalized. */
-void par_dump_accesses(FILE *out, Check *c);
+void par_dump_accesses(FILE *out, const Check *c);
+
+/* ------------------------------------------------------------ analysis */
+
+/* What the analysis pass (analyze.c) decided for one region statement or
+ * device collector, for the emitter to read. */
+typedef struct {
+    int fused;            /* the first region of a fused run: the run's length (>= 2); else 0 */
+    Vec guards;           /* N_INDEX x[lane]: one guard before the lanes checks each one's view */
+    Vec group_guards;     /* the same for the fused run this region starts */
+} RegionPlan;
+
+struct Analysis {
+    PtrMap plans;         /* Node* (N_PARALLEL, N_COLLECT) -> RegionPlan* */
+};
+
+Analysis *analyze_program(Arena *a, const Check *c);
+/* The plan recorded for n; a region the analysis never saw is our bug. */
+const RegionPlan *analysis_of(const Analysis *an, const Node *n);
 
 #endif

@@ -282,8 +282,15 @@ const char *sform_str(Arena *a, const SForm *f)
         const STerm *t = &f->t[order[i]];
         SNum c = t->c < 0 ? -t->c : t->c;
         const char *m = c == 1 ? "" : arena_printf(a, "%s * ", num_str(a, c));
+        const SKey *ks[SYM_DEG];   /* a product's keys in creation order too */
+        for (int j = 0; j < t->deg; j++) {
+            int p = j;
+            for (; p > 0 && ks[p - 1]->id > t->v[j]->id; p--)
+                ks[p] = ks[p - 1];
+            ks[p] = t->v[j];
+        }
         for (int j = 0; j < t->deg; j++)
-            m = arena_printf(a, "%s%s%s", m, j ? " * " : "", key_str(a, t->v[j]));
+            m = arena_printf(a, "%s%s%s", m, j ? " * " : "", key_str(a, ks[j]));
         s = *s ? arena_printf(a, "%s %s %s", s, t->c < 0 ? "-" : "+", m) : arena_printf(a, "%s%s", t->c < 0 ? "-" : "", m);
     }
     if (!*s)

@@ -1,29 +1,137 @@
 /*
- * walk.c: walking the tree, and sets of pointers.
+ * walk.c: the children of every node kind, the visitor and the rewriter
+ * over them, and sets and maps of pointers (walk.h).
  *
- * par_walk visits every node below a root, depth first in source order; a
- * chain (chain.h) is walked by a loop, so a million-term sum does not
- * recurse a million deep. Every pass that looks at the tree without
- * changing it walks with it.
+ * walk_children is the one list of a kind's children. The visitor goes
+ * down a chain (chain.h) and an else-if chain by a loop, so a million-term
+ * sum does not recurse a million deep; every other child nests only as
+ * deep as the parser lets source nest (MAX_DEPTH in parse.c). Every pass
+ * that looks at the tree without changing it walks with walk_tree.
  */
 #include "chain.h"
-#include "par.h"
+#include "walk.h"
 
 #include <string.h>
 
-/* ------------------------------------------------------------ walking */
+/* ------------------------------------------------------------ children */
 
-static void walk_vec(const Vec *v, ParVisit f, void *c)
+static void kids(Vec *v, WalkClass cls, WalkChild f, void *c)
 {
     for (int i = 0; i < v->n; i++)
-        par_walk(v->v[i], f, c);
+        v->v[i] = f(v->v[i], cls, c);
 }
 
-/* A chain (chain.h) whose top node was visited: the nodes of its spine are
- * visited top down, each before its operands as any node is, and then the
- * leaf and the right operands in source order. A node whose visit says no
- * keeps its operands unwalked, and the spine stops there. */
-static void walk_chain(Node *top, ParVisit f, void *c)
+#define KID(slot, cls) ((slot) = f((slot), (cls), c))
+
+static void fn_children(Node *n, WalkChild f, void *c)
+{
+    kids(&n->fn.generics, WALK_TYPES, f, c);
+    kids(&n->fn.params, WALK_TYPES, f, c);
+    KID(n->fn.ret, WALK_TYPES);
+    KID(n->fn.body, WALK_CODE);
+}
+
+static void type_children(Node *n, WalkChild f, void *c)
+{
+    KID(n->type.elem, WALK_TYPES);
+    KID(n->type.extent, WALK_TYPES);
+    kids(&n->type.args, WALK_TYPES, f, c);
+    KID(n->type.ret, WALK_TYPES);
+}
+
+static void coop_children(Node *n, WalkChild f, void *c)
+{
+    kids(&n->coop.bext, WALK_EXTRA, f, c);
+    kids(&n->coop.text, WALK_EXTRA, f, c);
+    KID(n->coop.body, WALK_CODE);
+    kids(&n->coop.fext, WALK_EXTRA, f, c);
+    KID(n->coop.finish, WALK_CODE);
+}
+
+static void collect_children(Node *n, WalkChild f, void *c)
+{
+    KID(n->collect.extent, WALK_CODE);
+    KID(n->collect.dest, WALK_CODE);
+    KID(n->collect.keep, WALK_CODE);
+    KID(n->collect.value, WALK_CODE);
+}
+
+/* The children of n in source order, each with its class (walk.h). A kind
+ * not named here has none: literals, names, break, continue, barrier,
+ * derive (its names are strings). */
+void walk_children(Node *n, WalkChild f, void *c)
+{
+    switch (n->kind) {
+    case N_UNARY: case N_EXPR_STMT: case N_RETURN: KID(n->unary.a, WALK_CODE); break;
+    case N_BINARY: KID(n->binary.a, WALK_CODE); KID(n->binary.b, WALK_CODE); break;
+    case N_CALL:
+        KID(n->call.callee, WALK_CODE);
+        kids(&n->call.targs, WALK_EXTRA, f, c);
+        kids(&n->call.args, WALK_CODE, f, c);
+        break;
+    case N_INDEX: KID(n->index.base, WALK_CODE); KID(n->index.index, WALK_CODE); break;
+    case N_SLICE: KID(n->slice.base, WALK_CODE); KID(n->slice.lo, WALK_CODE); KID(n->slice.hi, WALK_CODE); break;
+    case N_FIELD: KID(n->field.base, WALK_CODE); break;
+    case N_COLLECT: collect_children(n, f, c); break;
+    case N_SPAWN: KID(n->spawn.work, WALK_CODE); kids(&n->spawn.after, WALK_EXTRA, f, c); break;
+    case N_CLOSURE: case N_FN: fn_children(n, f, c); break;
+    case N_TASK: case N_BLOCK: case N_UNSAFE: case N_PROGRAM: kids(&n->block.stmts, WALK_CODE, f, c); break;
+    case N_TYPE: type_children(n, f, c); break;
+    case N_LET: case N_CONST: KID(n->let.type, WALK_TYPES); KID(n->let.init, WALK_CODE); break;
+    case N_LAYOUT: KID(n->let.type, WALK_TYPES); KID(n->let.init, WALK_EXTRA); break;
+    case N_BUFFER: case N_SHARED: case N_PIPELINE:
+        KID(n->buffer.elem, WALK_TYPES);
+        KID(n->buffer.size, WALK_CODE);
+        KID(n->buffer.depth, WALK_EXTRA);
+        break;
+    case N_ASSIGN: KID(n->assign.lhs, WALK_CODE); KID(n->assign.rhs, WALK_CODE); break;
+    case N_IF: KID(n->if_.cond, WALK_CODE); KID(n->if_.then, WALK_CODE); KID(n->if_.els, WALK_CODE); break;
+    case N_FOR: case N_WHILE: case N_PARALLEL:
+        KID(n->loop.lo, WALK_CODE);
+        KID(n->loop.hi, WALK_CODE);
+        KID(n->loop.cond, WALK_CODE);
+        KID(n->loop.body, WALK_CODE);
+        break;
+    case N_COOP: coop_children(n, f, c); break;
+    case N_ASM: kids(&n->asm_.ins, WALK_EXTRA, f, c); kids(&n->asm_.outs, WALK_TYPES, f, c); break;
+    case N_LOCK: KID(n->lock.lock, WALK_CODE); KID(n->lock.body, WALK_CODE); break;
+    case N_LAUNCH:
+        KID(n->launch.grid, WALK_EXTRA);
+        KID(n->launch.threads, WALK_EXTRA);
+        KID(n->launch.call, WALK_CODE);
+        break;
+    case N_PARAM: KID(n->param.type, WALK_TYPES); break;
+    case N_PLAN: kids(&n->plan.items, WALK_EXTRA, f, c); break;
+    case N_PLAN_ITEM: kids(&n->plan_item.args, WALK_EXTRA, f, c); break;
+    default: break;
+    }
+}
+
+#undef KID
+
+/* ------------------------------------------------------------ visiting */
+
+typedef struct {
+    unsigned mask;
+    WalkVisit f;
+    void *ctx;
+} Walker;
+
+static void visit(Walker *w, Node *n);
+
+static Node *visit_child(Node *child, WalkClass cls, void *p)
+{
+    Walker *w = p;
+    if (child && (w->mask & cls))
+        visit(w, child);
+    return child;
+}
+
+/* A chain whose top node was visited: the nodes of its spine are visited
+ * top down, each before its operands as any node is, and then the leaf and
+ * the right operands in source order. A node whose visit says no keeps its
+ * operands unwalked, and the spine stops there. */
+static void visit_chain(Walker *w, Node *top)
 {
     Spine sp;
     spine_of(&sp, NULL);
@@ -31,80 +139,129 @@ static void walk_chain(Node *top, ParVisit f, void *c)
     Node *n = top->binary.a;
     bool to_leaf = true;
     for (; n && n->kind == N_BINARY; n = n->binary.a) {
-        if (!f(n, c)) {
+        if (!w->f(n, w->ctx)) {
             to_leaf = false;
             break;
         }
         spine_push(&sp, n);
     }
-    if (to_leaf)
-        par_walk(n, f, c);
+    if (to_leaf && n)
+        visit(w, n);
     for (int i = sp.n - 1; i >= 0; i--)
-        par_walk(sp.v[i]->binary.b, f, c);
+        if (sp.v[i]->binary.b)
+            visit(w, sp.v[i]->binary.b);
     spine_free(&sp);
 }
 
-void par_walk(Node *n, ParVisit f, void *c)
+/* An else-if chain by a loop: each else-if is visited as the else before
+ * it, and a visit that says no ends the walk there. */
+static void visit_ifs(Walker *w, Node *n)
 {
-    if (!n || !f(n, c))
-        return;
-    switch (n->kind) {
-    case N_UNARY: case N_EXPR_STMT: case N_RETURN: par_walk(n->unary.a, f, c); break;
-    case N_BINARY:
-        if (n->binary.a && n->binary.a->kind == N_BINARY) {
-            walk_chain(n, f, c);
-        } else {   /* one link: no spine to keep */
-            par_walk(n->binary.a, f, c);
-            par_walk(n->binary.b, f, c);
-        }
-        break;
-    case N_CALL:
-        par_walk(n->call.callee, f, c);
-        walk_vec(&n->call.args, f, c);
-        break;
-    case N_INDEX: par_walk(n->index.base, f, c); par_walk(n->index.index, f, c); break;
-    case N_SLICE:
-        par_walk(n->slice.base, f, c);
-        par_walk(n->slice.lo, f, c);
-        par_walk(n->slice.hi, f, c);
-        break;
-    case N_FIELD: par_walk(n->field.base, f, c); break;
-    case N_COLLECT:
-        par_walk(n->collect.extent, f, c);
-        par_walk(n->collect.dest, f, c);
-        par_walk(n->collect.keep, f, c);
-        par_walk(n->collect.value, f, c);
-        break;
-    case N_SPAWN: par_walk(n->spawn.work, f, c); break;
-    case N_CLOSURE: case N_FN: par_walk(n->fn.body, f, c); break;
-    case N_TASK: case N_BLOCK: case N_UNSAFE: case N_PROGRAM: walk_vec(&n->block.stmts, f, c); break;
-    case N_LET: case N_CONST: par_walk(n->let.init, f, c); break;
-    case N_BUFFER: case N_SHARED: case N_PIPELINE: par_walk(n->buffer.size, f, c); break;
-    case N_ASSIGN: par_walk(n->assign.lhs, f, c); par_walk(n->assign.rhs, f, c); break;
-    case N_IF:
-        /* an else-if chain by a loop: each else-if is visited as the else
-         * before it, and a visit that says no ends the walk there */
-        for (;;) {
-            par_walk(n->if_.cond, f, c);
-            par_walk(n->if_.then, f, c);
-            n = n->if_.els;
-            if (!n || n->kind != N_IF || !f(n, c))
-                break;
-        }
-        if (n && n->kind != N_IF)
-            par_walk(n, f, c);
-        break;
-    case N_FOR: case N_WHILE: case N_PARALLEL:
-        par_walk(n->loop.lo, f, c);
-        par_walk(n->loop.hi, f, c);
-        par_walk(n->loop.cond, f, c);
-        par_walk(n->loop.body, f, c);
-        break;
-    case N_LOCK: par_walk(n->lock.lock, f, c); par_walk(n->lock.body, f, c); break;
-    case N_LAUNCH: par_walk(n->launch.call, f, c); break;
-    case N_COOP: par_walk(n->coop.body, f, c); par_walk(n->coop.finish, f, c); break;
-    default: break;
+    for (;;) {
+        visit_child(n->if_.cond, WALK_CODE, w);
+        visit_child(n->if_.then, WALK_CODE, w);
+        n = n->if_.els;
+        if (!n || n->kind != N_IF || !w->f(n, w->ctx))
+            break;
     }
+    if (n && n->kind != N_IF)
+        visit(w, n);
+}
+
+static void visit(Walker *w, Node *n)
+{
+    if (!w->f(n, w->ctx))
+        return;
+    if ((n->kind == N_BINARY || n->kind == N_IF) && !(w->mask & WALK_CODE))
+        return;   /* their children are all code */
+    if (n->kind == N_BINARY && n->binary.a && n->binary.a->kind == N_BINARY)
+        visit_chain(w, n);
+    else if (n->kind == N_IF)
+        visit_ifs(w, n);
+    else
+        walk_children(n, visit_child, w);
+}
+
+void walk_tree(Node *n, unsigned mask, WalkVisit f, void *ctx)
+{
+    Walker w = {mask, f, ctx};
+    if (n)
+        visit(&w, n);
+}
+
+void par_walk(Node *n, ParVisit f, void *ctx)
+{
+    walk_tree(n, WALK_CODE, f, ctx);
+}
+
+/* ------------------------------------------------------------ rewriting */
+
+typedef struct {
+    RewriteFn f;
+    void *ctx;
+} Rewriter;
+
+static Node *rewrite(Rewriter *r, Node *n);
+
+static Node *rewrite_child(Node *child, WalkClass cls, void *p)
+{
+    (void)cls;
+    return rewrite(p, child);
+}
+
+/* A chain bottom up: the leaf, then each link's right operand and the link
+ * itself, its left operand being what the link below became. */
+static Node *rewrite_chain(Rewriter *r, Node *top)
+{
+    Spine sp;
+    Node *below = rewrite(r, spine_of(&sp, top));
+    for (int i = sp.n - 1; i >= 0; i--) {
+        Node *link = sp.v[i];
+        link->binary.a = below;
+        link->binary.b = rewrite(r, link->binary.b);
+        below = r->f(link, r->ctx);
+    }
+    spine_free(&sp);
+    return below;
+}
+
+/* An else-if chain: conditions and branches top down, the last else, then
+ * each if bottom up with the else below it as rewritten. */
+static Node *rewrite_ifs(Rewriter *r, Node *top)
+{
+    Spine sp;
+    spine_of(&sp, NULL);
+    Node *n = top;
+    for (; n && n->kind == N_IF; n = n->if_.els) {
+        n->if_.cond = rewrite(r, n->if_.cond);
+        n->if_.then = rewrite(r, n->if_.then);
+        spine_push(&sp, n);
+    }
+    Node *below = rewrite(r, n);
+    for (int i = sp.n - 1; i >= 0; i--) {
+        sp.v[i]->if_.els = below;
+        below = r->f(sp.v[i], r->ctx);
+    }
+    spine_free(&sp);
+    return below;
+}
+
+static Node *rewrite(Rewriter *r, Node *n)
+{
+    if (!n)
+        return NULL;
+    if (n->kind == N_BINARY)
+        return rewrite_chain(r, n);
+    if (n->kind == N_IF)
+        return rewrite_ifs(r, n);
+    walk_children(n, rewrite_child, r);
+    return r->f(n, r->ctx);
+}
+
+Node *walk_rewrite(Node *n, RewriteFn f, void *ctx)
+{
+    Rewriter r = {f, ctx};
+    return rewrite(&r, n);
 }
 
 /* A set of pointers: a list searched for every name a lane reads was
@@ -148,3 +305,41 @@ bool ptrset_add(Arena *a, PtrSet *s, const void *p)
     return true;
 }
 
+
+static int map_slot(const PtrMap *m, const void *k)
+{
+    int i = (int)(ptr_hash(k) & (unsigned)(m->cap - 1));
+    while (m->keys[i] && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+void *ptrmap_get(const PtrMap *m, const void *k)
+{
+    if (!m->cap || !k)
+        return NULL;
+    int i = map_slot(m, k);
+    return m->keys[i] ? m->vals[i] : NULL;
+}
+
+void ptrmap_put(Arena *a, PtrMap *m, const void *k, void *v)
+{
+    if (!k)
+        die("ptrmap_put: a NULL key");
+    if (2 * (m->n + 1) > m->cap) {   /* at most half full */
+        PtrMap old = *m;
+        m->cap = old.cap ? 2 * old.cap : 16;
+        m->keys = arena_alloc(a, sizeof *m->keys * (size_t)m->cap);
+        m->vals = arena_alloc(a, sizeof *m->vals * (size_t)m->cap);
+        m->n = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                ptrmap_put(a, m, old.keys[i], old.vals[i]);
+    }
+    int i = map_slot(m, k);
+    if (!m->keys[i]) {
+        m->keys[i] = k;
+        m->n++;
+    }
+    m->vals[i] = v;
+}

@@ -110,8 +110,8 @@ static bool write_c(Unit *u, const BuildPlan *b, const Staged *p, const char *ru
     Emit e = {.arena = u->arena, .out = f, .check = &u->check, .runtime_dir = runtime,
               .with_main = !b->test_main && !b->library, .test_main = b->test_main, .header = h,
               .lib_name = b->name};
-    emit_program(&e);
-    bool ok = !ferror(f);
+    bool ok = unit_emit(u, &e);   /* the analysis pass, then emit (pass.c) */
+    ok = !ferror(f) && ok;
     ok = !fclose(f) && ok;
     if (h) {
         ok = !ferror(h) && ok;

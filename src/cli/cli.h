@@ -6,6 +6,7 @@
 #define CAIRN_CLI_H
 
 #include "../cairn.h"
+#include "../pass.h"
 #include "../target.h"
 
 #include <signal.h>
@@ -23,6 +24,7 @@ typedef struct {
     const char *device_target;
     const char *out_dir;          /* --out DIR */
     const char *path;             /* the FILE, DIR or manifest */
+    const char *dump;             /* --dump=WHAT (pass.h: ast, types, effects) */
     int nprog_args;               /* after `--` */
     char **prog_args;
 } Options;
@@ -40,6 +42,7 @@ typedef struct {
     Source src;
     Node *program;
     Check check;
+    const char *dump;     /* --dump=WHAT: printed after the pass that makes it */
     Target *target;       /* the device target, once resolved (device.c); NULL: none */
     bool target_tried;    /* unit_target_named ran; target_ok is its answer */
     bool target_ok;
@@ -49,6 +52,7 @@ typedef struct {
 bool unit_load(Unit *u, const char *path, const Options *o);
 bool unit_parse(Unit *u);           /* lex + parse; false on E-PARSE */
 bool unit_check(Unit *u);           /* parse + check */
+bool unit_emit(Unit *u, Emit *e);   /* analysis + emit, after a check that accepted */
 void unit_free(Unit *u);
 /* The last line of check and explain: "FILE: accepted" or "FILE: refused (N errors)". */
 void unit_verdict(const Unit *u, const char *path, bool ok);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char check_help[] =
-    "usage: cairn check FILE [--json] [--emulate] [--device-target T]\n"
+    "usage: cairn check FILE [--json] [--emulate] [--device-target T] [--dump=WHAT]\n"
     "\n"
     "Checks FILE: parses it, resolves every name, types every expression and\n"
     "applies the language's rules. Prints `FILE: accepted` and exits 0 when\n"
@@ -20,12 +20,15 @@ static const char check_help[] =
     "  --device-target T judge the program against a device target (sm_80,\n"
     "                    sm_90a, sm_120f, ...): E-TARGET, E-TARGET-TOOLKIT\n"
     "  --emulate         judge as an emulated build is judged: also refuses what the\n"
-    "                    host cannot run as the device would (E-EMULATE)\n";
+    "                    host cannot run as the device would (E-EMULATE)\n"
+    "  --dump=WHAT       print on stdout what a pass made, after it ran: ast (the\n"
+    "                    tree, after parse), types (each expression with its type,\n"
+    "                    after resolve), effects (each function's row)\n";
 
 int cmd_check(int argc, char **argv)
 {
     Options o;
-    if (!opts_parse(&o, "check", argc, argv, "json emulate device-target"))
+    if (!opts_parse(&o, "check", argc, argv, "json emulate device-target dump"))
         return EXIT_USAGE;
     if (o.help) {
         fputs(check_help, stdout);

@@ -33,6 +33,21 @@ static bool opt_value(const char *cmd, int argc, char **argv, int *i, const char
     return true;
 }
 
+/* --dump=WHAT names a dump some pass offers (pass.c). */
+static bool opt_dump(const char *cmd, const char *what, const char **dst)
+{
+    if (!pass_dump_known(what)) {
+        Arena *a = arena_new();
+        fprintf(stderr, "cairn %s: --dump takes one of %s, not '", cmd, pass_dumps(a));
+        diag_write_text(stderr, what, strlen(what));
+        fputs("'\n", stderr);
+        arena_free(a);
+        return false;
+    }
+    *dst = what;
+    return true;
+}
+
 bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *allowed)
 {
     memset(o, 0, sizeof *o);
@@ -56,6 +71,11 @@ bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *
             continue;
         }
         const char *name = a + 2;
+        if (!strncmp(a, "--dump=", 7) && allowed_has(allowed, "dump")) {
+            if (!opt_dump(cmd, a + 7, &o->dump))
+                return false;
+            continue;
+        }
         if (a[1] != '-' || !allowed_has(allowed, name)) {
             fprintf(stderr, "cairn %s: unknown option '%s' (see cairn %s --help)\n", cmd, a, cmd);
             return false;
@@ -167,24 +187,35 @@ bool unit_load(Unit *u, const char *path, const Options *o)
     u->check.arena = u->arena;
     u->check.sink = &u->sink;
     u->check.emulate = o && o->emulate;
+    u->dump = o ? o->dump : NULL;
     return true;
+}
+
+/* The passes of pass.c, first..last, on this unit (dumps to stdout). */
+static bool unit_passes(Unit *u, PassId first, PassId last, Emit *e)
+{
+    Compilation c = {.arena = u->arena, .sink = &u->sink, .src = &u->src, .check = &u->check, .emit = e,
+                     .dump = u->dump, .dump_out = stdout};
+    bool ok = passes_run(&c, first, last) && u->sink.errors == 0;
+    sink_settle(&u->sink);
+    return ok;
 }
 
 bool unit_parse(Unit *u)
 {
-    u->program = parse_source(u->arena, &u->sink, &u->src);   /* tokens streamed, never all held */
-    sink_settle(&u->sink);
-    return u->sink.errors == 0;
+    bool ok = unit_passes(u, PASS_PARSE, PASS_PARSE, NULL);
+    u->program = u->check.program;
+    return ok;
 }
 
 bool unit_check(Unit *u)
 {
-    if (!unit_parse(u))
-        return false;
-    u->check.program = u->program;
-    bool ok = check_program(&u->check) && u->sink.errors == 0;
-    sink_settle(&u->sink);
-    return ok;
+    return unit_parse(u) && unit_passes(u, PASS_RESOLVE, PASS_DEFERRED, NULL);
+}
+
+bool unit_emit(Unit *u, Emit *e)
+{
+    return unit_passes(u, PASS_ANALYZE, PASS_EMIT, e);
 }
 
 void unit_free(Unit *u)

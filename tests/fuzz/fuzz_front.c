@@ -22,6 +22,7 @@
  * Every input gets a fresh arena, freed after, as one compilation would.
  */
 #include "cairn.h"
+#include "pass.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,8 @@ static void emit_accepted(Arena *a, Check *c)
     if (c->device_work)
         return;
     Emit e = {.arena = a, .out = devnull(), .check = c, .runtime_dir = "runtime", .with_main = true};
-    emit_program(&e);
+    Compilation u = {.arena = a, .sink = c->sink, .check = c, .emit = &e};
+    passes_run(&u, PASS_ANALYZE, PASS_EMIT);   /* the analysis the emitter reads, then emit */
 }
 
 static void front_end(const uint8_t *data, size_t size)

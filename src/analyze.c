@@ -1,0 +1,231 @@
+/*
+ * analyze.c: the decisions the emitter used to make while it wrote C,
+ * made once before emission and kept where it reads them.
+ *
+ * Requires: a program the checkers accepted (every pass up to the device
+ * rules reported no error): names resolved, expressions typed, the race
+ * rule applied, regions marked host or device.
+ * Guarantees: c->analysis holds, for every region statement and device
+ * collector the emitter lowers,
+ *   - fusion (plan f { fuse; }): at the first region of each run of
+ *     consecutive regions that may run as one pass, the run's length;
+ *   - guard hoisting: the x[lane] accesses whose bound checks one guard
+ *     before the lanes stands for, one per view (the first, which the guard's
+ *     message names), for the region alone and for the fused run it starts;
+ * and every such x[lane] in the tree has index.covered set, so the emitter
+ * indexes it unchecked. The emitter then neither calls a checker nor writes
+ * into the tree.
+ *
+ * Which accesses are covered. A lane's `x[i]`, with i the lane index and x
+ * a view, runs for every i of a block when it sits in a statement every
+ * lane reaches (the body's leading simple statements, outside the right
+ * side of && and ||, a collector or a closure). One guard before the lane
+ * loop then stands for all of them -- it reports the first index of the
+ * block past x's end, the index that lane would have reported -- and the
+ * lanes index unchecked, so the C compiler can vectorize the loop. Which
+ * lane's guard fails first in a region is not fixed in any case; that one
+ * fails is. A device collector's value (or a compaction's keep) is
+ * evaluated at every index; a compaction's value only where keep holds, so
+ * its x[i] is unchecked only where keep's guards checked the same x.
+ */
+#include "chain.h"
+#include "par.h"
+
+typedef struct {
+    Arena *a;
+    const Check *c;
+    Analysis *out;
+    bool fuse;            /* the function being walked has plan { fuse; } */
+} Ana;
+
+/* ------------------------------------------------------------ covered x[lane] */
+
+static void cover_expr(Node *e, Sym *lane, Vec *found, Arena *a)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case N_INDEX:
+        if (e->index.base && e->index.base->kind == N_NAME && e->index.base->ty &&
+            e->index.base->ty->kind == TY_VIEW && e->index.index && e->index.index->kind == N_NAME &&
+            e->index.index->name.sym == lane)
+            vec_push(a, found, e);
+        cover_expr(e->index.base, lane, found, a);
+        cover_expr(e->index.index, lane, found, a);
+        break;
+    case N_BINARY: {
+        /* the leaf, then the right operands in source order, but not those
+         * of && and ||, which not every lane reaches (chain.h) */
+        Spine sp;
+        cover_expr(spine_of(&sp, e), lane, found, a);
+        for (int i = sp.n - 1; i >= 0; i--)
+            if (sp.v[i]->binary.op != T_ANDAND && sp.v[i]->binary.op != T_OROR)
+                cover_expr(sp.v[i]->binary.b, lane, found, a);
+        spine_free(&sp);
+        break;
+    }
+    case N_UNARY: cover_expr(e->unary.a, lane, found, a); break;
+    case N_CALL:
+        for (int i = 0; i < e->call.args.n; i++)
+            cover_expr(e->call.args.v[i], lane, found, a);
+        break;
+    case N_SLICE:
+        cover_expr(e->slice.base, lane, found, a);
+        cover_expr(e->slice.lo, lane, found, a);
+        cover_expr(e->slice.hi, lane, found, a);
+        break;
+    case N_FIELD: cover_expr(e->field.base, lane, found, a); break;
+    default: break;
+    }
+}
+
+static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
+{
+    for (int i = 0; body && i < body->block.stmts.n; i++) {
+        Node *s = body->block.stmts.v[i];
+        if (s->kind == N_ASSIGN) {
+            cover_expr(s->assign.lhs, lane, found, a);
+            cover_expr(s->assign.rhs, lane, found, a);
+        } else if (s->kind == N_LET) {
+            cover_expr(s->let.init, lane, found, a);
+        } else if (s->kind == N_EXPR_STMT) {
+            cover_expr(s->unary.a, lane, found, a);
+        } else {
+            return;     /* what follows may not run in every lane */
+        }
+    }
+}
+
+static bool has_view(const Vec *guards, const Sym *v)
+{
+    for (int i = 0; i < guards->n; i++)
+        if (((Node *)guards->v[i])->index.base->name.sym == v)
+            return true;
+    return false;
+}
+
+/* Marks each found access covered; the first of each view is guarded. */
+static Vec guards_of(Ana *an, const Vec *found)
+{
+    Vec guards = {0};
+    for (int i = 0; i < found->n; i++) {
+        Node *e = found->v[i];
+        e->index.covered = true;
+        if (!has_view(&guards, e->index.base->name.sym))
+            vec_push(an->a, &guards, e);
+    }
+    return guards;
+}
+
+static RegionPlan *plan_of(Ana *an, Node *n)
+{
+    RegionPlan *p = ptrmap_get(&an->out->plans, n);
+    if (!p) {
+        p = arena_alloc(an->a, sizeof *p);
+        ptrmap_put(an->a, &an->out->plans, n, p);
+    }
+    return p;
+}
+
+static Vec region_guards(Ana *an, Node **rs, int n)
+{
+    Vec found = {0};
+    for (int k = 0; k < n; k++)
+        cover_body(rs[k]->loop.body, rs[k]->loop.sym, &found, an->a);
+    return guards_of(an, &found);
+}
+
+static void analyze_collect(Ana *an, Node *e)
+{
+    bool compact = e->collect.kind == COLLECT_COMPACT;
+    Vec found = {0}, also = {0};
+    cover_expr(compact ? e->collect.keep : e->collect.value, e->collect.sym, &found, an->a);
+    RegionPlan *p = plan_of(an, e);
+    p->guards = guards_of(an, &found);
+    if (compact)
+        cover_expr(e->collect.value, e->collect.sym, &also, an->a);
+    for (int i = 0; i < also.n; i++) {
+        Node *m = also.v[i];
+        if (has_view(&p->guards, m->index.base->name.sym))
+            m->index.covered = true;
+    }
+}
+
+/* ------------------------------------------------------------ fusion */
+
+/* How many statements from stmts[i] on run as one fused region (at least
+ * 2), or 0: every pair of the run must be fusable, not only each with the
+ * first. */
+static int fused_run(Ana *an, const Vec *stmts, int i)
+{
+    Node *s = stmts->v[i];
+    if (!s || s->kind != N_PARALLEL || !an->fuse)
+        return 0;
+    int k = i + 1;
+    while (k < stmts->n && par_fusable(an->a, s, stmts->v[k])) {
+        bool ok = true;
+        for (int m = i + 1; m < k && ok; m++)
+            ok = par_fusable(an->a, stmts->v[m], stmts->v[k]);
+        if (!ok)
+            break;
+        k++;
+    }
+    return k - i >= 2 ? k - i : 0;
+}
+
+static void analyze_stmts(Ana *an, const Vec *stmts)
+{
+    for (int i = 0; i < stmts->n; i++) {
+        int n = fused_run(an, stmts, i);
+        if (!n)
+            continue;
+        RegionPlan *p = plan_of(an, stmts->v[i]);
+        p->fused = n;
+        p->group_guards = region_guards(an, (Node **)stmts->v + i, n);
+        i += n - 1;
+    }
+}
+
+/* ------------------------------------------------------------ the walk */
+
+static bool analyze_visit(Node *n, void *p)
+{
+    Ana *an = p;
+    switch (n->kind) {
+    case N_BLOCK: case N_UNSAFE: case N_TASK: analyze_stmts(an, &n->block.stmts); return true;
+    case N_PARALLEL: plan_of(an, n)->guards = region_guards(an, &n, 1); return true;
+    case N_COLLECT:
+        if (n->collect.device)
+            analyze_collect(an, n);
+        return true;
+    case N_SPAWN: return false;   /* a spawned region hoists nothing, and holds no region */
+    case N_CLOSURE: {             /* its own function: no plan of its own, so no fusion */
+        bool fuse = an->fuse;
+        an->fuse = false;
+        par_walk(n->fn.body, analyze_visit, an);
+        an->fuse = fuse;
+        return false;
+    }
+    default: return true;
+    }
+}
+
+Analysis *analyze_program(Arena *a, const Check *c)
+{
+    Analysis *out = arena_alloc(a, sizeof *out);
+    Ana an = {a, c, out, false};
+    for (int i = 0; i < c->fns.n; i++) {
+        Node *fn = c->fns.v[i];
+        an.fuse = fn->fn.id && par_plan_for(c->program, fn->fn.id).fuse;
+        par_walk(fn->fn.body, analyze_visit, &an);
+    }
+    return out;
+}
+
+const RegionPlan *analysis_of(const Analysis *an, const Node *n)
+{
+    const RegionPlan *p = an ? ptrmap_get(&an->plans, n) : NULL;
+    if (!p)
+        die("analysis: nothing recorded for the %s at line %d", node_kind_name(n->kind), n->span.line);
+    return p;
+}
