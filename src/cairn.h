@@ -33,6 +33,21 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...);
 size_t arena_bytes(const Arena *a);                   /* bytes handed out */
 
+/* Scoped scratch: arena_release(a, m) gives back everything allocated since
+ * arena_mark(a) returned m, and the next allocations reuse that memory
+ * (zeroed again, as arena_alloc promises). The rule: nothing allocated after
+ * a mark may be referenced after its release (under ASan such a read is a
+ * report). Marks nest: release the inner one first; an inner mark released
+ * after its outer one is a compiler bug (die). */
+typedef struct {
+    struct ArenaChunk *head;   /* the chunk allocations came from at the mark */
+    struct ArenaChunk *below;  /* the chunk after it then: own chunks may be linked in between */
+    size_t used;               /* head's used bytes at the mark */
+    size_t bytes;              /* arena_bytes at the mark */
+} ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_release(Arena *a, ArenaMark m);
+
 /* A growable array of pointers, backed by the arena. */
 typedef struct {
     void **v;
