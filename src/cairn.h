@@ -33,6 +33,21 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...);
 size_t arena_bytes(const Arena *a);                   /* bytes handed out */
 
+/* Scoped scratch: arena_release(a, m) gives back everything allocated since
+ * arena_mark(a) returned m, and the next allocations reuse that memory
+ * (zeroed again, as arena_alloc promises). The rule: nothing allocated after
+ * a mark may be referenced after its release (under ASan such a read is a
+ * report). Marks nest: release the inner one first; an inner mark released
+ * after its outer one is a compiler bug (die). */
+typedef struct {
+    struct ArenaChunk *head;   /* the chunk allocations came from at the mark */
+    struct ArenaChunk *below;  /* the chunk after it then: own chunks may be linked in between */
+    size_t used;               /* head's used bytes at the mark */
+    size_t bytes;              /* arena_bytes at the mark */
+} ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_release(Arena *a, ArenaMark m);
+
 /* A growable array of pointers, backed by the arena. */
 typedef struct {
     void **v;
@@ -515,7 +530,9 @@ const char *expand_expr_short(Arena *a, const Node *e, size_t max);
     X(TY_ARRAY, "Array")    /* Array[T, K] */                                \
     X(TY_FN, "fn")          /* fn(A, B) -> R: a function value */           \
     X(TY_TICKET, "Ticket")                                                   \
-    X(TY_OPAQUE, "opaque")  /* layouts, fragments, cache hints, pipelines.. */
+    X(TY_FRAGMENT, "fragment")  /* WmmaA[f16, 16, 16, 16]: frag, elem, m, n, k (frag.h) */ \
+    X(TY_LAYOUT, "Layout")  /* a layout's value (rows, swizzle, spread: a later issue) */ \
+    X(TY_OPAQUE, "opaque")  /* the namespaces std, Cache, Array */
 
 typedef enum {
 #define X(id, s) id,
@@ -533,7 +550,9 @@ struct Type {
     int64_t count;        /* ARRAY: K */
     Vec params;           /* FN: Type* */
     Type *ret;            /* FN: result (TY_VOID for none) */
-    const char *name;     /* OPAQUE: "Layout", "WmmaA[f16,16,16,16]", "Cache", ... */
+    const char *name;     /* OPAQUE: "std", "Cache", "Array" */
+    int frag;             /* FRAGMENT: a FragKind (frag.h); elem is its element type */
+    int m, n, k;          /* FRAGMENT: its shape, M x N x K */
 };
 
 /* The scalar types are shared constants: compare with ==. */
@@ -625,7 +644,7 @@ typedef struct {
     Node *program;
     Vec fns;              /* N_FN to emit, generic instances included */
     bool emulate;         /* --emulate */
-    const char *device_target;   /* the resolved target's name, or NULL */
+    const struct Target *target;   /* the device target (target.h), set before checking; NULL: none named */
     int device_work;      /* set by the checker: @device elements indexed (device work needs a target) */
     Vec numerics;         /* const char*: JSON objects, one per rounding kind */
     struct EffTable *effects;   /* set by the effects pass (par.h): every function's row, once */

@@ -591,14 +591,9 @@ static double const_float_lit(Ctx *x, const Node *lit, const Type *t)
 static Type *resolve_named_type(Ctx *x, Node *t)
 {
     const char *id = t->type.id;
-    static const char *const later[] = {"WmmaA", "WmmaB", "WmmaAcc", "MmaA", "MmaB", "MmaAcc"};
-    if (strcmp(id, "TmemAcc") == 0)
-        return check_refuse_tmem(x, t->span);
-    for (size_t i = 0; i < sizeof later / sizeof *later; i++)
-        if (strcmp(id, later[i]) == 0) {
-            unsupported(x, t->span, "tensor-core fragments (a later issue)", NULL);
-            return type_error();
-        }
+    int frag = frag_lookup(id);
+    if (frag >= 0)
+        return check_fragment_type(x, t, (FragKind)frag);
     if (strcmp(id, "Ticket") == 0)
         return type_prim(TY_TICKET);
     if (strcmp(id, "Lock") == 0 || strcmp(id, "Layout") == 0) {
@@ -984,7 +979,7 @@ static void declare_top(Ctx *x, Node *d)
         declare_global(x, s, d->span);
         break;
     case N_LAYOUT:
-        s = sym_new(x, SYM_LAYOUT, d->let.id, d, type_error());
+        s = sym_new(x, SYM_LAYOUT, d->let.id, d, type_prim(TY_LAYOUT));
         s->cname = arena_printf(x->a, "l_%s", d->let.id ? d->let.id : "l");
         d->let.sym = s;
         declare_global(x, s, d->span);

@@ -10,6 +10,7 @@
 #define CAIRN_CHECK_H
 
 #include "cairn.h"
+#include "frag.h"
 
 /* A scope is one block's names: an open-addressing hash table, made on the
  * first declaration (most blocks declare nothing). A lookup walks the chain
@@ -146,6 +147,11 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected);
 /* TmemAcc (the type or its constructor): E-TARGET-FEATURE on every target,
  * since nothing lowers tensor memory (numerics.md, devices.md). */
 Type *check_refuse_tmem(Ctx *x, Span at);
+/* A fragment's type (WmmaA[f16, 16, 16, 16]) and its constructor
+ * (WmmaAcc[f32, 16, 16, 16](0.0)), read from the table in frag.h: refused
+ * until fragments are lowered (issue 18). */
+Type *check_fragment_type(Ctx *x, Node *t, FragKind f);
+Type *check_fragment_call(Ctx *x, Node *e, FragKind f);
 
 /* ---- check_par.c: lanes, atomics and plans (issue 4) */
 void check_par_program(Ctx *x);             /* after every body is typed */

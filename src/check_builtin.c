@@ -556,17 +556,52 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     }
 }
 
-/* TmemAcc needs tcgen05 and tensor memory: sm_100a and its family have
- * them, no sm_120 does, and nothing here lowers a TmemAcc for any target.
- * So it is refused wherever it stands, with the target's code, and it is
- * never emulated. */
-Type *check_refuse_tmem(Ctx *x, Span at)
+/* ------------------------------------------------------------ fragments */
+
+/* A fragment kind whose family lowers no shape (TmemAcc: tcgen05 and
+ * tensor memory, which sm_100a and its family have and no sm_120 does) is
+ * refused wherever it stands, with the target's code, whatever the target
+ * provides: nothing here lowers it, and it is never emulated. */
+static Type *refuse_unlowered(Ctx *x, Span at, FragKind f)
 {
-    const char *t = x->c->device_target;
+    const Target *t = x->c->target;
+    const char *feature = target_feature_name(frag_feature(f));
     diag_error(x->sink, at, E_TARGET_FEATURE,
                "accumulate in registers with WmmaAcc or MmaAcc, or keep the kernel in a foreign CUDA "
                "implementation of a CAIRN reference (devices.md, \"What fast kernels use\")",
-               "TmemAcc needs tensor memory (the tcgen05 feature), and no TmemAcc shape is lowered for %s%s",
-               t ? "the target " : "any target", t ? t : "");
+               "%s needs tensor memory (the %s feature), and no %s shape is lowered for %s%s", frag_name(f), feature,
+               frag_name(f), t ? "the target " : "any target", t ? t->name : "");
+    return type_error();
+}
+
+static bool family_lowers_none(FragKind f)
+{
+    const FragShape *shapes;
+    return frag_shapes(frag_family(f), &shapes) == 0;
+}
+
+/* WmmaA[f16, 16, 16, 16] written as a type. Refused until fragments are
+ * lowered: issue 18 builds frag_type() here from the arguments, reporting
+ * E-FRAGMENT for an element type or a shape the table does not allow, and
+ * returns it in place of the refusal. */
+Type *check_fragment_type(Ctx *x, Node *t, FragKind f)
+{
+    if (family_lowers_none(f))
+        return refuse_unlowered(x, t->span, f);
+    unsupported(x, t->span, "tensor-core fragments (a later issue)", NULL);
+    return type_error();
+}
+
+/* WmmaAcc[f32, 16, 16, 16](0.0): the arguments are checked loosely (their
+ * own errors are reported) before a refusal that reports at once, and after
+ * one that is held back, as every other refused call does. */
+Type *check_fragment_call(Ctx *x, Node *e, FragKind f)
+{
+    if (family_lowers_none(f)) {
+        check_args_loose(x, e);
+        return refuse_unlowered(x, e->span, f);
+    }
+    unsupported(x, e->span, "tensor-core fragments (a later issue)", NULL);
+    check_args_loose(x, e);
     return type_error();
 }

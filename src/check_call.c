@@ -563,25 +563,13 @@ static Type *check_field_call(Ctx *x, Node *e, Type *expected)
 
 /* ------------------------------------------------------------- dispatch */
 
-static bool is_fragment_name(const char *id)
-{
-    static const char *const frags[] = {"WmmaA", "WmmaB", "WmmaAcc", "MmaA", "MmaB", "MmaAcc", "TmemAcc"};
-    for (size_t i = 0; i < sizeof frags / sizeof *frags; i++)
-        if (strcmp(id, frags[i]) == 0)
-            return true;
-    return false;
-}
-
 static Type *call_named(Ctx *x, Node *e, Node *callee, Type *expected)
 {
     const char *id = callee->name.id ? callee->name.id : "";
     Sym *s = scope_find(x, id, NULL);
-    if (!s && strcmp(id, "TmemAcc") == 0) {
-        check_args_loose(x, e);
-        return check_refuse_tmem(x, e->span);
-    }
-    if (!s && is_fragment_name(id))
-        return refuse_call(x, e, "tensor-core fragments (a later issue)");
+    int frag = s ? -1 : frag_lookup(id);
+    if (frag >= 0)
+        return check_fragment_call(x, e, (FragKind)frag);
     if (!s) {
         resolve_name(x, callee);
         check_args_loose(x, e);

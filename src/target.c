@@ -588,37 +588,6 @@ bool target_validate(Arena *a, Target *t, TargetError *err)
     return true;
 }
 
-/* ------------------------------------------------------------ needs */
-
-unsigned target_needed(Arena *a, const Source *src)
-{
-    FILE *devnull = fopen("/dev/null", "w");   /* the program lexed already: nothing is printed */
-    if (!devnull)
-        return 0;
-    Sink quiet;
-    sink_init(&quiet, devnull, false);
-    Lexer *lx = lex_open(a, &quiet, src);
-    unsigned bits = 0;
-    for (;;) {
-        Token tok;
-        lex_next(lx, &tok);
-        if (tok.kind == T_EOF)
-            break;
-        if (tok.kind != T_IDENT || !tok.text)
-            continue;
-        if (!strcmp(tok.text, "bf16"))
-            bits |= 1u << TF_BF16;
-        else if (!strcmp(tok.text, "TmemAcc"))
-            bits |= 1u << TF_TCGEN05;
-        else if (!strncmp(tok.text, "Wmma", 4))
-            bits |= 1u << TF_WMMA;
-        else if (!strcmp(tok.text, "MmaA") || !strcmp(tok.text, "MmaB") || !strcmp(tok.text, "MmaAcc"))
-            bits |= 1u << TF_MMA_SYNC;
-    }
-    fclose(devnull);
-    return bits;
-}
-
 /* ------------------------------------------------------------ receipt */
 
 static void json_features(FILE *f, unsigned bits)

@@ -51,7 +51,7 @@ typedef struct {
     int blocks_per_sm;
 } TargetLimits;
 
-typedef struct {
+typedef struct Target {
     char name[16];               /* "sm_90a" */
     int cc;                      /* 90: major 9, minor 0 */
     char suffix;                 /* 0, 'a' or 'f' */
@@ -91,9 +91,10 @@ unsigned target_table_features(const Target *t);
 int target_probe(Arena *a, const Target *t, TargetFeature f);
 const TargetLimits *target_limits(int cc);
 
-/* The features the program needs, from its words: bf16 -> bf16, TmemAcc ->
- * tcgen05, Wmma* -> wmma, Mma* -> mma_sync. */
-unsigned target_needed(Arena *a, const Source *src);
+/* The features a checked program needs of its target, from its typed tree
+ * (needs.c): bf16 where device code computes a bf16 value, and each
+ * fragment type's family (frag.h). at[f] is where need f first arises. */
+unsigned target_needs(const Check *c, Span at[TF_NFEATURES]);
 
 /* The receipt's device_target object (no trailing newline). */
 void target_write_json(FILE *f, const Target *t);

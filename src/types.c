@@ -7,6 +7,7 @@
  * types (views, refs, arrays, fn types, opaque) are compared by type_equal.
  */
 #include "cairn.h"
+#include "frag.h"
 
 #include <string.h>
 
@@ -27,7 +28,7 @@ static const char *const type_names[TY_NKINDS] = {
 Type *type_prim(TypeKind k)
 {
     if (k < 0 || k >= TY_NKINDS || k == TY_VIEW || k == TY_REF || k == TY_ARRAY || k == TY_FN ||
-        k == TY_OPAQUE)
+        k == TY_FRAGMENT || k == TY_OPAQUE)
         die("type_prim(%d): not a shared type", (int)k);
     return &prim_types[k];
 }
@@ -103,6 +104,8 @@ bool type_equal(const Type *a, const Type *b)
         return a->count == b->count && type_equal(a->elem, b->elem);
     case TY_FN:
         return fn_types_equal(a, b);
+    case TY_FRAGMENT:
+        return a->frag == b->frag && a->m == b->m && a->n == b->n && a->k == b->k && type_equal(a->elem, b->elem);
     case TY_OPAQUE:
         return a->name && b->name && strcmp(a->name, b->name) == 0;
     default:
@@ -138,6 +141,9 @@ const char *type_str(Arena *a, const Type *t)
         return arena_printf(a, "Array[%s, %lld]", type_str(a, t->elem), (long long)t->count);
     case TY_FN:
         return fn_type_str(a, t);
+    case TY_FRAGMENT:
+        return arena_printf(a, "%s[%s, %d, %d, %d]", frag_name((FragKind)t->frag), type_str(a, t->elem), t->m, t->n,
+                            t->k);
     case TY_OPAQUE:
         return t->name ? t->name : "opaque";
     default:

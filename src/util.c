@@ -36,8 +36,8 @@ enum { REDZONE = 0 };
 #define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
 
-typedef struct Chunk Chunk;
-struct Chunk {
+typedef struct ArenaChunk Chunk;
+struct ArenaChunk {
     Chunk *next;
     size_t used, cap;
     size_t mapped;        /* bytes mapped for the whole chunk */
@@ -46,6 +46,7 @@ struct Chunk {
 
 struct Arena {
     Chunk *head;          /* the chunk small allocations come from */
+    Chunk *spare;         /* chunks given back by arena_release, empty and zeroed, oldest first */
     size_t next_cap;      /* the size of the next chunk: doubles each time */
     size_t bytes;
     long fail_after;      /* -1: never fail */
@@ -97,15 +98,21 @@ Arena *arena_new(void)
     return a;
 }
 
-void arena_free(Arena *a)
+static void chunk_unmap_list(Chunk *c)
 {
-    if (!a)
-        return;
-    for (Chunk *c = a->head, *next; c; c = next) {
+    for (Chunk *next; c; c = next) {
         next = c->next;
         ASAN_UNPOISON_MEMORY_REGION(c, c->mapped);   /* the next mapping may land here */
         munmap(c, c->mapped);
     }
+}
+
+void arena_free(Arena *a)
+{
+    if (!a)
+        return;
+    chunk_unmap_list(a->head);
+    chunk_unmap_list(a->spare);
     free(a);
 }
 
@@ -115,22 +122,40 @@ static _Noreturn void out_of_memory(void)
     exit(2);
 }
 
-/* A chunk for an allocation of `need` bytes that the head cannot hold. An
- * allocation bigger than the next chunk gets a chunk of its own, linked
- * behind the head, so the head's free tail keeps serving small ones. */
+/* The first spare chunk (given back by arena_release) that holds `need`
+ * bytes, unlinked; NULL when none does. */
+static Chunk *spare_take(Arena *a, size_t need)
+{
+    for (Chunk **p = &a->spare; *p; p = &(*p)->next)
+        if ((*p)->cap >= need) {
+            Chunk *c = *p;
+            *p = c->next;
+            c->next = NULL;
+            return c;
+        }
+    return NULL;
+}
+
+/* A chunk for an allocation of `need` bytes that the head cannot hold: a
+ * spare one if one is big enough, else a new mapping. An allocation bigger
+ * than the next chunk gets a chunk of its own, linked behind the head, so
+ * the head's free tail keeps serving small ones. */
 static Chunk *arena_grow(Arena *a, size_t need)
 {
     bool own = need > a->next_cap;
-    Chunk *c = chunk_map(own ? need : a->next_cap);
-    if (!c)
-        out_of_memory();
+    Chunk *c = spare_take(a, need);
+    if (!c) {
+        c = chunk_map(own ? need : a->next_cap);
+        if (!c)
+            out_of_memory();
+        if (!own && a->next_cap < CHUNK_MAX)
+            a->next_cap *= 2;
+    }
     if (own && a->head) {
         c->next = a->head->next;
         a->head->next = c;
         return c;
     }
-    if (!own && a->next_cap < CHUNK_MAX)
-        a->next_cap *= 2;
     c->next = a->head;
     a->head = c;
     return c;
@@ -150,10 +175,70 @@ void *arena_alloc(Arena *a, size_t size)
     c->used += need;
     a->bytes += need;
     ASAN_UNPOISON_MEMORY_REGION(p, size);
-    return p;                             /* zero: chunks are fresh pages, never reused */
+    return p;                             /* zero: fresh pages, or cleared by arena_release */
 }
 
 size_t arena_bytes(const Arena *a) { return a->bytes; }
+
+/* ------------------------------------------------------------ marks */
+
+ArenaMark arena_mark(Arena *a)
+{
+    ArenaMark m = {a->head, a->head ? a->head->next : NULL, a->head ? a->head->used : 0, a->bytes};
+    return m;
+}
+
+/* Clears c's bytes from `from` to its end of use and poisons them again:
+ * what arena_alloc hands out next must read as zero, as fresh pages do.
+ * The cost is the bytes used since the mark, never the chunk's size. */
+static void chunk_clear_from(Chunk *c, size_t from)
+{
+    ASAN_UNPOISON_MEMORY_REGION((char *)c->data + from, c->used - from);
+    memset((char *)c->data + from, 0, c->used - from);
+    ASAN_POISON_MEMORY_REGION((char *)c->data + from, c->cap - from);
+    c->used = from;
+}
+
+/* A chunk made after the mark: cleared, and kept on the spare list for the
+ * allocations after the release (mapping it again would cost a system call
+ * and, for a big one, populating its pages again). */
+static void chunk_spare(Arena *a, Chunk *c)
+{
+    chunk_clear_from(c, 0);
+    c->next = a->spare;
+    a->spare = c;
+}
+
+/* The chunks made after m are those in front of m.head in the list and the
+ * own chunks linked in between m.head and m.below; every other chunk
+ * predates the mark, and m.head only needs its tail cleared. The list is
+ * walked newest first, so the spare list ends with the oldest on top and
+ * reuse follows the order of the first mapping. */
+void arena_release(Arena *a, ArenaMark m)
+{
+    if (m.bytes > a->bytes || (m.head && m.head->used < m.used))
+        die("arena_release: a mark released twice, or an outer mark before an inner one");
+    Chunk *c = a->head;
+    while (c != m.head) {
+        if (!c)
+            die("arena_release: the mark's chunk is not in this arena");
+        Chunk *next = c->next;
+        chunk_spare(a, c);
+        c = next;
+    }
+    if (m.head) {
+        for (Chunk *o = m.head->next, *next; o != m.below; o = next) {
+            if (!o)
+                die("arena_release: the mark's chunk list changed");
+            next = o->next;
+            chunk_spare(a, o);
+        }
+        m.head->next = m.below;
+        chunk_clear_from(m.head, m.used);
+    }
+    a->head = m.head;
+    a->bytes = m.bytes;
+}
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
