@@ -24,12 +24,15 @@
  * block past x's end, the index that lane would have reported -- and the
  * lanes index unchecked, so the C compiler can vectorize the loop. Which
  * lane's guard fails first in a region is not fixed in any case; that one
- * fails is. A device collector's value (or a compaction's keep) is
+ * fails is. "The lane index" is judged by the symbolic core: an index whose
+ * value is the lane's unknown and nothing else (`x[i]`, `x[j]` after
+ * `let j = i`, `x[i + 1 - 1]`). A device collector's value (or a compaction's keep) is
  * evaluated at every index; a compaction's value only where keep holds, so
  * its x[i] is unchecked only where keep's guards checked the same x.
  */
 #include "chain.h"
 #include "par.h"
+#include "sym.h"
 
 typedef struct {
     Arena *a;
@@ -40,60 +43,96 @@ typedef struct {
 
 /* ------------------------------------------------------------ covered x[lane] */
 
-static void cover_expr(Node *e, Sym *lane, Vec *found, Arena *a)
+/* The walk of a lane's leading statements: the environment follows its
+ * lets, so an index is judged by its value. */
+typedef struct {
+    Arena *a;
+    SEnv *env;
+    SForm lane;           /* the lane index's form */
+    Vec *found;
+} Cover;
+
+static bool is_lane_index(Cover *cv, Node *idx)
+{
+    SVal v = sym_eval(cv->env, idx);
+    return sform_equal(&v.f, &cv->lane);
+}
+
+static void cover_expr(Cover *cv, Node *e)
 {
     if (!e)
         return;
     switch (e->kind) {
     case N_INDEX:
         if (e->index.base && e->index.base->kind == N_NAME && e->index.base->ty &&
-            e->index.base->ty->kind == TY_VIEW && e->index.index && e->index.index->kind == N_NAME &&
-            e->index.index->name.sym == lane)
-            vec_push(a, found, e);
-        cover_expr(e->index.base, lane, found, a);
-        cover_expr(e->index.index, lane, found, a);
+            e->index.base->ty->kind == TY_VIEW && e->index.index && is_lane_index(cv, e->index.index))
+            vec_push(cv->a, cv->found, e);
+        cover_expr(cv, e->index.base);
+        cover_expr(cv, e->index.index);
         break;
     case N_BINARY: {
         /* the leaf, then the right operands in source order, but not those
          * of && and ||, which not every lane reaches (chain.h) */
         Spine sp;
-        cover_expr(spine_of(&sp, e), lane, found, a);
+        cover_expr(cv, spine_of(&sp, e));
         for (int i = sp.n - 1; i >= 0; i--)
             if (sp.v[i]->binary.op != T_ANDAND && sp.v[i]->binary.op != T_OROR)
-                cover_expr(sp.v[i]->binary.b, lane, found, a);
+                cover_expr(cv, sp.v[i]->binary.b);
         spine_free(&sp);
         break;
     }
-    case N_UNARY: cover_expr(e->unary.a, lane, found, a); break;
+    case N_UNARY: cover_expr(cv, e->unary.a); break;
     case N_CALL:
         for (int i = 0; i < e->call.args.n; i++)
-            cover_expr(e->call.args.v[i], lane, found, a);
+            cover_expr(cv, e->call.args.v[i]);
         break;
     case N_SLICE:
-        cover_expr(e->slice.base, lane, found, a);
-        cover_expr(e->slice.lo, lane, found, a);
-        cover_expr(e->slice.hi, lane, found, a);
+        cover_expr(cv, e->slice.base);
+        cover_expr(cv, e->slice.lo);
+        cover_expr(cv, e->slice.hi);
         break;
-    case N_FIELD: cover_expr(e->field.base, lane, found, a); break;
+    case N_FIELD: cover_expr(cv, e->field.base); break;
     default: break;
     }
 }
 
+static void cover_start(Cover *cv, Arena *a, Sym *lane, Vec *found)
+{
+    cv->a = a;
+    cv->env = senv_new(a, SN_FIXED);
+    SForm any = sform_any();
+    cv->lane = sform_key(senv_lane(cv->env, lane, &any));
+    cv->found = found;
+}
+
 static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
 {
+    Cover cv;
+    cover_start(&cv, a, lane, found);
     for (int i = 0; body && i < body->block.stmts.n; i++) {
         Node *s = body->block.stmts.v[i];
         if (s->kind == N_ASSIGN) {
-            cover_expr(s->assign.lhs, lane, found, a);
-            cover_expr(s->assign.rhs, lane, found, a);
+            cover_expr(&cv, s->assign.lhs);
+            cover_expr(&cv, s->assign.rhs);
+            sym_assign(cv.env, s);
         } else if (s->kind == N_LET) {
-            cover_expr(s->let.init, lane, found, a);
+            cover_expr(&cv, s->let.init);
+            sym_let(cv.env, s);
         } else if (s->kind == N_EXPR_STMT) {
-            cover_expr(s->unary.a, lane, found, a);
+            cover_expr(&cv, s->unary.a);
+            if (s->unary.a)
+                sym_lend(cv.env, s->unary.a);
         } else {
             return;     /* what follows may not run in every lane */
         }
     }
+}
+
+static void cover_one(Node *e, Sym *lane, Vec *found, Arena *a)
+{
+    Cover cv;
+    cover_start(&cv, a, lane, found);
+    cover_expr(&cv, e);
 }
 
 static bool has_view(const Vec *guards, const Sym *v)
@@ -139,11 +178,11 @@ static void analyze_collect(Ana *an, Node *e)
 {
     bool compact = e->collect.kind == COLLECT_COMPACT;
     Vec found = {0}, also = {0};
-    cover_expr(compact ? e->collect.keep : e->collect.value, e->collect.sym, &found, an->a);
+    cover_one(compact ? e->collect.keep : e->collect.value, e->collect.sym, &found, an->a);
     RegionPlan *p = plan_of(an, e);
     p->guards = guards_of(an, &found);
     if (compact)
-        cover_expr(e->collect.value, e->collect.sym, &also, an->a);
+        cover_one(e->collect.value, e->collect.sym, &also, an->a);
     for (int i = 0; i < also.n; i++) {
         Node *m = also.v[i];
         if (has_view(&p->guards, m->index.base->name.sym))
