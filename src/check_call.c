@@ -13,6 +13,7 @@
  */
 #include "check.h"
 #include "sym.h"
+#include "par.h"
 
 #include <string.h>
 
@@ -252,28 +253,53 @@ static bool check_arity(Ctx *x, Node *e, Type *ft, const char *fname)
 /* Each view argument's extent against its parameter's, with the callee's
  * parameters bound to the arguments' values: every value on the caller's
  * side is taken before any parameter is bound. */
+static bool names_param(Node *n, void *c)
+{
+    PtrSet *used = ((void **)c)[0];
+    Arena *a = ((void **)c)[1];
+    if (n->kind == N_NAME && n->name.sym && n->name.sym->kind == SYM_PARAM)
+        ptrset_add(a, used, n->name.sym);
+    return true;
+}
+
 static void check_extents(Ctx *x, Node *e, Node *fn, Type *ft, Type **ats, const char *fname)
 {
-    int n = e->call.args.n, views = 0;
-    for (int i = 0; i < n; i++)
-        views += ((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW;
-    if (!views)
-        return;
-    SEnv *env = senv_new(x->a, SN_IMMUTABLE);
-    SVal *args = arena_alloc(x->a, sizeof *args * (size_t)(n + 1));
-    SVal *exts = arena_alloc(x->a, sizeof *exts * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) {
-        args[i] = sym_eval(env, e->call.args.v[i]);
-        if (ats[i]->kind == TY_VIEW)
-            exts[i] = ats[i]->extent ? sym_eval(env, ats[i]->extent) : (SVal){sform_any(), true};
-    }
-    for (int i = 0; i < n && i < fn->fn.params.n; i++)
-        senv_bind(env, ((Node *)fn->fn.params.v[i])->param.sym, args[i]);
+    int n = e->call.args.n;
+    PtrSet used = {0};   /* the callee's parameters its view extents name: only their arguments are evaluated */
+    void *walk[2] = {&used, x->a};
+    bool views = false;
     for (int i = 0; i < n; i++) {
         Type *pt = ft->params.v[i];
-        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
-            check_extent(x, e, i, pt, &exts[i], env, fname, param_name(fn, i));
+        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW) {
+            views = true;
+            par_walk(pt->extent, names_param, walk);
+        }
     }
+    if (!views)
+        return;
+    ArenaMark scratch = arena_mark(x->a);   /* forms and keys die with the call's check */
+    /* values in compact arrays (a form is a few hundred bytes, and a
+     * program has a call every few lines) */
+    SEnv *env = senv_new(x->a, SN_IMMUTABLE);
+    int nv = 0, na = 0;
+    for (int i = 0; i < n; i++)
+        nv += ((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW;
+    SVal *exts = arena_alloc(x->a, sizeof *exts * (size_t)nv), *args = arena_alloc(x->a, sizeof *args * (size_t)(used.n + 1));
+    for (int i = 0, k = 0; i < n; i++)
+        if (((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
+            exts[k++] = ats[i]->extent ? sym_eval(env, ats[i]->extent) : (SVal){sform_any(), true};
+    for (int i = 0; i < n && i < fn->fn.params.n && na < used.n; i++)
+        if (ptrset_has(&used, ((Node *)fn->fn.params.v[i])->param.sym))
+            args[na++] = sym_eval(env, e->call.args.v[i]);
+    for (int i = 0, k = 0; i < n && i < fn->fn.params.n && k < na; i++)
+        if (ptrset_has(&used, ((Node *)fn->fn.params.v[i])->param.sym))
+            senv_bind(env, ((Node *)fn->fn.params.v[i])->param.sym, args[k++]);
+    for (int i = 0, k = 0; i < n; i++) {
+        Type *pt = ft->params.v[i];
+        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
+            check_extent(x, e, i, pt, &exts[k++], env, fname, param_name(fn, i));
+    }
+    arena_release(x->a, scratch);
 }
 
 static void check_fn_args(Ctx *x, Node *e, Node *fn, Type *ft, const char *fname)

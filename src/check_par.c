@@ -552,6 +552,7 @@ static void lane_init(Lane *L, Arena *a, Sink *sink, EffTable *eff, Vec *reporte
 {
     memset(L, 0, sizeof *L);
     L->a = a;
+    L->keep = a;
     L->sink = sink;
     L->eff = eff;
     L->reported = reported;
@@ -572,10 +573,11 @@ static void lane_start(Lane *L, Node *extent, Node *body)
     par_walk(body, written_visit, L);
 }
 
-static void check_region(Ctx *x, EffTable *eff, Vec *reported, Node *r, FILE *dump)
+static void check_region(Ctx *x, Arena *scratch, EffTable *eff, Vec *reported, Node *r, FILE *dump)
 {
     Lane L;
-    lane_init(&L, x->a, dump ? NULL : x->sink, eff, reported, r);
+    lane_init(&L, scratch, dump ? NULL : x->sink, eff, reported, r);
+    L.keep = x->a;
     L.dump = dump;
     L.lane[0] = r->loop.sym;
     L.var = r->loop.var;
@@ -587,7 +589,7 @@ static void check_region(Ctx *x, EffTable *eff, Vec *reported, Node *r, FILE *du
     race_check(&L);
 }
 
-static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c, FILE *dump)
+static void check_pooled_collect(Ctx *x, Arena *scratch, EffTable *eff, Vec *reported, Node *c, FILE *dump)
 {
     if (c->collect.kind == COLLECT_SCAN && c->collect.value && type_is_float(c->collect.value->ty)) {
         if (dump)
@@ -604,7 +606,8 @@ static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c, 
         return;
     }
     Lane L;
-    lane_init(&L, x->a, dump ? NULL : x->sink, eff, reported, c);
+    lane_init(&L, scratch, dump ? NULL : x->sink, eff, reported, c);
+    L.keep = x->a;
     L.dump = dump;
     L.lane[0] = c->collect.sym;
     L.var = c->collect.var;
@@ -619,9 +622,9 @@ static void check_pooled_collect(Ctx *x, EffTable *eff, Vec *reported, Node *c, 
     lw(&L, c->collect.keep);
     lw(&L, c->collect.value);
     if (d && c->collect.kind != COLLECT_REDUCE) {
-        const char *how = arena_printf(x->a, "written by the %s", c->collect.kind == COLLECT_SCAN ? "scan" : "compaction");
+        const char *how = arena_printf(scratch, "written by the %s", c->collect.kind == COLLECT_SCAN ? "scan" : "compaction");
         if (c->collect.kind == COLLECT_SCAN && c->collect.sym) {
-            Node *iname = node_new(x->a, N_NAME, d->span);
+            Node *iname = node_new(scratch, N_NAME, d->span);
             iname->name.id = c->collect.var;
             iname->name.sym = c->collect.sym;
             iname->ty = type_prim(TY_USIZE);
@@ -639,26 +642,39 @@ typedef struct {
     EffTable *eff;
     Vec *reported;
     FILE *dump;
+    Arena *scratch;       /* each region's lane work, given back after it */
 } RegionWalk;
 
 static bool region_visit(Node *n, void *c)
 {
     RegionWalk *w = c;
-    if (n->kind == N_PARALLEL) {
-        check_region(w->x, w->eff, w->reported, n, w->dump);
-        return false;
-    }
-    if (n->kind == N_COLLECT && (n->collect.mode == MODE_PARALLEL || n->collect.device)) {
-        check_pooled_collect(w->x, w->eff, w->reported, n, w->dump);
-        return false;
-    }
+    bool region = n->kind == N_PARALLEL;
+    if (!region && !(n->kind == N_COLLECT && (n->collect.mode == MODE_PARALLEL || n->collect.device)))
+        return true;
+    ArenaMark m = arena_mark(w->scratch);
+    if (region)
+        check_region(w->x, w->scratch, w->eff, w->reported, n, w->dump);
+    else
+        check_pooled_collect(w->x, w->scratch, w->eff, w->reported, n, w->dump);
+    arena_release(w->scratch, m);
+    return false;
     return true;
 }
+
+static bool fusable(Arena *a, Node *ra, Node *rb);
 
 bool par_fusable(Arena *a, Node *ra, Node *rb)
 {
     if (!ra || !rb || ra->kind != N_PARALLEL || rb->kind != N_PARALLEL || !ast_equal(ra->loop.hi, rb->loop.hi))
         return false;
+    ArenaMark m = arena_mark(a);   /* the lanes' walk leaves nothing behind but the answer */
+    bool ok = fusable(a, ra, rb);
+    arena_release(a, m);
+    return ok;
+}
+
+static bool fusable(Arena *a, Node *ra, Node *rb)
+{
     Lane L;
     Vec reported = {0};
     lane_init(&L, a, NULL, NULL, &reported, ra);
@@ -879,7 +895,7 @@ void check_par_program(Ctx *x)
     Check *c = x->c;
     EffTable *eff = c->effects;
     Vec reported = {0};
-    RegionWalk w = {x, eff, &reported, NULL};
+    RegionWalk w = {x, eff, &reported, NULL, arena_new()};
     /* eff->fns is c->fns in order, each function once: a search of the
      * functions already done made this quadratic in their number. A body
      * with a region or a pooled collector (closures included) has par:host
@@ -889,6 +905,7 @@ void check_par_program(Ctx *x)
         if (f->bits & ((1u << EF_PAR) | (1u << EF_DEV)))
             par_walk(f->fn->fn.body, region_visit, &w);
     }
+    arena_free(w.scratch);
     check_plans(x);
 }
 
@@ -898,7 +915,7 @@ void par_dump_accesses(FILE *out, const Check *c)
 {
     Ctx x = {.c = (Check *)c, .a = c->arena, .sink = c->sink};   /* read, never written: no sink is used */
     Vec reported = {0};
-    RegionWalk w = {&x, c->effects, &reported, out};
+    RegionWalk w = {&x, c->effects, &reported, out, arena_new()};
     for (int i = 0; c->effects && i < c->effects->fns.n; i++) {
         FnEff *f = c->effects->fns.v[i];
         if (f->bits & ((1u << EF_PAR) | (1u << EF_DEV))) {
@@ -906,4 +923,5 @@ void par_dump_accesses(FILE *out, const Check *c)
             par_walk(f->fn->fn.body, region_visit, &w);
         }
     }
+    arena_free(w.scratch);
 }

@@ -44,7 +44,8 @@ typedef struct {
 } ViewLet;
 
 typedef struct {
-    Arena *a;
+    Arena *a;             /* scratch: given back after each region (arena marks) */
+    Arena *keep;          /* what outlives the region: the reports already made */
     Sink *sink;           /* NULL: silent (par_fusable) */
     EffTable *eff;
     Vec *reported;        /* "line:col:code" already said */

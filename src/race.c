@@ -33,11 +33,11 @@ bool lane_report(Lane *L, Span at, DiagCode code)
     L->errors++;
     if (!L->sink)
         return false;
-    const char *key = arena_printf(L->a, "%p:%d:%d:%d", (const void *)at.src, at.line, at.col, (int)code);
+    const char *key = arena_printf(L->keep, "%p:%d:%d:%d", (const void *)at.src, at.line, at.col, (int)code);
     for (int i = 0; i < L->reported->n; i++)
         if (!strcmp(L->reported->v[i], key))
             return false;
-    vec_push(L->a, L->reported, (void *)key);
+    vec_push(L->keep, L->reported, (void *)key);
     return true;
 }
 

@@ -480,8 +480,9 @@ struct SEnv {
     int kcap, kn;
     SKey **atoms;             /* atoms by operation and operands */
     int acap, an;
-    Undo *log;
+    Undo *log;            /* kept only while a mark is open: a binding outside every if is never undone */
     int logn, logcap;
+    int marks;
     int next_id;
     bool saw_mut;             /* the last evaluation read a `let mut` from outside */
     int depth;
@@ -538,7 +539,7 @@ static Bind *bind_get(SEnv *e, const Sym *s, bool make)
     if (2 * (e->n + 1) > e->cap) {
         Bind **old = e->slots;
         int oc = e->cap;
-        e->cap = oc ? 2 * oc : 32;
+        e->cap = oc ? 2 * oc : 8;
         e->slots = arena_alloc(e->a, sizeof *e->slots * (size_t)e->cap);
         for (int i = 0; i < oc; i++)
             if (old[i])
@@ -555,7 +556,7 @@ static Bind *bind_get(SEnv *e, const Sym *s, bool make)
 static void log_push(SEnv *e, Bind *b)
 {
     if (e->logn == e->logcap) {
-        int cap = e->logcap ? 2 * e->logcap : 64;
+        int cap = e->logcap ? 2 * e->logcap : 8;
         Undo *l = arena_alloc(e->a, sizeof *l * (size_t)cap);
         if (e->logn)
             memcpy(l, e->log, sizeof *l * (size_t)e->logn);
@@ -570,7 +571,8 @@ void senv_bind(SEnv *e, const Sym *s, SVal v)
     if (!s)
         return;
     Bind *b = bind_get(e, s, true);
-    log_push(e, b);
+    if (e->marks)
+        log_push(e, b);
     b->bound = true;
     b->v = v;
 }
@@ -584,7 +586,11 @@ bool senv_lookup(SEnv *e, const Sym *s, SVal *out)
     return true;
 }
 
-int senv_mark(SEnv *e) { return e->logn; }
+int senv_mark(SEnv *e)
+{
+    e->marks++;
+    return e->logn;
+}
 
 void senv_undo(SEnv *e, int mark)
 {
@@ -634,6 +640,7 @@ static SVal merge(const SVal *a, const SVal *b, bool cond_uniform)
 
 void senv_join_end(SEnv *e, SJoin *j, bool cond_uniform)
 {
+    e->marks--;
     /* the bindings either path changed: the first path's are in j, the
      * second's in the log since the mark (their values at the mark are the
      * oldest undo entries) */
@@ -717,7 +724,7 @@ SKey *senv_key(SEnv *e, const Sym *s)
         const Sym **os = e->ksyms;
         SKey **ov = e->kvals;
         int oc = e->kcap;
-        e->kcap = oc ? 2 * oc : 32;
+        e->kcap = oc ? 2 * oc : 8;
         e->ksyms = arena_alloc(e->a, sizeof *e->ksyms * (size_t)e->kcap);
         e->kvals = arena_alloc(e->a, sizeof *e->kvals * (size_t)e->kcap);
         e->kn = 0;

@@ -124,10 +124,10 @@ bool senv_lookup(SEnv *e, const Sym *s, SVal *out);
  * the mark; after the other path, senv_join_end merges the two (a binding
  * that differs becomes any; it is uniform only where the condition is). */
 typedef struct SJoin SJoin;
-int senv_mark(SEnv *e);
+int senv_mark(SEnv *e);                                  /* closed by senv_join_end */
 SJoin *senv_join_begin(SEnv *e, int mark);
 void senv_join_end(SEnv *e, SJoin *j, bool cond_uniform);
-void senv_undo(SEnv *e, int mark);                       /* forget what was bound since the mark */
+void senv_undo(SEnv *e, int mark);                       /* forget what was bound since the mark (kept open) */
 
 /* A loop `for k in lo..hi`: a counter key with its range, bound to k. */
 SKey *senv_counter(SEnv *e, const Sym *k, const SVal *lo, const SVal *hi);
