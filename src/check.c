@@ -1162,29 +1162,9 @@ void check_resolve(Check *c)
     c->device_work = x->device_indexes;
 }
 
-void check_parallel_rules(Check *c)
-{
-    check_par_program(c->ctx);
-}
-
-void check_device_rules(Check *c)
-{
-    check_dev_program(c->ctx);
-}
-
 /* E-UNSUPPORTED refusals held back until every rule ran (Deferred). */
 void check_deferred(Check *c)
 {
     report_deferred(c->ctx);
 }
 
-/* The checker's passes, resolution to the held-back refusals, from the
- * pass list (pass.c); each runs only when the ones before it reported no
- * error. */
-bool check_program(Check *c)
-{
-    if (!c || !c->program || !c->sink || !c->arena)
-        return false;
-    Compilation u = {.arena = c->arena, .sink = c->sink, .check = c};
-    return passes_run(&u, PASS_RESOLVE, PASS_DEFERRED);
-}

@@ -10,6 +10,7 @@
 #define CAIRN_CHECK_H
 
 #include "cairn.h"
+#include "walk.h"
 #include "frag.h"
 
 /* A scope is one block's names: an open-addressing hash table, made on the
@@ -106,6 +107,7 @@ Span closing_brace(Span open);
 void check_fn_body(Ctx *x, Node *fn);
 void check_block(Ctx *x, Node *b, bool new_scope);
 void check_parallel(Ctx *x, Node *s);        /* a region (also a spawned one) */
+Type *check_spawn(Ctx *x, Node *e);          /* spawn transfer(..) / spawn parallel .. (E-SPAWN) */
 bool stmt_returns(const Node *s);
 Type *check_closure(Ctx *x, Node *e, Type *expected);
 
@@ -139,7 +141,6 @@ bool lanes_end(Ctx *x, LanePlace *p, const char *what);   /* true: the lanes run
 
 /* ---- check_call.c: calls */
 Type *check_call(Ctx *x, Node *e, Type *expected);
-Sym *view_root(Node *e);
 void check_args_loose(Ctx *x, Node *e);
 
 /* ---- check_builtin.c: built-in functions */
@@ -153,12 +154,13 @@ Type *check_refuse_tmem(Ctx *x, Span at);
 Type *check_fragment_type(Ctx *x, Node *t, FragKind f);
 Type *check_fragment_call(Ctx *x, Node *e, FragKind f);
 
-/* ---- check_par.c: lanes, atomics and plans (issue 4) */
+/* atomic_OP(x[i], v): an element of an rw view and a value of its type */
+Type *check_atomic(Ctx *x, Node *e, Builtin b);
+
+/* ---- check_par.c: lanes and plans (issue 4), the parallel-rules pass */
 void check_par_program(Ctx *x);             /* after every body is typed */
 /* ---- check_dev.c: device rules (issue 5), after check_par_program */
-Type *check_spawn(Ctx *x, Node *e);
 void check_dev_program(Ctx *x);
-Type *check_atomic(Ctx *x, Node *e, Builtin b);
 
 int math_arity(const char *id);   /* std.math.ID's argument count; 0: no such function */
 

@@ -459,6 +459,47 @@ static Type *check_to_bits(Ctx *x, Node *e)
     return type_error();
 }
 
+/* --------------------------------------------------------------- atomics */
+
+/* atomic_OP(x[i], v), atomic_cas(x[i], expected, desired): the element of
+ * an rw view, and values of its type; the result is the old value. */
+Type *check_atomic(Ctx *x, Node *e, Builtin b)
+{
+    const char *name = builtin_name(b);
+    int want = b == B_ATOMIC_CAS ? 3 : 2;
+    if (e->call.args.n != want) {
+        diag_error(x->sink, e->span, E_CALL,
+                   arena_printf(x->a, "write %s(x[i], %s)", name, b == B_ATOMIC_CAS ? "expected, desired" : "v"),
+                   "%s takes %d arguments, %d given", name, want, e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Node *el = e->call.args.v[0];
+    Type *t = check_expr(x, el, NULL);
+    if (is_error(t))
+        return t;
+    if (el->kind != N_INDEX || !el->index.base->ty || el->index.base->ty->kind != TY_VIEW) {
+        diag_error(x->sink, el->span, E_CALL, arena_printf(x->a, "write %s(x[i], ..) with x an rw view", name),
+                   "%s updates an element of a view, and %s is not one", name, estr(x, el));
+        return type_error();
+    }
+    if (!place_assignable(x, el, true, "update"))
+        return type_error();
+    bool fl = b == B_ATOMIC_ADD_UNORDERED;
+    bool ok = fl ? type_is_float(t) : (type_is_int(t) || (b == B_ATOMIC_CAS && t->kind == TY_BOOL));
+    if (!ok) {
+        diag_error(x->sink, el->span, E_OPERATOR,
+                   fl ? "use atomic_add_wrap for integers" : "use atomic_add_unordered for f32 and f64",
+                   "%s updates %s elements, and %s is %s", name, fl ? "f32 or f64" : "integer", estr(x, el), tstr(x, t));
+        return type_error();
+    }
+    for (int i = 1; i < want; i++)
+        check_expectf(x, e->call.args.v[i], t, "the value %s takes", name, NULL, NULL);
+    if (fl)
+        numerics_add_atomic(x, t, el->index.base->ty->place != PLACE_HOST && el->index.base->ty->place != PLACE_PINNED);
+    return t;
+}
+
 /* from_bits[T](u): the float T whose bits are u, which is exactly the
  * unsigned integer of T's width. */
 static Type *check_from_bits(Ctx *x, Node *e)

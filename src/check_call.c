@@ -176,29 +176,6 @@ static void check_extent(Ctx *x, Node *call, int i, Type *pt, const SVal *av, SE
         call->call.extent_proved[i] = true;
 }
 
-/* The variable a view or a lent scalar comes from (through slices and
- * `let` bindings of views): two arguments with one root alias. */
-Sym *view_root(Node *e)
-{
-    while (e) {
-        if (e->kind == N_SLICE) {
-            e = e->slice.base;
-        } else if (e->kind == N_INDEX) {
-            e = e->index.base;
-        } else if (e->kind == N_NAME) {
-            Sym *y = e->name.sym;
-            if (y && y->kind == SYM_LOCAL && !y->mut && y->ty && y->ty->kind == TY_VIEW && y->decl &&
-                y->decl->kind == N_LET && y->decl->let.init)
-                e = y->decl->let.init;
-            else
-                return y;
-        } else {
-            return NULL;
-        }
-    }
-    return NULL;
-}
-
 /* The witness: both arguments as written (`x[0..2]` and `x[2..4]` are two
  * parts of one buffer), and a help that fits scalars or views. */
 static void report_alias(Ctx *x, Node *first, Node *second, Sym *root, const char *fname, int i, int j,

@@ -497,3 +497,67 @@ Type *check_closure(Ctx *x, Node *e, Type *expected)
         return type_error();
     return ft;
 }
+
+/* ------------------------------------------------------------ spawn */
+
+/* spawn queues only a transfer or a device region (E-SPAWN); checked with
+ * the statements (a spawned region is checked as any region), before the
+ * device rules (check_dev.c) see the tickets. */
+
+static bool is_transfer_call(const Node *w)
+{
+    return w && w->kind == N_CALL && w->call.callee && w->call.callee->kind == N_NAME &&
+           w->call.callee->name.id && strcmp(w->call.callee->name.id, "transfer") == 0;
+}
+
+static bool touches_device(const Node *call)
+{
+    for (int i = 0; i < call->call.args.n; i++) {
+        const Type *t = ((const Node *)call->call.args.v[i])->ty;
+        if (t && t->kind == TY_VIEW && (t->place == PLACE_DEVICE || t->place == PLACE_UNIFIED))
+            return true;
+    }
+    return false;
+}
+
+Type *check_spawn(Ctx *x, Node *e)
+{
+    bool ok = true;
+    for (int i = 0; i < e->spawn.after.n; i++) {
+        Node *a = e->spawn.after.v[i];
+        Type *t = check_expr(x, a, NULL);
+        if (is_error(t)) {
+            ok = false;
+        } else if (t->kind != TY_TICKET || a->kind != N_NAME) {
+            diag_error(x->sink, a->span, E_TYPE_MISMATCH, "name a live ticket: `after up`",
+                       "after takes tickets, and %s is %s", estr(x, a), tstr(x, t));
+            ok = false;
+        }
+    }
+    Node *w = e->spawn.work;
+    if (w && w->kind == N_PARALLEL) {
+        check_parallel(x, w);
+        if (!w->loop.device) {
+            diag_error(x->sink, w->span, E_SPAWN,
+                       "run it as a plain region: `parallel i in n { .. }` (host regions return when done)",
+                       "spawn queues device work, and this region's lanes reach no @device memory, so it would "
+                       "run on host threads");
+            ok = false;
+        }
+    } else if (is_transfer_call(w)) {
+        ok = !is_error(check_expr(x, w, NULL)) && ok;
+        if (ok && !touches_device(w)) {
+            diag_error(x->sink, w->span, E_SPAWN, "copy host memory with a plain `transfer(dst, src);`",
+                       "spawn queues device work, and this transfer has no side in device memory");
+            ok = false;
+        }
+    } else {
+        if (w)
+            check_expr(x, w, NULL);
+        diag_error(x->sink, w ? w->span : e->span, E_SPAWN,
+                   "queue a transfer or a device region: `spawn transfer(d, h)`, `spawn parallel i in n after t { .. }`",
+                   "spawn queues device work only: a transfer or a region over @device views");
+        ok = false;
+    }
+    return ok ? type_prim(TY_TICKET) : type_error();
+}

@@ -136,3 +136,14 @@ bool pass_dump_known(const char *what)
             return true;
     return false;
 }
+
+/* The checker's passes, resolution to the held-back refusals, from the
+ * pass list (pass.c); each runs only when the ones before it reported no
+ * error. */
+bool check_program(Check *c)
+{
+    if (!c || !c->program || !c->sink || !c->arena)
+        return false;
+    Compilation u = {.arena = c->arena, .sink = c->sink, .check = c};
+    return passes_run(&u, PASS_RESOLVE, PASS_DEFERRED);
+}

@@ -343,3 +343,27 @@ void ptrmap_put(Arena *a, PtrMap *m, const void *k, void *v)
     }
     m->vals[i] = v;
 }
+
+/* The variable a view or a lent scalar comes from (through slices and
+ * `let` bindings of views, `let mut` ones too: a view is never reassigned):
+ * two arguments with one root alias. */
+Sym *view_root(Node *e)
+{
+    while (e) {
+        if (e->kind == N_SLICE) {
+            e = e->slice.base;
+        } else if (e->kind == N_INDEX) {
+            e = e->index.base;
+        } else if (e->kind == N_NAME) {
+            Sym *y = e->name.sym;
+            if (y && y->kind == SYM_LOCAL && y->ty && y->ty->kind == TY_VIEW && y->decl &&
+                y->decl->kind == N_LET && y->decl->let.init)
+                e = y->decl->let.init;
+            else
+                return y;
+        } else {
+            return NULL;
+        }
+    }
+    return NULL;
+}

@@ -108,4 +108,9 @@ Node *node_block(Build *b, Node **stmts, int n);
 Node *node_param(Build *b, const char *id, Node *type);
 Node *node_fn(Build *b, const char *id, Node **params, int n, Node *ret, Node *body);
 
+/* The variable a view or a lent scalar comes from, through slices and let
+ * bindings of views (a parameter, a buffer, a local); NULL when there is
+ * none to name. */
+Sym *view_root(Node *e);
+
 #endif
