@@ -178,6 +178,11 @@ static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, cons
         A->lo = sform_const(0);
         A->len = sform_any();
     }
+    A->nconds = L->path.n;
+    if (L->path.n) {
+        A->conds = arena_alloc(L->a, sizeof *A->conds * (size_t)L->path.n);
+        memcpy(A->conds, L->path.v, sizeof *A->conds * (size_t)L->path.n);
+    }
     if (L->dump)
         fprintf(L->dump, "  %d:%d %s %s: %s + [%s] len %s\n", A->at.line, A->at.col,
                 kind == AK_READ ? "read" : kind == AK_WRITE ? "write" : "atomic", expand_expr_short(L->a, at, 60),
@@ -420,14 +425,58 @@ static void lane_for(Lane *L, Node *n)
     senv_havoc_assigned(L->env, n->loop.body);
 }
 
+static TokKind negate_cmp(TokKind op)
+{
+    switch (op) {
+    case T_LT: return T_GE;
+    case T_LE: return T_GT;
+    case T_GT: return T_LE;
+    case T_GE: return T_LT;
+    case T_EQ: return T_NE;
+    default: return T_EQ;   /* T_NE */
+    }
+}
+
+/* Pushes what `c == truth` says on the path, as conditions d OP 0: a
+ * comparison of integers, the sides of && (true) or || (false), through !.
+ * Anything else is one condition the core cannot state. */
+static void path_push(Lane *L, Node *c, bool truth)
+{
+    Cond *k = arena_alloc(L->a, sizeof *k);
+    k->d = sform_any();
+    k->op = T_EQ;
+    if (c && c->kind == N_UNARY && c->unary.op == T_BANG)
+        return path_push(L, c->unary.a, !truth);
+    if (c && c->kind == N_BINARY && ((c->binary.op == T_ANDAND && truth) || (c->binary.op == T_OROR && !truth))) {
+        path_push(L, c->binary.a, truth);
+        path_push(L, c->binary.b, truth);
+        return;
+    }
+    if (c && c->kind == N_BOOL) {
+        k->d = sform_const(c->lit.bval == truth ? 0 : 1);   /* 0 == 0 holds, 1 == 0 never */
+    } else if (c && c->kind == N_BINARY && c->binary.a && c->binary.a->ty && type_is_int(c->binary.a->ty)) {
+        TokKind op = c->binary.op;
+        if (op == T_LT || op == T_LE || op == T_GT || op == T_GE || op == T_EQ || op == T_NE) {
+            SVal a = sym_eval(L->env, c->binary.a), b = sym_eval(L->env, c->binary.b);
+            sform_add(&k->d, &a.f, &b.f, -1);
+            k->op = truth ? op : negate_cmp(op);
+        }
+    }
+    vec_push(L->a, &L->path, k);
+}
+
 static void lane_if(Lane *L, Node *n)
 {
     SVal c = sym_eval(L->env, n->if_.cond);
     lw(L, n->if_.cond);
-    int mark = senv_mark(L->env);
+    int mark = senv_mark(L->env), depth = L->path.n;
+    path_push(L, n->if_.cond, true);
     lw(L, n->if_.then);
+    L->path.n = depth;
     SJoin *j = senv_join_begin(L->env, mark);
+    path_push(L, n->if_.cond, false);
     lw(L, n->if_.els);   /* an else-if chain: its depth is the program's (parse limits it) */
+    L->path.n = depth;
     senv_join_end(L->env, j, c.uniform);
 }
 

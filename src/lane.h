@@ -18,6 +18,14 @@
 
 typedef enum { AK_READ, AK_WRITE, AK_ATOMIC } AccKind;
 
+/* One condition on the path to an access: d OP 0 (T_LT, T_LE, T_GT, T_GE,
+ * T_EQ, T_NE), its form taken where the `if` is; d any: a condition the core
+ * cannot state (the access may or may not run). */
+typedef struct {
+    SForm d;
+    TokKind op;
+} Cond;
+
 typedef struct {
     AccKind kind;
     Sym *view;            /* the root; NULL: a view expression the checker does not follow (any view) */
@@ -33,6 +41,10 @@ typedef struct {
     /* an element reached through a part lies inside the part (its guard
      * says so): the part's offset and length, any when there is none */
     SForm clo, clen, fclo, fclen;
+    /* the conditions the access runs under: the witness search runs it only
+     * in the lanes (and iterations) where they hold */
+    Cond **conds;
+    int nconds;
 } Acc;
 
 /* A let-bound part, as its `let` made it. */
@@ -57,6 +69,7 @@ typedef struct {
     Vec acc;              /* Acc* */
     Vec written;          /* Sym*: outside views written in the lane */
     Vec views;            /* ViewLet*: parts bound by lets */
+    Vec path;             /* Cond*: the conditions of the ifs around the walk's position */
     SEnv *env;
     SKey *key;            /* the lane index's unknown */
     int unrolled;         /* iterations of constant loops walked one by one, nested (a product) */

@@ -24,7 +24,7 @@
 
 #include <string.h>
 
-enum { WITNESS_LANES = 64, WITNESS_COMBOS = 16, CTR_MAX = 4 };
+enum { WITNESS_LANES = 64, WITNESS_COMBOS = 16, CTR_MAX = 4, SEARCH_BUDGET = 64 };
 
 /* --------------------------------------------------------- reports */
 
@@ -261,8 +261,53 @@ static SNum lane_count(const Lane *L)
     return -1;
 }
 
-/* Every interval A touches in lane i, its loop counters enumerated. */
-static bool spans_in(const Lane *L, const Acc *A, SNum i, Spans *S)
+/* Do A's conditions hold under as? *exact is cleared when one cannot be
+ * decided (it is then taken to hold: the access may run). */
+static bool conds_hold(const Acc *A, const SAssign *as, bool *exact)
+{
+    for (int c = 0; c < A->nconds; c++) {
+        SNum d;
+        if (!sform_eval(&A->conds[c]->d, as, &d)) {
+            *exact = false;
+            continue;
+        }
+        bool ok;
+        switch (A->conds[c]->op) {
+        case T_LT: ok = d < 0; break;
+        case T_LE: ok = d <= 0; break;
+        case T_GT: ok = d > 0; break;
+        case T_GE: ok = d >= 0; break;
+        case T_EQ: ok = d == 0; break;
+        default: ok = d != 0; break;
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The lanes A can run in, from conditions `i - K < 0` and the like on its
+ * path: [0, hi), or -1 when they set no bound. */
+static SNum cond_lanes(const Lane *L, const Acc *A)
+{
+    SNum hi = -1;
+    for (int c = 0; c < A->nconds; c++) {
+        SForm coef, rest;
+        SNum one, k;
+        const Cond *C = A->conds[c];
+        if (!sform_split(&C->d, L->key, &coef, &rest) || !sform_is_const(&coef, &one) || one != 1 ||
+            !sform_is_const(&rest, &k))
+            continue;
+        SNum b = C->op == T_LT ? -k : C->op == T_LE || C->op == T_EQ ? -k + 1 : -1;   /* i < -k, i <= -k, i == -k */
+        if (b >= 0 && (hi < 0 || b < hi))
+            hi = b;
+    }
+    return hi;
+}
+
+/* Every interval A touches in lane i, its loop counters enumerated, where
+ * its conditions hold. */
+static bool spans_in(const Lane *L, const Acc *A, SNum i, Spans *S, bool *exact)
 {
     const SKey *ks[CTR_MAX], *keys[CTR_MAX + 1];
     SNum vals[CTR_MAX + 1];
@@ -294,7 +339,7 @@ static bool spans_in(const Lane *L, const Acc *A, SNum i, Spans *S)
             level++;
             continue;
         }
-        {
+        if (conds_hold(A, &as, exact)) {
             SNum lo, len = 0;
             if (!sform_eval(&A->lo, &as, &lo))
                 return false;
@@ -322,20 +367,92 @@ static bool spans_in(const Lane *L, const Acc *A, SNum i, Spans *S)
     }
 }
 
+enum { CANDIDATES = 256 };
+
+/* F runs only in lanes [0, nf) (spans sf, every condition decided); G in
+ * any lane, with the footprint C * j + K + [0, W) over every iteration
+ * (constants). For each interval of F, the lanes j of G that may meet it
+ * solve C * j in (lo - K - W, hi - K); each is checked lane by lane. None
+ * meets: *all (proved apart). swapped: F is the second access (the lanes in
+ * the witness are given back in the caller's order). */
+static bool finite_vs_affine(const Lane *L, const Acc *F, const Acc *G, const Spans *sf, int nf, SNum *li, SNum *lj,
+                             SNum *elem, bool *all, bool swapped)
+{
+    SForm Cf, Kf;
+    SNum c, k, w, n = lane_count(L);
+    if (!lane_form(L, &G->flo, &G->flen, &Cf, &Kf) || !sform_is_const(&Cf, &c) || c == 0 ||
+        !sform_is_const(&Kf, &k) || !sform_is_const(&G->flen, &w))
+        return false;
+    SNum a = c < 0 ? -c : c;
+    for (int i = 0; i < nf; i++)
+        for (int p = 0; p < sf[i].n; p++) {
+            SNum lo = sf[i].lo[p], hi = sf[i].hi[p];
+            /* c*j in (lo - k - w, hi - k): j between the two quotients */
+            SNum x = lo - k - w, y = hi - k, jlo, jhi;
+            if (c > 0) {
+                jlo = x >= 0 ? x / c : -((-x + c - 1) / c);
+                jhi = y >= 0 ? (y + c - 1) / c : -(-y / c);
+            } else {
+                jlo = -y >= 0 ? -y / a : -((y + a - 1) / a);
+                jhi = -x >= 0 ? (-x + a - 1) / a : -(x / a);
+            }
+            if (jlo < 0)
+                jlo = 0;
+            if (n >= 0 && jhi > n)
+                jhi = n;
+            if (jhi - jlo > CANDIDATES)
+                return false;
+            for (SNum j = jlo; j <= jhi; j++) {
+                Spans sg;
+                bool exact = true;
+                if (j == i || (n >= 0 && j >= n))
+                    continue;
+                if (!spans_in(L, G, j, &sg, &exact) || !exact)
+                    return false;
+                for (int q = 0; q < sg.n; q++) {
+                    SNum m = lo > sg.lo[q] ? lo : sg.lo[q];
+                    if (m < (hi < sg.hi[q] ? hi : sg.hi[q])) {
+                        *li = swapped ? j : i;
+                        *lj = swapped ? i : j;
+                        *elem = m;
+                        return true;
+                    }
+                }
+            }
+        }
+    *all = true;
+    return false;
+}
+
+/* The lanes to search for A: its conditions' bound, the extent's when it
+ * is a constant, at most WITNESS_LANES; *bounded: the search covers every
+ * lane A can run in. */
+static int search_lanes(const Lane *L, const Acc *A, bool *bounded)
+{
+    SNum n = lane_count(L), c = cond_lanes(L, A);
+    if (c >= 0 && (n < 0 || c < n))
+        n = c;
+    *bounded = n >= 0 && n <= WITNESS_LANES;
+    return *bounded ? (int)n : WITNESS_LANES;
+}
+
 /* Lanes i != j where A (lane i) and B (lane j) meet: the smallest pair, the
- * first element. *all: every lane pair was searched (a constant extent). */
+ * first element. *all: every lane pair was searched and every condition
+ * decided, so finding none proves them apart. */
 static bool find_meeting(const Lane *L, const Acc *A, const Acc *B, SNum *li, SNum *lj, SNum *elem, bool *all)
 {
-    SNum lanes = lane_count(L);
-    bool exhaustive = lanes >= 0 && lanes <= WITNESS_LANES;
-    int n = exhaustive ? (int)lanes : WITNESS_LANES;
     *all = false;
     if (!A->view || !B->view)
         return false;   /* a view not followed: no element to name */
+    bool ba, bb, exact = true;
+    int na = search_lanes(L, A, &ba), nb = search_lanes(L, B, &bb);
+    int n = na > nb ? na : nb;
     Spans *sa = arena_alloc(L->a, sizeof *sa * (size_t)(n + 1)), *sb = arena_alloc(L->a, sizeof *sb * (size_t)(n + 1));
-    for (int i = 0; i < n; i++)
-        if (!spans_in(L, A, i, &sa[i]) || !spans_in(L, B, i, &sb[i]))
+    for (int i = 0; i < n; i++) {
+        sa[i].n = sb[i].n = 0;
+        if ((i < na && !spans_in(L, A, i, &sa[i], &exact)) || (i < nb && !spans_in(L, B, i, &sb[i], &exact)))
             return false;
+    }
     for (int s = 1; s < n; s++)            /* smallest lanes first */
         for (int t = 0; t < s; t++)
             for (int pass = 0; pass < 2; pass++) {
@@ -352,20 +469,40 @@ static bool find_meeting(const Lane *L, const Acc *A, const Acc *B, SNum *li, SN
                         }
                     }
             }
-    *all = exhaustive;
-    return false;
+    *all = ba && bb && exact;
+    if (*all || !exact || ba == bb)
+        return false;
+    /* one side runs in a few lanes, the other in any: the second's lanes
+     * that can meet the first's elements, from its affine footprint, each
+     * confirmed lane by lane */
+    return ba ? finite_vs_affine(L, A, B, sa, na, li, lj, elem, all, false)
+              : finite_vs_affine(L, B, A, sb, nb, li, lj, elem, all, true);
 }
 
 /* --------------------------------------------------------- the race rule */
 
-static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
+typedef enum { APART, MET, UNPROVED } Verdict;
+
+/* The message for two writes not proved apart and with no witness. */
+static void report_unproved_writes(Lane *L, const Acc *B)
+{
+    LANE_ERROR(L, B->at, E_PARALLEL_RACE, "index the view by the lane: `out[i]`, `out[2 * i + 1]`, or a part `out[4 * i .. 4 * i + 4]`",
+               "lanes %s and %s may both write %s: the index is not proved one-to-one in %s (%s, line %d), in %s",
+               lane_eq(L, 0), lane_eq(L, 1), expand_expr(L->a, B->node),
+               L->var && strcmp(L->var, "_") ? L->var : "the lane", acc_text(L, B), B->at.line, region_what(L));
+}
+
+/* Two writes: apart, met (reported, with the witness), or not proved (the
+ * caller reports it once no pair has a witness: a concrete race is the
+ * more useful message). */
+static Verdict writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
 {
     SNum i, j, e;
     bool all;
     /* the proof first: it is cheap, and where it holds no witness exists,
      * so the search for one runs only where it may */
     if (proved_apart(L, A, B))
-        return false;
+        return APART;
     const char *vid = v ? v->id : "a view";
     if (find_meeting(L, A, B, &i, &j, &e, &all)) {
         const char *el = A->whole && B->whole ? arena_printf(L->a, "all of %s", vid)
@@ -374,15 +511,9 @@ static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
                    "lanes %s and %s both write %s: %s (line %d)%s%s, in %s", lane_eq(L, (long long)(i < j ? i : j)),
                    lane_eq(L, (long long)(i < j ? j : i)), el, acc_text(L, A), A->at.line, A->node == B->node ? "" : "; and ",
                    A->node == B->node ? "" : arena_printf(L->a, "%s (line %d)", acc_text(L, B), B->at.line), region_what(L));
-        return true;
+        return MET;
     }
-    if (all)
-        return false;   /* every lane pair of a constant extent searched: none meets */
-    LANE_ERROR(L, B->at, E_PARALLEL_RACE, "index the view by the lane: `out[i]`, `out[2 * i + 1]`, or a part `out[4 * i .. 4 * i + 4]`",
-               "lanes %s and %s may both write %s: the index is not proved one-to-one in %s (%s, line %d), in %s",
-               lane_eq(L, 0), lane_eq(L, 1), expand_expr(L->a, B->node),
-               L->var && strcmp(L->var, "_") ? L->var : "the lane", acc_text(L, B), B->at.line, region_what(L));
-    return true;
+    return all ? APART : UNPROVED;   /* all: every lane pair searched, every condition decided */
 }
 
 /* A read is safe when no other lane writes what it reads: it is apart,
@@ -391,6 +522,7 @@ static bool writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
 static void read_conflict(Lane *L, Sym *v, const Acc *R, Vec *writes)
 {
     const char *vid = v ? v->id : "a view";
+    const Acc *unproved = NULL;
     for (int k = 0; k < writes->n; k++) {
         const Acc *W = writes->v[k];
         SNum i, j, e;
@@ -405,22 +537,35 @@ static void read_conflict(Lane *L, Sym *v, const Acc *R, Vec *writes)
                        acc_text(L, W), W->at.line, region_what(L));
             return;
         }
-        if (all)
-            continue;
+        if (!all && !unproved)
+            unproved = W;
+    }
+    if (unproved)
         LANE_ERROR(L, R->at, E_PARALLEL_RACE, "read a view the region writes only at the lane's own element, or write "
                    "into another view",
                    "lane %s reads %s (line %d), which is not the element it writes (%s, line %d): another lane may "
-                   "write it in %s", lane_eq(L, 1), acc_text(L, R), R->at.line, acc_text(L, W), W->at.line,
-                   region_what(L));
-        return;
-    }
+                   "write it in %s", lane_eq(L, 1), acc_text(L, R), R->at.line, acc_text(L, unproved),
+                   unproved->at.line, region_what(L));
 }
 
-/* Keeps the first of each group of writes with one footprint: two such
+/* Keeps the first of each group of writes with one footprint under the
+ * same conditions: two such
  * writes race with each other exactly as one of them races with itself, so
  * the first pair in order that conflicts is unchanged, and a lane of ten
  * thousand `y[i] = ...` is not checked ten thousand squared times. A
  * collector's own write is always kept (it is never compared with itself). */
+/* The same conditions, in the same order (a path's conditions are shared
+ * by the accesses on it). */
+static bool same_conds(const Acc *A, const Acc *B)
+{
+    if (A->nconds != B->nconds)
+        return false;
+    for (int c = 0; c < A->nconds; c++)
+        if (A->conds[c] != B->conds[c])
+            return false;
+    return true;
+}
+
 static void distinct_writes(Lane *L, Vec *writes)
 {
     Vec kept = {0};
@@ -430,7 +575,7 @@ static void distinct_writes(Lane *L, Vec *writes)
         for (int j = 0; !A->by_collector && !A->whole && j < kept.n && !dup; j++) {
             Acc *K = kept.v[j];
             dup = !K->by_collector && !K->whole && K->view == A->view && sform_equal(&K->lo, &A->lo) &&
-                  sform_equal(&K->len, &A->len);
+                  sform_equal(&K->len, &A->len) && same_conds(K, A);
         }
         if (!dup)
             vec_push(L->a, &kept, A);
@@ -468,13 +613,25 @@ static void check_view(Lane *L, Sym *v)
         return;
     }
     distinct_writes(L, &writes);
+    const Acc *unproved = NULL;
+    int searched = 0;   /* witness searches after the first pair not proved: a budget, not a rule */
     for (int a = 0; a < writes.n; a++)
         for (int b = a; b < writes.n; b++) {
             if (a == b && ((Acc *)writes.v[a])->by_collector)
                 continue;   /* the collector places its own values */
-            if (writes_conflict(L, v, writes.v[a], writes.v[b]))
+            if (unproved && ++searched > SEARCH_BUDGET)
+                goto report;
+            Verdict d = writes_conflict(L, v, writes.v[a], writes.v[b]);
+            if (d == MET)
                 return;
+            if (d == UNPROVED && !unproved)
+                unproved = writes.v[b];
         }
+report:
+    if (unproved) {
+        report_unproved_writes(L, unproved);
+        return;
+    }
     if (writes.n)
         for (int r = 0; r < reads.n; r++)
             read_conflict(L, v, reads.v[r], &writes);

@@ -19,7 +19,7 @@ runs the lane and records every element it writes and reads, as (root view, elem
 model shares nothing with the checker's reasoning: it executes the lane. A condition on data (x[i])
 is taken both ways, so the model holds every access the lane may make.
 
-The judge runs every lane for n in 1..7 and cols in 1..4. A program races when, for some (n, cols),
+The judge runs every lane for n in 1..7 and cols in 0..4. A program races when, for some (n, cols),
 two lanes write one element, or a lane reads an element that another lane writes and that it does
 not write itself (the spec's own-element allowance). Taking a part is not an access; a helper lent a
 part writes (or reads) all of it.
@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 LEN = 512                  # every view's length; the generator stays far below it
 NS = range(1, 8)           # the extents the judge tries
-COLS = range(1, 5)         # the row widths it tries
+COLS = range(0, 5)         # the row widths it tries (0 too: a run-time width may be 0)
 MAX_I = max(NS) - 1        # the largest lane index
 MAX_N = max(NS)
 MAX_COLS = max(COLS)
@@ -735,7 +735,7 @@ JUDGE_CASES = [
     ("L.get(3, L.sl(y, 2 * i, 2 * i + 3))\n    L.wr(y, 2 * i)", "lane i=0 reads y[2], which lane i=1 writes"),
     ("if i < 1:\n        L.wr(y, 0)", None),
     ("for c in range(cols):\n        L.wr(y, i * cols + c)", None),
-    ("for c in range(cols + 1):\n        L.wr(y, i * cols + c)", "n=2 cols=1: lanes i=0 and i=1 both write y[1]"),
+    ("for c in range(cols + 1):\n        L.wr(y, i * cols + c)", "n=2 cols=0: lanes i=0 and i=1 both write y[0]"),
     ("for k in range(3):\n        L.wr(y, 2 * i + k)", "lanes i=0 and i=1 both write y[2]"),
     ("L.wr(y, L.sub(40, 4 * i))", None),
     ("L.wr(y, i * i)", None),
