@@ -239,6 +239,26 @@ static bool names_param(Node *n, void *c)
     return true;
 }
 
+/* The common case, decided without building forms: the parameter's extent
+ * is a parameter p, the argument for p is a name, and the view's extent is
+ * that same name, which cannot change (f(n, x) with x:ro<T>[n] on both
+ * sides). The core would give both one key. */
+static bool same_name_extent(Node *fn, Node *call, Type *pt, Type *at)
+{
+    Node *pe = pt->extent, *ae = at->extent;
+    if (!pe || !ae || pe->kind != N_NAME || ae->kind != N_NAME || !ae->name.sym)
+        return false;
+    const Sym *s = ae->name.sym;
+    if (s->mut || (s->kind != SYM_PARAM && s->kind != SYM_LOCAL) || !s->ty || s->ty->kind == TY_REF)
+        return false;
+    for (int i = 0; i < fn->fn.params.n && i < call->call.args.n; i++) {
+        Node *arg = call->call.args.v[i];
+        if (((Node *)fn->fn.params.v[i])->param.sym == pe->name.sym)
+            return arg->kind == N_NAME && arg->name.sym == s;
+    }
+    return false;
+}
+
 static void check_extents(Ctx *x, Node *e, Node *fn, Type *ft, Type **ats, const char *fname)
 {
     int n = e->call.args.n;
@@ -247,10 +267,14 @@ static void check_extents(Ctx *x, Node *e, Node *fn, Type *ft, Type **ats, const
     bool views = false;
     for (int i = 0; i < n; i++) {
         Type *pt = ft->params.v[i];
-        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW) {
-            views = true;
-            par_walk(pt->extent, names_param, walk);
+        if (pt->kind != TY_VIEW || ats[i]->kind != TY_VIEW)
+            continue;
+        if (same_name_extent(fn, e, pt, ats[i])) {
+            e->call.extent_proved[i] = true;
+            continue;
         }
+        views = true;
+        par_walk(pt->extent, names_param, walk);
     }
     if (!views)
         return;
@@ -263,7 +287,7 @@ static void check_extents(Ctx *x, Node *e, Node *fn, Type *ft, Type **ats, const
         nv += ((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW;
     SVal *exts = arena_alloc(x->a, sizeof *exts * (size_t)nv), *args = arena_alloc(x->a, sizeof *args * (size_t)(used.n + 1));
     for (int i = 0, k = 0; i < n; i++)
-        if (((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
+        if (((Type *)ft->params.v[i])->kind == TY_VIEW && ats[i]->kind == TY_VIEW && !e->call.extent_proved[i])
             exts[k++] = ats[i]->extent ? sym_eval(env, ats[i]->extent) : (SVal){sform_any(), true};
     for (int i = 0; i < n && i < fn->fn.params.n && na < used.n; i++)
         if (ptrset_has(&used, ((Node *)fn->fn.params.v[i])->param.sym))
@@ -273,7 +297,7 @@ static void check_extents(Ctx *x, Node *e, Node *fn, Type *ft, Type **ats, const
             senv_bind(env, ((Node *)fn->fn.params.v[i])->param.sym, args[k++]);
     for (int i = 0, k = 0; i < n; i++) {
         Type *pt = ft->params.v[i];
-        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW)
+        if (pt->kind == TY_VIEW && ats[i]->kind == TY_VIEW && !e->call.extent_proved[i])
             check_extent(x, e, i, pt, &exts[k++], env, fname, param_name(fn, i));
     }
     arena_release(x->a, scratch);

@@ -108,6 +108,15 @@ static bool add_term(SForm *f, const STerm *t, SNum c)
     return true;
 }
 
+/* A form's header and its used terms only (a form is mostly empty slots). */
+static void form_set(SForm *dst, const SForm *src)
+{
+    dst->any = src->any;
+    dst->n = src->n;
+    dst->k = src->k;
+    memcpy(dst->t, src->t, sizeof *src->t * (size_t)src->n);
+}
+
 static bool fail(SForm *out)
 {
     *out = sform_any();
@@ -118,7 +127,8 @@ bool sform_add(SForm *out, const SForm *a, const SForm *b, int sign)
 {
     if (a->any || b->any)
         return fail(out);
-    SForm r = *a;
+    SForm r;
+    form_set(&r, a);
     SNum k;
     if (!num_mul(b->k, sign, &k) || !num_add(r.k, k, &r.k))
         return fail(out);
@@ -127,7 +137,7 @@ bool sform_add(SForm *out, const SForm *a, const SForm *b, int sign)
         if (!num_mul(b->t[i].c, sign, &c) || !add_term(&r, &b->t[i], c))
             return fail(out);
     }
-    *out = r;
+    form_set(out, &r);
     return true;
 }
 
@@ -172,7 +182,7 @@ bool sform_mul(SForm *out, const SForm *a, const SForm *b)
             if (!mono_mul(&a->t[i], &b->t[j], &t) || !add_term(&r, &t, t.c))
                 return fail(out);
         }
-    *out = r;
+    form_set(out, &r);
     return true;
 }
 
@@ -258,9 +268,27 @@ static const char *num_str(Arena *a, SNum v)
     return arena_strdup(a, p);
 }
 
+static const char *atom_str(Arena *a, const SKey *k);
+
 static const char *key_str(Arena *a, const SKey *k)
 {
-    return k->name ? k->name : arena_printf(a, "#%d", k->id);
+    if (k->name)
+        return k->name;
+    return k->kind == SK_ATOM ? atom_str(a, k) : arena_printf(a, "#%d", k->id);
+}
+
+/* An atom's name, made when it is printed (most never are). */
+static const char *atom_str(Arena *a, const SKey *k)
+{
+    static const char *const names[] = {[T_SLASH] = "/", [T_PERCENT] = "%", [T_AMP] = "&", [T_PIPE] = "|",
+                                        [T_CARET] = "^", [T_LT] = "min", [T_GT] = "max", [T_LBRACK] = "shl",
+                                        [T_RBRACK] = "shr"};
+    const char *op = (size_t)k->op < sizeof names / sizeof *names && names[k->op] ? names[k->op] : "?";
+    if (!k->b)
+        return arena_printf(a, "%s[%s]", k->sym && k->sym->id ? k->sym->id : "?", sform_str(a, k->a));
+    if (k->op == T_LT || k->op == T_GT || k->op == T_LBRACK || k->op == T_RBRACK)
+        return arena_printf(a, "%s(%s, %s)", op, sform_str(a, k->a), sform_str(a, k->b));
+    return arena_printf(a, "(%s %s %s)", sform_str(a, k->a), op, sform_str(a, k->b));
 }
 
 const char *sform_str(Arena *a, const SForm *f)
@@ -793,17 +821,7 @@ static SKey *atom(SEnv *e, TokKind op, const SForm *a, const SForm *b, const Sym
         if (k->op == op && k->sym == view && sform_equal(k->a, a) && (b ? k->b && sform_equal(k->b, b) : !k->b))
             return k;
     }
-    static const char *const names[] = {[T_SLASH] = "/", [T_PERCENT] = "%", [T_AMP] = "&", [T_PIPE] = "|",
-                                        [T_CARET] = "^", [T_LT] = "min", [T_GT] = "max", [T_LBRACK] = "shl",
-                                        [T_RBRACK] = "shr"};
-    const char *name;
-    if (!b)
-        name = arena_printf(e->a, "%s[%s]", view && view->id ? view->id : "?", sform_str(e->a, a));
-    else if (op == T_LT || op == T_GT || op == T_LBRACK || op == T_RBRACK)
-        name = arena_printf(e->a, "%s(%s, %s)", names[op], sform_str(e->a, a), sform_str(e->a, b));
-    else
-        name = arena_printf(e->a, "(%s %s %s)", sform_str(e->a, a), names[op] ? names[op] : "?", sform_str(e->a, b));
-    SKey *k = key_new(e, SK_ATOM, name);
+    SKey *k = key_new(e, SK_ATOM, NULL);   /* named when printed */
     k->op = op;
     k->a = form_copy(e, a);
     k->b = b ? form_copy(e, b) : NULL;
