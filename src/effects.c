@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-Sym *view_root(Node *e);   /* check_call.c */
 
 /* The row hangs on the function's node, so a lookup costs nothing: a
  * search of the table per call site made the pass quadratic in the number
