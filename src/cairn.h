@@ -118,7 +118,17 @@ typedef struct {
     X(E_EMULATE, "E-EMULATE")                                                \
     X(E_ENQUEUE, "E-ENQUEUE")                                                \
     X(E_ENCODING, "E-ENCODING")                                              \
-    X(E_BOUNDS, "E-BOUNDS")
+    X(E_BOUNDS, "E-BOUNDS")                                                  \
+    X(E_COOP_SHAPE, "E-COOP-SHAPE")                                          \
+    X(E_COOP_SHARED, "E-COOP-SHARED")                                        \
+    X(E_COOP_BARRIER, "E-COOP-BARRIER")                                      \
+    X(E_COOP_WARP, "E-COOP-WARP")                                            \
+    X(E_COOP_CONFLICT, "E-COOP-CONFLICT")                                    \
+    X(E_COOP_UNORDERED, "E-COOP-UNORDERED")                                  \
+    X(E_COOP_REUSE, "E-COOP-REUSE")                                          \
+    X(E_COOP_UNWRITTEN, "E-COOP-UNWRITTEN")                                  \
+    X(E_COOP_UNDECIDED, "E-COOP-UNDECIDED")                                  \
+    X(E_COOP_GLOBAL, "E-COOP-GLOBAL")
 
 typedef enum {
 #define X(id, s) id,
@@ -428,6 +438,9 @@ struct Node {
             Node *body;
             Vec fvars, fext;          /* finish: then threads t in T */
             Node *finish;             /* N_BLOCK or NULL */
+            Vec bsyms, tsyms, fsyms;  /* set by the checker: Sym* of the names, in order */
+            int64_t threads;          /* set by the checker: T, the product of the thread extents */
+            bool device;              /* set by the checker: it indexes @device views */
         } coop;
         struct {                      /* N_ASM */
             const char *dialect;      /* "ptx" */
@@ -547,6 +560,7 @@ struct Type {
     Access access;        /* VIEW REF */
     Node *extent;         /* VIEW: the extent expression, in the scope of its declaration */
     Placement place;      /* VIEW */
+    bool shared;          /* VIEW: a cooperative region's shared array (its block's memory, either side) */
     int64_t count;        /* ARRAY: K */
     Vec params;           /* FN: Type* */
     Type *ret;            /* FN: result (TY_VOID for none) */

@@ -33,6 +33,9 @@ typedef struct {
     int loop_depth;       /* for break / continue (E-LOOP) */
     int loop_breaks;      /* breaks seen at the innermost loop (divergence of while true) */
     int parallel;         /* inside a parallel body: indexing @device is not refused here */
+    Node *coop;           /* the innermost cooperative region (or finish) being checked */
+    Node *coop_body;      /* its body (or finish) block: shared arrays are declared directly in it */
+    int64_t coop_bytes;   /* its shared arrays' bytes so far, each at a 128-byte boundary */
 } FnState;
 
 /* An E-UNSUPPORTED refusal, held back until the end: it is reported only
@@ -156,6 +159,14 @@ Type *check_fragment_call(Ctx *x, Node *e, FragKind f);
 
 /* atomic_OP(x[i], v): an element of an rw view and a value of its type */
 Type *check_atomic(Ctx *x, Node *e, Builtin b);
+
+/* ---- check_stmt.c: the typing of cooperative regions (issue 13) */
+void check_coop(Ctx *x, Node *s);            /* blocks b in G threads t in T { } [then threads ..] */
+void check_shared(Ctx *x, Node *s);          /* shared s:T[N] [= zeroed]; */
+void check_barrier(Ctx *x, Node *s);         /* barrier; */
+bool coop_warp_place(Ctx *x, Node *e, const char *what);   /* a warp operation inside a region */
+/* ---- check_coop.c: their rules, in the parallel-rules pass */
+void coop_rules(Ctx *x);
 
 /* ---- check_par.c: lanes and plans (issue 4), the parallel-rules pass */
 void check_par_program(Ctx *x);             /* after every body is typed */

@@ -31,6 +31,8 @@ static bool want_args(Ctx *x, Node *e, int n, const char *shape)
     return false;
 }
 
+static Type *check_warp_op(Ctx *x, Node *e, Builtin b);
+
 static Type *later(Ctx *x, Node *e, const char *what)
 {
     unsupported(x, e->span, what, NULL);
@@ -547,8 +549,53 @@ static Type *check_later(Ctx *x, Node *e, Builtin b)
         break;
     }
     if (b >= B_SHUFFLE && b <= B_WARP_MATCH)
-        return later(x, e, arena_printf(x->a, "%s (warp operations, a later issue)", builtin_name(b)));
+        return check_warp_op(x, e, b);
     return later(x, e, arena_printf(x->a, "%s (atomics, a later issue)", builtin_name(b)));
+}
+
+/* shuffle(v, lane), shuffle_xor(v, mask), shuffle_down(v, d), shuffle_up(v,
+ * d): v a number, the lane a u32; warp_ballot(c) -> u32, warp_any(c) and
+ * warp_all(c) -> bool; warp_match(v) -> u32 for a 32- or 64-bit number.
+ * Only in a cooperative region (E-COOP-WARP). */
+static Type *check_warp_op(Ctx *x, Node *e, Builtin b)
+{
+    const char *name = builtin_name(b);
+    bool vote = b == B_WARP_BALLOT || b == B_WARP_ANY || b == B_WARP_ALL;
+    int want = vote || b == B_WARP_MATCH ? 1 : 2;
+    if (!coop_warp_place(x, e, arena_printf(x->a, "%s(..)", name))) {
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (e->call.args.n != want) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s(%s)", name, want == 1 ? "v" : "v, lane"),
+                   "%s takes %d argument%s, %d given", name, want, want == 1 ? "" : "s", e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Node *v = e->call.args.v[0];
+    if (vote) {
+        if (is_error(check_expect(x, v, type_prim(TY_BOOL), arena_printf(x->a, "%s's condition", name))))
+            return type_error();
+        return type_prim(b == B_WARP_BALLOT ? TY_U32 : TY_BOOL);
+    }
+    Type *t = check_expr(x, v, NULL);
+    if (is_error(t))
+        return t;
+    int bits = type_bits(t);
+    bool number = (type_is_int(t) || type_is_float(t)) && !type_is_storage_float(t);
+    if (!number || (b == B_WARP_MATCH && bits != 32 && bits != 64)) {
+        diag_error(x->sink, v->span, E_TYPE_MISMATCH,
+                   b == B_WARP_MATCH ? "match a 32-bit or 64-bit integer or float" : "exchange a number",
+                   "%s takes %s, and %s is %s", name,
+                   b == B_WARP_MATCH ? "a 32-bit or 64-bit integer or float" : "a number", estr(x, v), tstr(x, t));
+        return type_error();
+    }
+    if (b == B_WARP_MATCH)
+        return type_prim(TY_U32);
+    const char *what = b == B_SHUFFLE ? "the lane" : b == B_SHUFFLE_XOR ? "the mask" : "the distance";
+    if (is_error(check_expectf(x, e->call.args.v[1], type_prim(TY_U32), "%s of %s", what, name, NULL)))
+        return type_error();
+    return t;
 }
 
 static bool takes_targs(Builtin b)

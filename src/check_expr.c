@@ -665,8 +665,8 @@ static Type *check_index_value(Ctx *x, Node *i)
 static bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
 {
     bool kernel = x->fs && x->fs->fn && x->fs->fn->kind == N_FN && x->fs->fn->fn.is_kernel;
-    if (bt->place == PLACE_UNIFIED)
-        return false;
+    if (bt->place == PLACE_UNIFIED || bt->shared)
+        return false;   /* a shared array is its block's memory, on whichever side the region runs */
     if (bt->place != PLACE_DEVICE) {
         if (kernel) {
             diag_error(x->sink, e->span, E_PLACEMENT, "take the view @device, and transfer the host data to it first",
@@ -1083,8 +1083,11 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
     if (!e->collect.value)
         return type_error();
     if (e->collect.mode == MODE_WARP) {
-        unsupported(x, e->span, arena_printf(x->a, "%s ... warp (warp operations, a later issue)", collect_name(e)), NULL);
-        return type_error();
+        /* every thread of the warp gets the one total of its fixed butterfly */
+        Type *vt = check_expr(x, e->collect.value, is_number(expected) ? expected : NULL);
+        if (!coop_warp_place(x, e, arena_printf(x->a, "`%s %s warp`", collect_name(e), e->collect.op ? e->collect.op : "?")))
+            return type_error();
+        return collect_op(x, e, vt, false);
     }
     if (e->collect.extent)
         check_expect(x, e->collect.extent, type_prim(TY_USIZE), "a collector's extent");

@@ -425,44 +425,16 @@ static void lane_for(Lane *L, Node *n)
     senv_havoc_assigned(L->env, n->loop.body);
 }
 
-static TokKind negate_cmp(TokKind op)
-{
-    switch (op) {
-    case T_LT: return T_GE;
-    case T_LE: return T_GT;
-    case T_GT: return T_LE;
-    case T_GE: return T_LT;
-    case T_EQ: return T_NE;
-    default: return T_EQ;   /* T_NE */
-    }
-}
-
-/* Pushes what `c == truth` says on the path, as conditions d OP 0: a
- * comparison of integers, the sides of && (true) or || (false), through !.
- * Anything else is one condition the core cannot state. */
+/* Pushes what `c == truth` says on the path (sym_conds). */
 static void path_push(Lane *L, Node *c, bool truth)
 {
-    Cond *k = arena_alloc(L->a, sizeof *k);
-    k->d = sform_any();
-    k->op = T_EQ;
-    if (c && c->kind == N_UNARY && c->unary.op == T_BANG)
-        return path_push(L, c->unary.a, !truth);
-    if (c && c->kind == N_BINARY && ((c->binary.op == T_ANDAND && truth) || (c->binary.op == T_OROR && !truth))) {
-        path_push(L, c->binary.a, truth);
-        path_push(L, c->binary.b, truth);
-        return;
+    SCond tmp[16];
+    int n = sym_conds(L->env, c, truth, tmp, 16);
+    for (int i = 0; i < n; i++) {
+        Cond *k = arena_alloc(L->a, sizeof *k);
+        *k = tmp[i];
+        vec_push(L->a, &L->path, k);
     }
-    if (c && c->kind == N_BOOL) {
-        k->d = sform_const(c->lit.bval == truth ? 0 : 1);   /* 0 == 0 holds, 1 == 0 never */
-    } else if (c && c->kind == N_BINARY && c->binary.a && c->binary.a->ty && type_is_int(c->binary.a->ty)) {
-        TokKind op = c->binary.op;
-        if (op == T_LT || op == T_LE || op == T_GT || op == T_GE || op == T_EQ || op == T_NE) {
-            SVal a = sym_eval(L->env, c->binary.a), b = sym_eval(L->env, c->binary.b);
-            sform_add(&k->d, &a.f, &b.f, -1);
-            k->op = truth ? op : negate_cmp(op);
-        }
-    }
-    vec_push(L->a, &L->path, k);
 }
 
 static void lane_if(Lane *L, Node *n)

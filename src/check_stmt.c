@@ -10,6 +10,7 @@
  * places that may be written (E-ASSIGN).
  */
 #include "check.h"
+#include "sym.h"
 
 #include <string.h>
 
@@ -350,7 +351,7 @@ static void check_stmt(Ctx *x, Node *s)
     case N_LET: check_let(x, s); break;
     case N_CONST: check_local_const(x, s); break;
     case N_BUFFER: check_buffer(x, s); break;
-    case N_SHARED: refuse_decl(x, s, "shared arrays (cooperative regions, a later issue)"); break;
+    case N_SHARED: check_shared(x, s); break;
     case N_PIPELINE: refuse_decl(x, s, "pipelines (cooperative regions, a later issue)"); break;
     case N_ASSIGN: check_assign(x, s); break;
     case N_EXPR_STMT: check_expr(x, s->unary.a, NULL); break;
@@ -360,8 +361,8 @@ static void check_stmt(Ctx *x, Node *s)
     case N_BREAK: case N_CONTINUE: check_jump(x, s); break;
     case N_RETURN: check_return(x, s); break;
     case N_PARALLEL: check_parallel(x, s); break;
-    case N_COOP: unsupported(x, s->span, "cooperative regions (a later issue)", NULL); break;
-    case N_BARRIER: unsupported(x, s->span, "barrier (cooperative regions, a later issue)", NULL); break;
+    case N_COOP: check_coop(x, s); break;
+    case N_BARRIER: check_barrier(x, s); break;
     case N_UNSAFE:
         unsupported(x, s->span, "unsafe blocks (a later issue)", NULL);
         check_block(x, s, false);   /* no scope: asm outputs live on after it (SYNTAX.md 12) */
@@ -560,4 +561,193 @@ Type *check_spawn(Ctx *x, Node *e)
         ok = false;
     }
     return ok ? type_prim(TY_TICKET) : type_error();
+}
+
+/* ------------------------------------------------------------ cooperative regions */
+
+/* The typing of cooperative regions (issue 13); their rules are
+ * check_coop.c's, in the parallel-rules pass.
+ *   E-COOP-SHAPE    one to three names a side; thread extents constants
+ *                   whose product is a whole number of warps, 32 to 1024;
+ *                   a finish with the region's number of threads
+ *   E-COOP-SHARED   a shared array of a constant length, declared directly
+ *                   in a region's body (or its finish); 48 KiB a block, each
+ *                   array on a 128-byte boundary
+ *   E-COOP-BARRIER  a barrier outside a region
+ *   E-COOP-WARP     a warp operation outside a region */
+
+enum { SHARED_LIMIT = 48 * 1024, SHARED_ALIGN = 128 };
+
+static Sym *coop_name(Ctx *x, const char *id, Node *decl)
+{
+    Sym *s = sym_new(x, SYM_LOCAL, id, decl, type_prim(TY_USIZE));
+    s->cname = fresh_cname(x, "v", id);
+    declare_local(x, s, decl->span);
+    return s;
+}
+
+/* T, the product of the thread extents; -1 when it is not a block's shape
+ * (reported). */
+static int64_t thread_count(Ctx *x, Node *at, const Vec *ext, const char *what)
+{
+    int64_t t = 1;
+    bool known = true;
+    for (int i = 0; i < ext->n; i++) {
+        Node *e = ext->v[i];
+        int64_t v;
+        if (is_error(check_expect(x, e, type_prim(TY_USIZE), "a thread extent")))
+            return -1;
+        if (!sym_const(x->a, e, &v)) {
+            diag_error(x->sink, e->span, E_COOP_SHAPE, "write the block's threads as literals or constants: `threads t in 256`",
+                       "%s's thread extent %s is known only when it runs: a block's shape is fixed when it is compiled",
+                       what, estr(x, e));
+            known = false;
+            continue;
+        }
+        t = v > 2048 || t > 2048 ? 2048 : t * v;   /* past 1024 is past 1024 */
+    }
+    if (!known)
+        return -1;
+    if (t < 32 || t > 1024 || t % 32) {
+        diag_error(x->sink, at->span, E_COOP_SHAPE, "a block is 32 to 1024 threads in whole warps of 32: `threads t in 256`",
+                   "%s has %s%lld threads: a block is a whole number of warps from 32 to 1024", what,
+                   t >= 2048 ? "over " : "", (long long)t);
+        return -1;
+    }
+    return t;
+}
+
+static void names(Ctx *x, Node *s, const Vec *ids, Vec *syms, const char *side)
+{
+    if (ids->n > 3)
+        diag_error(x->sink, s->span, E_COOP_SHAPE, "name at most three blocks and three threads: `blocks bx, by in gx, gy`",
+                   "%d %s names: a region has one to three on each side", ids->n, side);
+    for (int i = 0; i < ids->n; i++)
+        vec_push(x->a, syms, coop_name(x, ids->v[i], s));
+}
+
+/* Checks one body (the region's or its finish) with the region's state. */
+static void coop_body(Ctx *x, Node *s, Node *body)
+{
+    FnState *fs = x->fs;
+    Node *coop = fs->coop, *top = fs->coop_body;
+    int64_t bytes = fs->coop_bytes;
+    int depth = fs->loop_depth;
+    fs->coop = s;
+    fs->coop_body = body;
+    fs->coop_bytes = 0;
+    fs->loop_depth = 0;   /* a thread cannot break out of its region */
+    fs->parallel++;
+    check_block(x, body, true);
+    fs->parallel--;
+    fs->loop_depth = depth;
+    fs->coop = coop;
+    fs->coop_body = top;
+    fs->coop_bytes = bytes;
+}
+
+void check_coop(Ctx *x, Node *s)
+{
+    if (!x->fs)
+        return;
+    if (x->fs->coop) {
+        diag_error(x->sink, s->span, E_PARALLEL_NEST, "run it after the region", "a cooperative region inside the "
+                   "cooperative region at line %d: regions do not nest", x->fs->coop->span.line);
+        return;
+    }
+    for (int i = 0; i < s->coop.bext.n; i++)
+        check_expect(x, s->coop.bext.v[i], type_prim(TY_USIZE), "a grid extent");
+    int64_t t = thread_count(x, s, &s->coop.text, "the region");
+    LanePlace lp;
+    lanes_begin(x, &lp);
+    scope_push(x);
+    names(x, s, &s->coop.bvars, &s->coop.bsyms, "block");
+    names(x, s, &s->coop.tvars, &s->coop.tsyms, "thread");
+    coop_body(x, s, s->coop.body);
+    scope_pop(x);
+    if (s->coop.finish) {
+        int64_t f = thread_count(x, s, &s->coop.fext, "the finish");
+        if (t > 0 && f > 0 && f != t)
+            diag_error(x->sink, s->coop.finish->span, E_COOP_SHAPE, "give the finish the region's thread count",
+                       "the finish has %lld threads and the region %lld: a finish runs as one more block of the region",
+                       (long long)f, (long long)t);
+        scope_push(x);   /* no block name: nothing of a block is in scope */
+        names(x, s, &s->coop.fvars, &s->coop.fsyms, "thread");
+        coop_body(x, s, s->coop.finish);
+        scope_pop(x);
+    }
+    s->coop.threads = t;
+    s->coop.device = lanes_end(x, &lp, arena_printf(x->a, "the cooperative region at line %d", s->span.line));
+    unsupported(x, s->span,
+                "cooperative regions past the rules of their shared arrays: arrays from outside the region "
+                "(E-COOP-GLOBAL) and the lowering (issue 13, continuing)", NULL);
+}
+
+static bool declared_in(const Node *body, const Node *s)
+{
+    for (int i = 0; body && i < body->block.stmts.n; i++)
+        if (body->block.stmts.v[i] == s)
+            return true;
+    return false;
+}
+
+void check_shared(Ctx *x, Node *s)
+{
+    FnState *fs = x->fs;
+    Type *elem = resolve_type(x, s->buffer.elem), *t = type_error();
+    bool ok = !is_error(elem);
+    if (ok && !type_is_scalar(elem)) {
+        diag_error(x->sink, s->buffer.elem->span, E_TYPE_MISMATCH, "use a scalar element type",
+                   "a shared array's elements must be scalars, not %s", tstr(x, elem));
+        ok = false;
+    }
+    ok = !is_error(check_expect(x, s->buffer.size, type_prim(TY_USIZE), "a shared array's length")) && ok;
+    int64_t n = 0;
+    if (!fs || !fs->coop || !declared_in(fs->coop_body, s)) {
+        diag_error(x->sink, s->span, E_COOP_SHARED, "declare it directly in the body of `blocks .. threads ..` (or of its finish)",
+                   "a shared array %s: it is a block's memory, declared directly in a cooperative region's body",
+                   fs && fs->coop ? "inside a nested block" : "outside a cooperative region");
+        ok = false;
+    } else if (ok && (!sym_const(x->a, s->buffer.size, &n) || n <= 0)) {
+        diag_error(x->sink, s->buffer.size->span, E_COOP_SHARED, "give it a constant length: `shared s:f32[256];`",
+                   "a shared array's length must be a constant above 0, and %s is %s", estr(x, s->buffer.size),
+                   sym_const(x->a, s->buffer.size, &n) ? "0" : "known only when it runs");
+        ok = false;
+    } else if (ok) {
+        int64_t size = (type_bits(elem) ? type_bits(elem) / 8 : 1) * (n > SHARED_LIMIT ? SHARED_LIMIT + 1 : n);
+        int64_t start = (fs->coop_bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+        fs->coop_bytes = start + size;
+        if (fs->coop_bytes > SHARED_LIMIT) {
+            diag_error(x->sink, s->span, E_COOP_SHARED, "use fewer or smaller shared arrays; a block has 48 KiB",
+                       "the block's shared arrays take %lld bytes with %s (%lld bytes at offset %lld, each array on a "
+                       "128-byte boundary): more than 48 KiB (49152)", (long long)fs->coop_bytes, s->buffer.id,
+                       (long long)size, (long long)start);
+            ok = false;
+        }
+    }
+    if (ok) {
+        t = view_type(x, ACC_RW, elem, s->buffer.size, PLACE_HOST);
+        t->shared = true;
+    }
+    Sym *y = sym_new(x, SYM_LOCAL, s->buffer.id, s, t);
+    y->cname = fresh_cname(x, "v", s->buffer.id);
+    declare_local(x, y, s->span);
+    s->buffer.sym = y;
+}
+
+void check_barrier(Ctx *x, Node *s)
+{
+    if (x->fs && x->fs->coop)
+        return;
+    diag_error(x->sink, s->span, E_COOP_BARRIER, "a barrier belongs in the body of `blocks b in G threads t in T { }`",
+               "barrier outside a cooperative region: there is no block of threads to wait for");
+}
+
+bool coop_warp_place(Ctx *x, Node *e, const char *what)
+{
+    if (x->fs && x->fs->coop)
+        return true;
+    diag_error(x->sink, e->span, E_COOP_WARP, "use it in the body of `blocks b in G threads t in T { }`",
+               "%s outside a cooperative region: a warp operation needs the threads of a warp", what);
+    return false;
 }

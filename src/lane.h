@@ -18,13 +18,9 @@
 
 typedef enum { AK_READ, AK_WRITE, AK_ATOMIC } AccKind;
 
-/* One condition on the path to an access: d OP 0 (T_LT, T_LE, T_GT, T_GE,
- * T_EQ, T_NE), its form taken where the `if` is; d any: a condition the core
- * cannot state (the access may or may not run). */
-typedef struct {
-    SForm d;
-    TokKind op;
-} Cond;
+/* One condition on the path to an access (sym.h), its form taken where
+ * the `if` is; d any: one the core cannot state (the access may run). */
+typedef SCond Cond;
 
 typedef struct {
     AccKind kind;

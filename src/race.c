@@ -266,19 +266,11 @@ static SNum lane_count(const Lane *L)
 static bool conds_hold(const Acc *A, const SAssign *as, bool *exact)
 {
     for (int c = 0; c < A->nconds; c++) {
-        SNum d;
-        if (!sform_eval(&A->conds[c]->d, as, &d)) {
+        bool known;
+        bool ok = scond_holds(A->conds[c], as, &known);
+        if (!known) {
             *exact = false;
             continue;
-        }
-        bool ok;
-        switch (A->conds[c]->op) {
-        case T_LT: ok = d < 0; break;
-        case T_LE: ok = d <= 0; break;
-        case T_GT: ok = d > 0; break;
-        case T_GE: ok = d >= 0; break;
-        case T_EQ: ok = d == 0; break;
-        default: ok = d != 0; break;
         }
         if (!ok)
             return false;

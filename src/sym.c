@@ -1259,3 +1259,107 @@ void sym_exec(SEnv *e, Node *s)
         return;
     }
 }
+
+/* ------------------------------------------------------------ conditions */
+
+static bool compare(TokKind op, SNum d)
+{
+    switch (op) {
+    case T_LT: return d < 0;
+    case T_LE: return d <= 0;
+    case T_GT: return d > 0;
+    case T_GE: return d >= 0;
+    case T_EQ: return d == 0;
+    default: return d != 0;   /* T_NE */
+    }
+}
+
+bool sym_truth(SEnv *e, Node *c, bool *out)
+{
+    bool a, b;
+    if (!c)
+        return false;
+    switch (c->kind) {
+    case N_BOOL:
+        *out = c->lit.bval;
+        return true;
+    case N_UNARY:
+        if (c->unary.op != T_BANG || !sym_truth(e, c->unary.a, &a))
+            return false;
+        *out = !a;
+        return true;
+    case N_BINARY: {
+        TokKind op = c->binary.op;
+        if (op == T_ANDAND || op == T_OROR) {
+            /* the right side decides only where the left one lets it run */
+            if (!sym_truth(e, c->binary.a, &a))
+                return false;
+            if (a == (op == T_OROR)) {
+                *out = a;
+                return true;
+            }
+            if (!sym_truth(e, c->binary.b, &b))
+                return false;
+            *out = b;
+            return true;
+        }
+        if (op != T_LT && op != T_LE && op != T_GT && op != T_GE && op != T_EQ && op != T_NE)
+            return false;
+        if (!c->binary.a || !c->binary.a->ty || !type_is_int(c->binary.a->ty))
+            return false;
+        SVal l = eval(e, c->binary.a), r = eval(e, c->binary.b);
+        SForm d;
+        SNum k;
+        if (!sform_add(&d, &l.f, &r.f, -1) || !sform_is_const(&d, &k))
+            return false;
+        *out = compare(op, k);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static TokKind negate_cmp(TokKind op)
+{
+    switch (op) {
+    case T_LT: return T_GE;
+    case T_LE: return T_GT;
+    case T_GT: return T_LE;
+    case T_GE: return T_LT;
+    case T_EQ: return T_NE;
+    default: return T_EQ;   /* T_NE */
+    }
+}
+
+int sym_conds(SEnv *e, Node *c, bool truth, SCond *out, int max)
+{
+    if (max <= 0)
+        return 0;
+    if (c && c->kind == N_UNARY && c->unary.op == T_BANG)
+        return sym_conds(e, c->unary.a, !truth, out, max);
+    if (c && c->kind == N_BINARY && ((c->binary.op == T_ANDAND && truth) || (c->binary.op == T_OROR && !truth))) {
+        int n = sym_conds(e, c->binary.a, truth, out, max);
+        return n + sym_conds(e, c->binary.b, truth, out + n, max - n);
+    }
+    out->d = sform_any();
+    out->op = T_EQ;
+    if (c && c->kind == N_BOOL) {
+        out->d = sform_const(c->lit.bval == truth ? 0 : 1);   /* 0 == 0 holds, 1 == 0 never */
+    } else if (c && c->kind == N_BINARY && c->binary.a && c->binary.a->ty && type_is_int(c->binary.a->ty)) {
+        TokKind op = c->binary.op;
+        if (op == T_LT || op == T_LE || op == T_GT || op == T_GE || op == T_EQ || op == T_NE) {
+            SVal a = eval(e, c->binary.a), b = eval(e, c->binary.b);
+            sform_add(&out->d, &a.f, &b.f, -1);
+            out->op = truth ? op : negate_cmp(op);
+        }
+    }
+    return 1;
+}
+
+bool scond_holds(const SCond *c, const SAssign *as, bool *known)
+{
+    SNum d;
+    *known = sform_eval(&c->d, as, &d);
+    return *known && compare(c->op, d);
+}

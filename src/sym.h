@@ -154,6 +154,11 @@ bool sym_trip(SEnv *e, Node *loop, SNum *lo, SNum *count);
  * every intermediate type. */
 bool sym_const(Arena *a, Node *x, int64_t *out);
 
+/* A condition's truth when the environment decides it: comparisons of
+ * integers whose difference is a constant, &&, || (the right side only
+ * where the left lets it run), !, true and false. false: undecided. */
+bool sym_truth(SEnv *e, Node *c, bool *out);
+
 /* Concrete evaluation: lane index = lane, counters from vals (by key, or
  * their lo when not given), atoms recursively. false: an unknown has no
  * value. */
@@ -163,6 +168,19 @@ typedef struct {
     int n;
 } SAssign;
 bool sform_eval(const SForm *f, const SAssign *as, SNum *out);
+
+/* What a condition says, as comparisons d OP 0 (T_LT, T_LE, T_GT, T_GE,
+ * T_EQ, T_NE) with d taken in the environment now: sym_conds writes those
+ * that `c == truth` implies (a comparison of integers, the sides of && when
+ * true and of || when false, through !) into out, at most max, and returns
+ * how many; a part it cannot state is one condition with d any. */
+typedef struct {
+    SForm d;
+    TokKind op;
+} SCond;
+int sym_conds(SEnv *e, Node *c, bool truth, SCond *out, int max);
+/* Does cond hold under as? false with *known false when it cannot say. */
+bool scond_holds(const SCond *c, const SAssign *as, bool *known);
 
 /* Bounds: the least and greatest values f may take, from its unknowns'
  * ranges (interval arithmetic). */
