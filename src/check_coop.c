@@ -38,3 +38,807 @@
 
 enum { UNROLL_LIMIT = 256, MAX_CONDS = 16 };
 
+
+/* ------------------------------------------------------------ a block */
+
+/* One body (a region's, or its finish) and what the rules need of it. */
+typedef struct {
+    Ctx *x;
+    Arena *a;             /* scratch, given back after the region */
+    Node *region, *body;
+    const Vec *tsyms;     /* Sym* of the thread names, fastest first */
+    int64_t ext[3];       /* their extents */
+    int nt;
+    int64_t T;
+    bool failed;          /* a rule reported: the next ones would only echo it */
+} Block;
+
+/* "t = 255" or "(tx = 3, ty = 1)". */
+static const char *thread_str(const Block *B, int64_t flat)
+{
+    const char *s = "";
+    for (int i = 0; i < B->nt; i++) {
+        const Sym *y = B->tsyms->v[i];
+        s = arena_printf(B->a, "%s%s%s = %lld", s, i ? ", " : "", y->id, (long long)(flat % B->ext[i]));
+        flat /= B->ext[i];
+    }
+    return B->nt > 1 ? arena_printf(B->a, "(%s)", s) : s;
+}
+
+/* Binds the thread names of thread `flat` as constants. */
+static void bind_thread(const Block *B, SEnv *e, int64_t flat)
+{
+    for (int i = 0; i < B->nt; i++) {
+        senv_bind(e, B->tsyms->v[i], (SVal){sform_const(flat % B->ext[i]), true});
+        flat /= B->ext[i];
+    }
+}
+
+static void report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
+{
+    B->failed = true;
+    diag_error(B->x->sink, at, code, help, "%s", msg);
+}
+
+/* --------------------------------------------- barriers and warps, statically */
+
+/* A condition around a barrier or a warp operation: what it says, and
+ * whether its value is the same in every thread of the block. */
+typedef struct {
+    Node *node;
+    SCond conds[MAX_CONDS];
+    int n;
+    bool uniform;         /* the same in every thread of the block */
+    bool vote;            /* a vote's answer: the same in every thread of a warp */
+} Guard;
+
+typedef struct {
+    Block *B;
+    SEnv *env;            /* thread names unknowns that differ between threads */
+    SKey *keys[3];        /* their keys */
+    Guard *guards[64];
+    int ng;
+    int loops_with_exit;  /* enclosing loops a break or continue can leave early */
+} Uni;
+
+static bool is_vote(const Node *c)
+{
+    while (c && c->kind == N_UNARY && c->unary.op == T_BANG)
+        c = c->unary.a;
+    return c && c->kind == N_CALL && c->call.ck == CALL_BUILTIN &&
+           (c->call.builtin == B_WARP_ANY || c->call.builtin == B_WARP_ALL);
+}
+
+static void guard_push(Uni *u, Node *c, bool truth, bool uniform)
+{
+    Guard *g = arena_alloc(u->B->a, sizeof *g);
+    g->node = c;
+    g->uniform = uniform;
+    g->vote = is_vote(c);
+    g->n = c ? sym_conds(u->env, c, truth, g->conds, MAX_CONDS) : 0;
+    if (u->ng < 64)
+        u->guards[u->ng] = g;
+    u->ng++;
+}
+
+/* The guard's truth in thread `flat`; false with *known false when the
+ * guard names more than the thread's names. */
+static bool guard_in(const Uni *u, const Guard *g, int64_t flat, bool *known)
+{
+    const SKey *keys[3];
+    SNum vals[3];
+    for (int i = 0; i < u->B->nt; i++) {
+        keys[i] = u->keys[i];
+        vals[i] = flat % u->B->ext[i];
+        flat /= u->B->ext[i];
+    }
+    SAssign as = {keys, vals, u->B->nt};
+    *known = true;
+    for (int c = 0; c < g->n; c++) {
+        bool k;
+        if (!scond_holds(&g->conds[c], &as, &k)) {
+            *known = k && *known;
+            if (k)
+                return false;
+        }
+    }
+    return *known;
+}
+
+static void check_barrier_guards(Uni *u, Node *at)
+{
+    Block *B = u->B;
+    if (u->loops_with_exit) {
+        report(B, at->span, E_COOP_BARRIER, "take the break or continue out of the loop, or the barrier out of it",
+               "a barrier in a loop that a break or continue can leave early: the threads that leave would never arrive");
+        return;
+    }
+    for (int i = 0; i < u->ng && i < 64; i++) {
+        Guard *g = u->guards[i];
+        if (g->uniform)
+            continue;
+        /* a witness: a thread that reaches the barrier and one that does not */
+        int64_t in = -1, out = -1;
+        for (int64_t t = 0; t < B->T && (in < 0 || out < 0); t++) {
+            bool known;
+            bool holds = guard_in(u, g, t, &known);
+            if (!known)
+                break;
+            if (holds && in < 0)
+                in = t;
+            if (!holds && out < 0)
+                out = t;
+        }
+        const char *why = in >= 0 && out >= 0
+            ? arena_printf(B->a, "thread %s reaches it and thread %s never does", thread_str(B, in), thread_str(B, out))
+            : "its value may differ between the block's threads";
+        report(B, at->span, E_COOP_BARRIER, "every thread of the block must reach each barrier: move it out of the condition",
+               arena_printf(B->a, "a barrier under `%s` (line %d), a condition that depends on a thread's name: %s",
+                            expand_expr_short(B->a, g->node, 60), g->node ? g->node->span.line : 0, why));
+        return;
+    }
+}
+
+static void check_warp_guards(Uni *u, Node *at, const char *what)
+{
+    Block *B = u->B;
+    for (int i = 0; i < u->ng && i < 64; i++) {
+        Guard *g = u->guards[i];
+        if (g->uniform || g->vote)
+            continue;
+        /* whole warps: every thread of each warp agrees on the condition */
+        bool decided = true;
+        int64_t bad_a = -1, bad_b = -1;
+        for (int64_t w = 0; w * 32 < B->T && decided && bad_a < 0; w++) {
+            bool first = false;
+            for (int64_t l = 0; l < 32; l++) {
+                bool known, h = guard_in(u, g, w * 32 + l, &known);
+                if (!known) {
+                    decided = false;
+                    break;
+                }
+                if (l == 0)
+                    first = h;
+                else if (h != first) {
+                    bad_a = w * 32;
+                    bad_b = w * 32 + l;
+                    break;
+                }
+            }
+        }
+        if (decided && bad_a < 0)
+            continue;
+        const char *why = bad_a >= 0
+            ? arena_printf(B->a, "threads %s and %s of one warp disagree on it", thread_str(B, bad_a), thread_str(B, bad_b))
+            : "the checker cannot show it keeps each warp whole";
+        report(B, at->span, E_COOP_WARP, "put warp operations under conditions that keep each warp whole: `if t < 32`, "
+               "`if t / 32 == w`, or a vote",
+               arena_printf(B->a, "%s under `%s` (line %d): %s", what, expand_expr_short(B->a, g->node, 60),
+                            g->node ? g->node->span.line : 0, why));
+        return;
+    }
+}
+
+static void uni_stmt(Uni *u, Node *n);
+
+/* Warp operations in an expression; the right side of && and || runs only
+ * where the left one lets it. */
+static void uni_expr(Uni *u, Node *e)
+{
+    if (!e || u->B->failed)
+        return;
+    switch (e->kind) {
+    case N_BINARY:
+        uni_expr(u, e->binary.a);
+        if (e->binary.op == T_ANDAND || e->binary.op == T_OROR) {
+            SVal l = sym_eval(u->env, e->binary.a);
+            int ng = u->ng;
+            guard_push(u, e->binary.a, e->binary.op == T_ANDAND, l.uniform);
+            uni_expr(u, e->binary.b);
+            u->ng = ng;
+        } else {
+            uni_expr(u, e->binary.b);
+        }
+        return;
+    case N_UNARY: uni_expr(u, e->unary.a); return;
+    case N_INDEX: uni_expr(u, e->index.base); uni_expr(u, e->index.index); return;
+    case N_SLICE: uni_expr(u, e->slice.base); uni_expr(u, e->slice.lo); uni_expr(u, e->slice.hi); return;
+    case N_FIELD: uni_expr(u, e->field.base); return;
+    case N_COLLECT:
+        if (e->collect.mode == MODE_WARP)
+            check_warp_guards(u, e, arena_printf(u->B->a, "`reduce %s warp`", e->collect.op ? e->collect.op : "?"));
+        uni_expr(u, e->collect.value);
+        uni_expr(u, e->collect.keep);
+        return;
+    case N_CALL:
+        for (int i = 0; i < e->call.args.n; i++)
+            uni_expr(u, e->call.args.v[i]);
+        if (e->call.ck == CALL_BUILTIN && e->call.builtin >= B_SHUFFLE && e->call.builtin <= B_WARP_MATCH)
+            check_warp_guards(u, e, arena_printf(u->B->a, "%s(..)", builtin_name((Builtin)e->call.builtin)));
+        return;
+    default:
+        return;
+    }
+}
+
+/* Does a loop's body hold a break or continue of its own (not of a loop
+ * inside it)? */
+static bool own_exit(Node *n)
+{
+    if (!n)
+        return false;
+    switch (n->kind) {
+    case N_BREAK: case N_CONTINUE: return true;
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < n->block.stmts.n; i++)
+            if (own_exit(n->block.stmts.v[i]))
+                return true;
+        return false;
+    case N_IF: return own_exit(n->if_.then) || own_exit(n->if_.els);
+    default: return false;
+    }
+}
+
+static void uni_loop(Uni *u, Node *n, bool uniform)
+{
+    int ng = u->ng;
+    bool exits = own_exit(n->loop.body);
+    guard_push(u, n->kind == N_WHILE ? n->loop.cond : NULL, true, uniform);
+    u->loops_with_exit += exits;
+    senv_havoc_assigned(u->env, n->loop.body);
+    if (n->kind == N_FOR) {
+        SVal lo = sym_eval(u->env, n->loop.lo), hi = sym_eval(u->env, n->loop.hi);
+        senv_counter(u->env, n->loop.sym, &lo, &hi);
+    }
+    uni_stmt(u, n->loop.body);
+    senv_havoc_assigned(u->env, n->loop.body);
+    u->loops_with_exit -= exits;
+    u->ng = ng;
+}
+
+static void uni_stmt(Uni *u, Node *n)
+{
+    if (!n || u->B->failed)
+        return;
+    switch (n->kind) {
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < n->block.stmts.n && !u->B->failed; i++)
+            uni_stmt(u, n->block.stmts.v[i]);
+        return;
+    case N_LET: uni_expr(u, n->let.init); sym_let(u->env, n); return;
+    case N_ASSIGN: uni_expr(u, n->assign.rhs); uni_expr(u, n->assign.lhs); sym_assign(u->env, n); return;
+    case N_EXPR_STMT: uni_expr(u, n->unary.a); if (n->unary.a) sym_lend(u->env, n->unary.a); return;
+    case N_BARRIER: check_barrier_guards(u, n); return;
+    case N_IF: {
+        uni_expr(u, n->if_.cond);
+        SVal c = sym_eval(u->env, n->if_.cond);
+        int ng = u->ng, mark = senv_mark(u->env);
+        guard_push(u, n->if_.cond, true, c.uniform);
+        uni_stmt(u, n->if_.then);
+        u->ng = ng;
+        SJoin *j = senv_join_begin(u->env, mark);
+        guard_push(u, n->if_.cond, false, c.uniform);
+        uni_stmt(u, n->if_.els);
+        u->ng = ng;
+        senv_join_end(u->env, j, c.uniform);
+        return;
+    }
+    case N_FOR: {
+        uni_expr(u, n->loop.lo);
+        uni_expr(u, n->loop.hi);
+        bool uniform = sym_eval(u->env, n->loop.lo).uniform && sym_eval(u->env, n->loop.hi).uniform;
+        uni_loop(u, n, uniform);
+        return;
+    }
+    case N_WHILE: {
+        /* the condition as the loop sees it: after any iteration */
+        senv_havoc_assigned(u->env, n->loop.body);
+        uni_expr(u, n->loop.cond);
+        uni_loop(u, n, sym_eval(u->env, n->loop.cond).uniform);
+        return;
+    }
+    default:
+        uni_expr(u, n);
+        return;
+    }
+}
+
+static void check_uniform(Block *B)
+{
+    Uni u = {B, senv_new(B->a, SN_FIXED), {0}, {0}, 0, 0};
+    for (int i = 0; i < B->nt; i++) {
+        SForm ext = sform_const(B->ext[i]);
+        u.keys[i] = senv_lane(u.env, B->tsyms->v[i], &ext);
+    }
+    uni_stmt(&u, B->body);
+}
+
+/* ------------------------------------------------------------ one block, thread by thread */
+
+typedef enum { EV_READ, EV_WRITE, EV_ATOMIC } EvKind;
+
+/* An access of a shared array by one thread. */
+typedef struct {
+    const Sym *arr;
+    SNum elem;
+    bool known;           /* elem is a constant */
+    bool sure;            /* the thread surely makes it (no undecided condition, no uncounted loop) */
+    EvKind kind;
+    int phase;
+    int64_t thread;
+    int iter[4];          /* the unrolled loops' iterations, outermost first */
+    int niter;
+    int pos;              /* where in the body: the access's, or its statement's end for a write */
+    Node *node;
+} Ev;
+
+typedef struct {
+    Block *B;
+    SEnv *env;
+    int64_t thread;
+    int phase;
+    int iter[4];
+    int niter;
+    int maybe;            /* undecided conditions and uncounted loops around the walk */
+    Vec *evs;             /* Ev*, in each thread's order */
+    int max_phase;
+} Run;
+
+static int pos_of(const Node *n)
+{
+    return n ? n->span.line * 4096 + (n->span.col < 4095 ? n->span.col : 4095) : 0;
+}
+
+static bool is_shared_view(const Node *v)
+{
+    return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared;
+}
+
+static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
+{
+    const Sym *arr = view_root(view);
+    if (!arr)
+        return;
+    Ev *e = arena_alloc(r->B->a, sizeof *e);
+    e->arr = arr;
+    e->kind = k;
+    e->node = at;
+    e->phase = r->phase;
+    e->thread = r->thread;
+    e->sure = r->maybe == 0;
+    e->niter = r->niter;
+    memcpy(e->iter, r->iter, sizeof e->iter);
+    e->pos = pos;
+    e->known = false;
+    if (idx && view->kind == N_NAME) {
+        SVal v = sym_eval(r->env, idx);
+        e->known = sform_is_const(&v.f, &e->elem);
+    }
+    vec_push(r->B->a, r->evs, e);
+}
+
+static void run_stmt(Run *r, Node *n);
+
+/* The shared reads an expression makes; && and || decided where the
+ * thread's names decide them. */
+static void run_expr(Run *r, Node *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case N_BINARY:
+        run_expr(r, e->binary.a);
+        if (e->binary.op == T_ANDAND || e->binary.op == T_OROR) {
+            bool left;
+            if (sym_truth(r->env, e->binary.a, &left)) {
+                if (left == (e->binary.op == T_ANDAND))
+                    run_expr(r, e->binary.b);
+                return;
+            }
+            r->maybe++;
+            run_expr(r, e->binary.b);
+            r->maybe--;
+            return;
+        }
+        run_expr(r, e->binary.b);
+        return;
+    case N_UNARY: run_expr(r, e->unary.a); return;
+    case N_INDEX:
+        run_expr(r, e->index.index);
+        if (is_shared_view(e->index.base))
+            record(r, e, e->index.base, e->index.index, EV_READ, pos_of(e));
+        else
+            run_expr(r, e->index.base);
+        return;
+    case N_SLICE:
+        run_expr(r, e->slice.lo);
+        run_expr(r, e->slice.hi);
+        if (is_shared_view(e->slice.base))
+            record(r, e, e->slice.base, NULL, EV_READ, pos_of(e));   /* a part: elements not followed */
+        return;
+    case N_FIELD: run_expr(r, e->field.base); return;
+    case N_COLLECT: run_expr(r, e->collect.value); run_expr(r, e->collect.keep); return;
+    case N_CALL: {
+        Builtin b = (Builtin)e->call.builtin;
+        bool atomic = e->call.ck == CALL_BUILTIN && b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED;
+        for (int i = 0; i < e->call.args.n; i++) {
+            Node *a = e->call.args.v[i];
+            if (i == 0 && atomic && a->kind == N_INDEX && is_shared_view(a->index.base)) {
+                run_expr(r, a->index.index);
+                record(r, a, a->index.base, a->index.index, EV_ATOMIC, pos_of(a));
+            } else if (is_shared_view(a)) {
+                /* passed on: every element, read or written by the callee */
+                Type *ft = e->call.callee ? e->call.callee->ty : NULL;
+                Type *pt = ft && ft->kind == TY_FN && i < ft->params.n ? ft->params.v[i] : NULL;
+                record(r, a, a, NULL, pt && pt->access == ACC_RW ? EV_WRITE : EV_READ, pos_of(e));
+            } else {
+                run_expr(r, a);
+            }
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+static void run_assign(Run *r, Node *n)
+{
+    Node *lhs = n->assign.lhs;
+    run_expr(r, n->assign.rhs);
+    if (lhs->kind == N_INDEX && is_shared_view(lhs->index.base)) {
+        run_expr(r, lhs->index.index);
+        if (n->assign.op != T_ASSIGN)   /* s[i] += v reads s[i] first */
+            record(r, lhs, lhs->index.base, lhs->index.index, EV_READ, pos_of(lhs));
+        /* the write happens after everything the statement reads */
+        record(r, lhs, lhs->index.base, lhs->index.index, EV_WRITE, pos_of(n) + 4095);
+    } else {
+        run_expr(r, lhs);
+    }
+    sym_assign(r->env, n);
+}
+
+static void run_loop_once(Run *r, Node *n)
+{
+    /* a loop the run cannot count: walked once for every iteration, what it
+     * does not sure, its counter an unknown */
+    senv_havoc_assigned(r->env, n->loop.body);
+    if (n->kind == N_FOR) {
+        SVal lo = sym_eval(r->env, n->loop.lo), hi = sym_eval(r->env, n->loop.hi);
+        senv_counter(r->env, n->loop.sym, &lo, &hi);
+    } else {
+        run_expr(r, n->loop.cond);
+    }
+    r->maybe++;
+    int phase = r->phase;
+    run_stmt(r, n->loop.body);
+    r->maybe--;
+    if (r->phase != phase && !r->B->failed)
+        report(r->B, n->span, E_COOP_UNDECIDED, "give a loop with a barrier in it constant bounds: `for k in 0..8`",
+               arena_printf(r->B->a, "a barrier in a loop whose trip count the checker cannot count (line %d): "
+                            "it cannot tell the phases apart", n->span.line));
+    senv_havoc_assigned(r->env, n->loop.body);
+}
+
+static void run_for(Run *r, Node *n)
+{
+    run_expr(r, n->loop.lo);
+    run_expr(r, n->loop.hi);
+    SNum lo, count;
+    if (!sym_trip(r->env, n, &lo, &count) || count > UNROLL_LIMIT || r->niter == 4)
+        return run_loop_once(r, n);
+    r->niter++;
+    for (SNum k = 0; k < count && !r->B->failed; k++) {
+        r->iter[r->niter - 1] = (int)k;
+        senv_bind(r->env, n->loop.sym, (SVal){sform_const(lo + k), true});
+        run_stmt(r, n->loop.body);
+    }
+    r->niter--;
+    r->iter[r->niter] = 0;
+}
+
+static void run_if(Run *r, Node *n)
+{
+    run_expr(r, n->if_.cond);
+    bool c;
+    if (sym_truth(r->env, n->if_.cond, &c))
+        return run_stmt(r, c ? n->if_.then : n->if_.els);
+    int mark = senv_mark(r->env);
+    r->maybe++;
+    run_stmt(r, n->if_.then);
+    SJoin *j = senv_join_begin(r->env, mark);
+    run_stmt(r, n->if_.els);
+    r->maybe--;
+    senv_join_end(r->env, j, true);
+}
+
+static void run_stmt(Run *r, Node *n)
+{
+    if (!n || r->B->failed)
+        return;
+    switch (n->kind) {
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < n->block.stmts.n; i++)
+            run_stmt(r, n->block.stmts.v[i]);
+        return;
+    case N_LET: run_expr(r, n->let.init); sym_let(r->env, n); return;
+    case N_ASSIGN: run_assign(r, n); return;
+    case N_EXPR_STMT: run_expr(r, n->unary.a); if (n->unary.a) sym_lend(r->env, n->unary.a); return;
+    case N_BARRIER:
+        r->phase++;
+        if (r->phase > r->max_phase)
+            r->max_phase = r->phase;
+        return;
+    case N_IF: return run_if(r, n);
+    case N_FOR: return run_for(r, n);
+    case N_WHILE: return run_loop_once(r, n);
+    default: run_expr(r, n); return;
+    }
+}
+
+/* ------------------------------------------------------------ the phase rule */
+
+/* Program order between two accesses of one phase (the unrolled loops'
+ * iterations, then the place in the body): the same for every thread. */
+static int order_cmp(const Ev *a, const Ev *b)
+{
+    int n = a->niter < b->niter ? a->niter : b->niter;
+    for (int i = 0; i < n; i++)
+        if (a->iter[i] != b->iter[i])
+            return a->iter[i] < b->iter[i] ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int ev_cmp(const void *pa, const void *pb)
+{
+    const Ev *a = *(Ev *const *)pa, *b = *(Ev *const *)pb;
+    if (a->elem != b->elem)
+        return a->elem < b->elem ? -1 : 1;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    return order_cmp(a, b);
+}
+
+static const char *elem_str(Block *B, const Ev *e)
+{
+    return arena_printf(B->a, "%s[%lld]", e->arr->id, (long long)e->elem);
+}
+
+/* Two threads' accesses of one element in one phase, at least one a write. */
+static void report_pair(Block *B, const Ev *w, const Ev *o)
+{
+    const char *el = elem_str(B, w);
+    if (o->kind == EV_WRITE) {
+        const Ev *later = order_cmp(o, w) > 0 ? o : w, *first = later == o ? w : o;
+        report(B, later->node->span, E_COOP_CONFLICT, "let each thread write its own elements in a phase, or put a barrier between the writes",
+               arena_printf(B->a, "threads %s and %s both write %s in one phase (lines %d and %d)",
+                            thread_str(B, first->thread), thread_str(B, later->thread), el, first->node->span.line,
+                            later->node->span.line));
+    } else if (order_cmp(w, o) < 0) {
+        report(B, o->node->span, E_COOP_UNORDERED,
+               arena_printf(B->a, "put a barrier after line %d and before line %d runs", w->node->span.line,
+                            o->node->span.line),
+               arena_printf(B->a, "thread %s reads %s at line %d, which thread %s writes at line %d in the same phase: "
+                            "nothing makes the write happen first", thread_str(B, o->thread), el, o->node->span.line,
+                            thread_str(B, w->thread), w->node->span.line));
+    } else {
+        report(B, w->node->span, E_COOP_REUSE,
+               arena_printf(B->a, "put a barrier between the read (line %d) and the write (line %d), or write into "
+                            "another shared array", o->node->span.line, w->node->span.line),
+               arena_printf(B->a, "thread %s writes %s at line %d, which thread %s reads at line %d in the same phase: "
+                            "it may not have read it yet", thread_str(B, w->thread), el, w->node->span.line,
+                            thread_str(B, o->thread), o->node->span.line));
+    }
+}
+
+/* One phase of one array: its accesses sorted by element. */
+static void check_phase(Block *B, Ev **evs, int n)
+{
+    const Ev *atomic = NULL, *plain = NULL, *unknown = NULL, *write = NULL;
+    for (int i = 0; i < n; i++) {
+        const Ev *e = evs[i];
+        if (e->kind == EV_ATOMIC)
+            atomic = atomic ? atomic : e;
+        else
+            plain = plain ? plain : e;
+        if (!e->known)
+            unknown = unknown ? unknown : e;
+        if (e->kind == EV_WRITE)
+            write = write ? write : e;
+    }
+    if (atomic && plain) {
+        report(B, plain->node->span, E_ATOMIC_MIXED, "keep the atomic updates and the plain accesses in different phases (a barrier between)",
+               arena_printf(B->a, "%s is updated atomically (line %d) and touched plainly (line %d) in one phase",
+                            atomic->arr->id, atomic->node->span.line, plain->node->span.line));
+        return;
+    }
+    if (unknown && write) {
+        report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, "
+               "loop counters and constants",
+               arena_printf(B->a, "thread %s %s %s at an index the checker cannot follow (line %d), in a phase where "
+                            "%s is written (line %d): it cannot tell which threads meet",
+                            thread_str(B, unknown->thread), unknown->kind == EV_WRITE ? "writes" : "reads",
+                            unknown->arr->id, unknown->node->span.line, write->arr->id, write->node->span.line));
+        return;
+    }
+    if (!write)
+        return;
+    qsort(evs, (size_t)n, sizeof *evs, ev_cmp);
+    for (int i = 0; i < n && !B->failed;) {
+        int j = i;
+        while (j < n && evs[j]->elem == evs[i]->elem)
+            j++;
+        /* within one element: a write and another thread's access */
+        for (int a = i; a < j && !B->failed; a++) {
+            if (evs[a]->kind != EV_WRITE)
+                continue;
+            const Ev *other = NULL;
+            for (int b = i; b < j && !other; b++)
+                if (evs[b]->thread != evs[a]->thread && evs[b]->kind == EV_WRITE)
+                    other = evs[b];
+            for (int b = i; b < j && !other; b++)
+                if (evs[b]->thread != evs[a]->thread)
+                    other = evs[b];
+            if (other)
+                report_pair(B, evs[a], other);
+        }
+        i = j;
+    }
+}
+
+static bool is_zeroed(const Sym *arr)
+{
+    return arr->decl && arr->decl->kind == N_SHARED && arr->decl->buffer.zeroed;
+}
+
+/* E-COOP-UNWRITTEN: every element of an unzeroed array a thread reads (an
+ * atomic update reads too) was surely written first, by the thread earlier
+ * in the phase or by any thread in an earlier phase. */
+static void check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phases)
+{
+    int64_t len;
+    if (!arr->ty || !arr->ty->extent || !sym_const(B->a, arr->ty->extent, &len) || len <= 0 || len > 65536)
+        return;
+    size_t cells = (size_t)(phases + 1) * (size_t)len;
+    unsigned char *before = arena_alloc(B->a, cells), *mine = arena_alloc(B->a, (size_t)len);
+    for (int i = 0; i < n; i++) {
+        const Ev *e = evs[i];
+        if (e->kind == EV_WRITE && e->sure && e->known && e->elem >= 0 && e->elem < len)
+            for (int p = e->phase + 1; p <= phases; p++)
+                before[(size_t)p * (size_t)len + (size_t)e->elem] = 1;
+    }
+    int64_t thread = -1;
+    int phase = -1;
+    for (int i = 0; i < n; i++) {
+        const Ev *e = evs[i];
+        if (e->thread != thread || e->phase != phase) {
+            memset(mine, 0, (size_t)len);
+            thread = e->thread;
+            phase = e->phase;
+        }
+        const unsigned char *done = before + (size_t)e->phase * (size_t)len;
+        if (e->kind == EV_WRITE) {
+            if (e->sure && e->known && e->elem >= 0 && e->elem < len)
+                mine[e->elem] = 1;
+            continue;
+        }
+        bool ok;
+        if (e->known) {
+            ok = e->elem < 0 || e->elem >= len || done[e->elem] || mine[e->elem];   /* out of range: the guard's */
+        } else {
+            ok = true;
+            for (int64_t k = 0; k < len && ok; k++)
+                ok = done[k];
+        }
+        if (ok)
+            continue;
+        report(B, e->node->span, E_COOP_UNWRITTEN, "write it first, in this thread or in another before a barrier, or "
+               "declare the array `= zeroed`",
+               e->known ? arena_printf(B->a, "%s is declared without `= zeroed`, and thread %s reads %s at line %d, and no "
+                                       "thread surely wrote that element first", arr->id, thread_str(B, e->thread),
+                                       elem_str(B, e), e->node->span.line)
+                        : arena_printf(B->a, "%s is declared without `= zeroed`, and thread %s reads it at an index the "
+                                       "checker cannot follow (line %d) before every element was surely written",
+                                       arr->id, thread_str(B, e->thread), e->node->span.line));
+        return;
+    }
+}
+
+/* The accesses of one array in the runs' order (by thread, then program
+ * order): the unwritten rule, then the phase rule phase by phase. */
+static void check_array(Block *B, const Sym *arr, const Vec *all, int phases)
+{
+    Ev **evs = arena_alloc(B->a, sizeof *evs * (size_t)(all->n + 1));
+    int n = 0;
+    for (int i = 0; i < all->n; i++)
+        if (((Ev *)all->v[i])->arr == arr)
+            evs[n++] = all->v[i];
+    if (!is_zeroed(arr))
+        check_unwritten(B, arr, evs, n, phases);
+    Ev **ph = arena_alloc(B->a, sizeof *ph * (size_t)(n + 1));
+    for (int p = 0; p <= phases && !B->failed; p++) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (evs[i]->phase == p)
+                ph[m++] = evs[i];
+        check_phase(B, ph, m);
+    }
+}
+
+/* ------------------------------------------------------------ the pass */
+
+static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, const Vec *tsyms, const Vec *text)
+{
+    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false};
+    if (tsyms->n < 1 || tsyms->n > 3 || tsyms->n != text->n)
+        return;
+    for (int i = 0; i < tsyms->n; i++) {
+        int64_t v;
+        if (!sym_const(scratch, text->v[i], &v) || v <= 0)
+            return;   /* E-COOP-SHAPE said so */
+        B.ext[i] = v;
+        B.T *= v;
+    }
+    if (B.T < 32 || B.T > 1024)
+        return;
+    check_uniform(&B);
+    if (B.failed)
+        return;
+    Vec evs = {0};
+    int phases = 0;
+    Arena *envs = arena_new();   /* each thread's environment, given back after it */
+    for (int64_t t = 0; t < B.T && !B.failed; t++) {
+        ArenaMark m = arena_mark(envs);
+        Run r = {&B, senv_new(envs, SN_FIXED), t, 0, {0}, 0, 0, &evs, 0};
+        bind_thread(&B, r.env, t);
+        run_stmt(&r, body);
+        if (r.max_phase > phases)
+            phases = r.max_phase;
+        arena_release(envs, m);
+    }
+    arena_free(envs);
+    Vec arrays = {0};
+    for (int i = 0; i < evs.n; i++) {
+        const Sym *a = ((Ev *)evs.v[i])->arr;
+        bool seen = false;
+        for (int k = 0; k < arrays.n && !seen; k++)
+            seen = arrays.v[k] == a;
+        if (!seen)
+            vec_push(scratch, &arrays, (void *)a);
+    }
+    for (int k = 0; k < arrays.n && !B.failed; k++)
+        check_array(&B, arrays.v[k], &evs, phases);
+}
+
+typedef struct {
+    Ctx *x;
+    Arena *scratch;
+} Rules;
+
+static bool coop_visit(Node *n, void *c)
+{
+    Rules *r = c;
+    if (n->kind != N_COOP)
+        return true;
+    ArenaMark m = arena_mark(r->scratch);
+    check_block_rules(r->x, r->scratch, n, n->coop.body, &n->coop.tsyms, &n->coop.text);
+    arena_release(r->scratch, m);
+    if (n->coop.finish) {
+        m = arena_mark(r->scratch);
+        check_block_rules(r->x, r->scratch, n, n->coop.finish, &n->coop.fsyms, &n->coop.fext);
+        arena_release(r->scratch, m);
+    }
+    return false;
+}
+
+void coop_rules(Ctx *x)
+{
+    Rules r = {x, arena_new()};
+    for (int i = 0; i < x->c->fns.n; i++) {
+        Node *fn = x->c->fns.v[i];
+        const FnEff *row = fn->fn.effects;
+        if (!row || (row->bits & ((1u << EF_PAR) | (1u << EF_DEV))))
+            par_walk(fn->fn.body, coop_visit, &r);
+    }
+    arena_free(r.scratch);
+}

@@ -886,6 +886,7 @@ void check_par_program(Ctx *x)
             par_walk(f->fn->fn.body, region_visit, &w);
     }
     arena_free(w.scratch);
+    coop_rules(x);
     check_plans(x);
 }
 

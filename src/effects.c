@@ -80,6 +80,10 @@ int effects_construct(Node *n, const char **what)
             w = "a pooled collector";
         }
         break;
+    case N_COOP:
+        bit = n->coop.device ? EF_DEV : EF_PAR;
+        w = n->coop.device ? "a device cooperative region" : "a cooperative region";
+        break;
     case N_BUFFER: bit = EF_ALLOC; w = "a buffer"; break;
     case N_LOCK: bit = EF_SYNC; w = "a lock"; break;
     case N_TASK: bit = EF_SYNC; w = "a host task"; break;
