@@ -4,6 +4,8 @@ finish"): a generator of small random regions and a brute-force judge of each.
     python3 coop_judge.py CAIRN SEEDS COUNT WORKDIR [--jobs J] [--show-refused] [--show-info]
     python3 coop_judge.py --self-test     (the judge alone, on regions modelled by hand)
     python3 coop_judge.py --print SEED K  (program K of SEED: its CAIRN text, its model, its verdict)
+    python3 coop_judge.py --typecheck CAIRN SEED COUNT WORKDIR
+                                          (each program parses, and its sequential stand-in types)
 
 SEEDS is one seed (7), a list (1,2,3) or a range (1-20); COUNT programs are made from each seed.
 
@@ -680,7 +682,7 @@ class Gen:
         r = self.rng
         sid = self.new_id()
         ats = [a for a in self.arrays if (self.modes.get(a.name) or ("",))[0] == "A"]
-        if ats and r.random() < 0.5:
+        if ats and r.random() < 0.7:
             a = r.choice(ats)
             i = self.anywhere(a)
             self.tags.add("shared atomics")
@@ -825,7 +827,7 @@ class Gen:
                     self.pending_cover.append(a.name)
             elif k < 0.85:
                 self.modes[a.name] = ("R",)
-            elif k < 0.93 and a.zeroed:
+            elif k < 0.97 and a.zeroed:
                 self.modes[a.name] = ("A",)
 
     def phase(self):
@@ -967,11 +969,14 @@ class Gen:
             e = f(self)
             self.uses_flat_local = True
             self.emit(f"let f = {e.c};", [f"f = {e.p}"])
+        has_tile = any(a.name == "tile" for a in self.arrays)
         for i in range(r.randint(1, 4)):
             if i:
                 self.barrier()
             k = r.random()
-            if k < 0.2:
+            if has_tile and k < 0.5:
+                self.transpose()
+            elif k < 0.2:
                 self.loop_phases()
             elif k < 0.3:
                 self.tree()
@@ -1341,9 +1346,52 @@ def self_test():
     return 1 if failed else 0
 
 
+def stand_in(text):
+    """The program with its region made sequential, for a checker that does not yet type a
+    cooperative body: one `for` per block and thread name, shared arrays as zeroed buffers,
+    barriers as blank lines (the lines keep their numbers), warp operations as their value. What is
+    left types only if the generator wrote valid CAIRN around the cooperative forms."""
+    out, loops = [], 0
+    for ln in text.split("\n"):
+        m = re.match(r"(\s*)blocks (.*) in (.*) threads (.*) in (.*) \{$", ln)
+        if m:
+            heads = [f"for {n} in 0..{e} {{" for names, exts in ((m.group(2), m.group(3)), (m.group(4), m.group(5)))
+                     for n, e in zip(names.split(", "), exts.split(", "))]
+            loops = len(heads)
+            out.append(m.group(1) + " ".join(heads))
+            continue
+        if ln.strip() == "barrier;":
+            ln = ""
+        ln = re.sub(r"shared (\w+):i32\[(\d+)\]( = zeroed)?;", r"buffer \1:i32[\2] = zeroed;", ln)
+        ln = re.sub(r"reduce \+ warp yield (.*);", r"\1;", ln)
+        ln = re.sub(r"shuffle_xor\((.*), \d+\);", r"\1;", ln)
+        out.append(ln)
+    out[-3] += "}" * (loops - 1)         # the region's closing brace closes the first loop
+    return "\n".join(out)
+
+
+def typecheck(cairn, seed, count, work):
+    """Every program's stand-in must be accepted, and every program must parse (cairn expand)."""
+    failed = 0
+    for k, prog in enumerate(generate(seed, count)):
+        for cmd, text in (("expand", prog.text), ("check", stand_in(prog.text))):
+            path = os.path.join(work, f"t{seed}_{k}.cairn")
+            with open(path, "w") as f:
+                f.write(text)
+            run = subprocess.run([cairn, cmd, path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            os.unlink(path)
+            if run.returncode != 0:
+                failed += 1
+                print(f"FAIL generator: seed={seed} prog={k}: cairn {cmd} refuses it:\n{run.stderr}{text}")
+    print(f"{count * 2 - failed} passed, {failed} failed, 0 skipped")
+    return 1 if failed else 0
+
+
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
+    if sys.argv[1:2] == ["--typecheck"]:
+        return typecheck(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     if sys.argv[1:2] == ["--print"]:
         prog = generate(int(sys.argv[2]), int(sys.argv[3]) + 1)[-1]
         print(prog.text + "\n" + prog.model)

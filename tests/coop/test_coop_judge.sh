@@ -61,6 +61,17 @@ rc=$?
 ok "a refusal with a type error blames the generator (exit $rc)" \
    $([ "$rc" = 1 ] && [ "$(grep -c '^FAIL generator: seed=3 prog=' "$T/log")" = 20 ]; echo $?)
 
+# --- the generator writes valid CAIRN: every program parses, and its sequential stand-in (the region
+# as loops, shared arrays as buffers, no barriers or warp operations) types, which the checker does
+# not yet show for a cooperative body itself
+$JUDGE --typecheck "$CAIRN" 1 100 "$T/w" >"$T/log" 2>&1
+rc=$?
+grep '^FAIL' "$T/log" | head -5
+ok "100 generated programs parse and their stand-ins type ($(tail -1 "$T/log"))" \
+   $([ "$rc" = 0 ] && grep -q '^200 passed, 0 failed' "$T/log"; echo $?)
+$JUDGE --typecheck "$T/refuse_type" 1 5 "$T/w" >"$T/log" 2>&1
+ok "a stand-in refused fails the type check (exit $?)" $(grep -q '^0 passed, 10 failed' "$T/log"; echo $?)
+
 # --- the checker
 start=$(date +%s)
 $JUDGE "$CAIRN" "${COOP_SEEDS:-1}" "${COOP_COUNT:-500}" "$T/w" >"$T/log" 2>&1
