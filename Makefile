@@ -80,12 +80,16 @@ bench-emit: all
 	bash bench/emit_speed.sh
 
 # The race judge at length (tests/par/race_judge.py, docs/testing.md): SOAK_SEEDS (a range or a
-# list) of SOAK_COUNT programs each; make test runs one seed of 4000.
+# list) of SOAK_COUNT programs each; make test runs one seed of 4000. Then the cooperative-region
+# judge (tests/coop/coop_judge.py): COOP_SOAK_SEEDS of COOP_SOAK_COUNT; make test runs one seed of 500.
 .PHONY: soak
 SOAK_SEEDS ?= 1-40
 SOAK_COUNT ?= 2500
+COOP_SOAK_SEEDS ?= 1-20
+COOP_SOAK_COUNT ?= 500
 soak: all
 	JUDGE_SEEDS=$(SOAK_SEEDS) JUDGE_COUNT=$(SOAK_COUNT) bash tests/par/test_race_judge.sh
+	COOP_SEEDS=$(COOP_SOAK_SEEDS) COOP_COUNT=$(COOP_SOAK_COUNT) bash tests/coop/test_coop_judge.sh
 
 clean:
 	rm -rf build bin

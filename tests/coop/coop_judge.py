@@ -1,0 +1,1429 @@
+"""An independent judge for cooperative regions (spec/devices.md, "Cooperative regions" to "A
+finish"): a generator of small random regions and a brute-force judge of each.
+
+    python3 coop_judge.py CAIRN SEEDS COUNT WORKDIR [--jobs J] [--show-refused] [--show-info]
+    python3 coop_judge.py --self-test     (the judge alone, on regions modelled by hand)
+    python3 coop_judge.py --print SEED K  (program K of SEED: its CAIRN text, its model, its verdict)
+    python3 coop_judge.py --typecheck CAIRN SEED COUNT WORKDIR
+                                          (each program parses, and its sequential stand-in types)
+
+SEEDS is one seed (7), a list (1,2,3) or a range (1-20); COUNT programs are made from each seed.
+
+THE PROGRAMS. Each is one function `fn f(g:usize, out:rw<i32>[LEN], hist:rw<i32>[LEN],
+x:ro<i32>[LEN])` holding one region `blocks B in G threads T in X { ... }`: one to three names on
+each side (thread shapes from 32 to 256 threads, such as `t in 64`, `tx, ty in 16, 4`, `tx, ty, tz
+in 32, 2, 2`; grids `b in g`, `bx, by in g, 2`, `bx, by, bz in 2, g, 1`), shared arrays zeroed
+(`shared s1:i32[N] = zeroed;`) or not (`shared w1:i32[N];`), phases separated by barriers, `for k in
+0..K` loops (constant K) with barriers inside or none, conditions on the thread names (t < 32,
+t % 2 == 0, t / 32 == w, tx == 31 && ty == 1, ty < 1) and on block names and g, indices over thread
+names, block names and loop counters (t, 63 - t, (t + 1) % 64, t * 2 + 1, t / 2, ty * 33 + tx,
+b * 64 + t, (b * 64 + t) * 8 + k ...), a tree reduction whose stride is a local (shr(32, k)), the
+spec's 33-wide tile transpose, warp operations (`reduce + warp yield v`, `shuffle_xor(v, 1)`) under
+warp-uniform and divergent conditions, and atomic updates (`atomic_add_wrap(hist[k], 1)`, also on
+shared arrays), sometimes beside plain accesses. Barriers sit at top level, in loops, under
+block-uniform conditions and (on purpose, sometimes) under thread-dependent ones. Each piece keeps to
+a discipline that makes it legal (each phase writes a shared array only at a one-to-one index of the
+thread and reads it only there; an outside array has one layout whose elements each belong to one
+thread of one block) unless the generator means to break it, which it does in about half the
+programs. No index or condition depends on data, so one run of each thread is all it can do.
+
+Each program is made twice, in step: as CAIRN text and as a Python function thread(L, g, b, t) of
+the flat block number and the flat thread number (tx + X * ty + X * Y * tz) that runs the thread and
+records, through L, every barrier and warp operation it reaches and every element it reads, writes or
+updates atomically, each with its phase (the barriers this thread has passed), its step and its line.
+A step places an access in the body's order, loops unrolled: a tuple (statement, iteration,
+statement, ..., part), where part 0 is the statement's reads and part 1 its write, so tuples compare
+as the body runs. The model shares nothing with the checker's reasoning: it executes.
+
+THE JUDGE runs every thread of every block for g in 1..4 (only g = 4 when the body does not name g:
+a block's run does not depend on g then, so the larger grid holds every smaller one's blocks). Its
+verdict is the set of codes the program breaks, each with a first witness. The rules, as the page
+states them, made concrete:
+
+  E-COOP-BARRIER    in some block, two threads reach different sequences of barriers (by step): a
+                    barrier that not every thread of the block reaches.
+  E-COOP-WARP       in some warp (32 consecutive flat threads of a block), two threads reach
+                    different sequences of warp operations: one not reached by the whole warp.
+  E-COOP-CONFLICT   two threads of one block write one element of a shared array in one phase.
+  E-COOP-UNORDERED  a thread reads a shared element that another thread of its block writes at an
+                    earlier step of the same phase ("reads what another writes earlier").
+  E-COOP-REUSE      a thread writes a shared element that another thread of its block reads at an
+                    earlier step of the same phase (or in the same statement, whose reads come
+                    first): "writes over what another may still be reading".
+  E-COOP-UNWRITTEN  a thread reads (or updates atomically) an element of an unzeroed shared array
+                    that neither it wrote at an earlier step nor any thread wrote in an earlier
+                    phase ("by that thread earlier or by any thread before a barrier between them").
+  E-COOP-GLOBAL     an element of an outside array (out, hist) is written by two threads (of one
+                    block or two), or read by one thread and written by another. A thread's own
+                    reads of what it writes are allowed. Barriers do not matter: nothing orders blocks.
+  E-ATOMIC-MIXED    an outside array is updated atomically by some thread and read or written plainly
+                    by some thread (anywhere in the region); or, in one phase of one block, a shared
+                    array is updated atomically and read or written plainly (the page: "kept apart
+                    from its plain accesses by a barrier"). Atomic updates of one element never
+                    conflict with each other; an atomic and a plain access of one element count here,
+                    not as CONFLICT, UNORDERED or REUSE.
+
+Accesses the run never makes (a condition no thread takes, for any g tried) count for nothing: the
+judge is the run-time truth. After a barrier that not every thread reaches, phases are counted per
+thread (the barriers it passed); such a program breaks E-COOP-BARRIER whatever else it breaks.
+
+THE VERDICTS, one program at a time (`cairn check`, J at a time on a thread pool):
+  - accepted, but the judge's set is not empty: `FAIL seed=S prog=K: accepted, but CODE: witness`
+    (threads, block, element, phase, lines), with the program: the checker is unsound;
+  - cairn crashing (an exit status other than 0 and 1): `FAIL seed=S prog=K`;
+  - refused with a code that says the program is ill-formed (a parse, name or type error, a bound
+    shown out of range): `FAIL generator: ...`; so is a model that steps out of bounds;
+  - refused with none of the judge's codes (E-UNSUPPORTED, say, or a code of the phase rule the
+    judge does not find): counted by code and printed as info (diagnostic precision), no failure;
+  - a clean program refused: counted against precision, no failure.
+It prints the checker's precision (of the clean programs, the share accepted: in all and by
+feature), then `N passed, N failed, 0 skipped`, and exits 1 when anything failed.
+"""
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+LEN = 16384                 # every outside array's length; no index the generator makes reaches it
+GS = range(1, 5)            # the grid parameters the judge tries
+CODES = ("E-COOP-BARRIER", "E-COOP-WARP", "E-COOP-CONFLICT", "E-COOP-UNORDERED", "E-COOP-REUSE",
+         "E-COOP-UNWRITTEN", "E-COOP-GLOBAL", "E-ATOMIC-MIXED")
+# Refusals that say the generator made a program that is not valid CAIRN, whatever the rules say.
+GENERATOR_FAULTS = {"E-PARSE", "E-NAME", "E-TYPE-MISMATCH", "E-OPERATOR", "E-CAST", "E-ASSIGN",
+                    "E-CALL", "E-BOUNDS", "E-CONST", "E-ENCODING", "E-EXTENT", "E-COOP-SHAPE",
+                    "E-COOP-SHARED"}
+
+
+# ------------------------------------------------------------------------------------ the model
+
+class OutOfBounds(Exception):
+    """The model stepped outside an array or below zero: the generator's fault, not the checker's."""
+
+
+class Thread:
+    """What one thread does: its events in order. An access is (phase, array, element, kind, step,
+    line) with kind 'R', 'W' or 'A' (atomic), kept in sh (shared arrays) or acc (outside arrays); a
+    barrier or warp operation is (step, line)."""
+
+    __slots__ = ("lens", "shared", "phase", "sh", "acc", "bars", "warps")
+
+    def __init__(self, lens, shared):
+        self.lens, self.shared, self.phase = lens, shared, 0
+        self.sh, self.acc, self.bars, self.warps = [], [], [], []
+
+    def _rec(self, a, e, kind, step, line):
+        if not 0 <= e < self.lens[a]:
+            raise OutOfBounds(f"index {e} of {a} of length {self.lens[a]}")
+        (self.sh if a in self.shared else self.acc).append((self.phase, a, e, kind, step, line))
+
+    def rd(self, a, e, step, line):
+        self._rec(a, e, "R", step, line)
+
+    def wr(self, a, e, step, line):
+        self._rec(a, e, "W", step, line)
+
+    def at(self, a, e, step, line):
+        self._rec(a, e, "A", step, line)
+
+    def bar(self, step, line):
+        self.bars.append((step, line))
+        self.phase += 1
+
+    def warp(self, step, line):
+        self.warps.append((step, line))
+
+    @staticmethod
+    def sub(a, b):
+        if b > a:
+            raise OutOfBounds(f"usize {a} - {b} underflows")
+        return a - b
+
+
+class Shape:
+    """Names and extents of both sides. Extents of the grid may be 'g'."""
+
+    def __init__(self, tnames, text, bnames, gext):
+        self.tnames, self.text, self.bnames, self.gext = tnames, text, bnames, gext
+        self.T = 1
+        for x in text:
+            self.T *= x
+
+    def blocks(self, g):
+        n = 1
+        for x in self.gext:
+            n *= g if x == "g" else x
+        return n
+
+    def tname(self, t):
+        vals, r = [], t
+        for x in self.text:
+            vals.append(r % x)
+            r //= x
+        if len(vals) == 1:
+            return f"{self.tnames[0]} = {vals[0]}"
+        return "(" + ", ".join(f"{n} = {v}" for n, v in zip(self.tnames, vals)) + ")"
+
+    def bname(self, b, g):
+        vals, r = [], b
+        for x in self.gext:
+            x = g if x == "g" else x
+            vals.append(r % x)
+            r //= x
+        if len(vals) == 1:
+            return f"block {self.bnames[0]} = {vals[0]}"
+        return "block (" + ", ".join(f"{n} = {v}" for n, v in zip(self.bnames, vals)) + ")"
+
+
+def run_block(fn, shape, lens, shared, g, b):
+    threads = []
+    for t in range(shape.T):
+        th = Thread(lens, shared)
+        fn(th, g, b, t)
+        threads.append(th)
+    return threads
+
+
+def sequences(shape, threads, key, g, b, group, code, what):
+    """The first group of threads (the block, or one warp) whose sequences of barriers or warp
+    operations differ, as (code, witness), or None."""
+    for lo in range(0, shape.T, group):
+        first = [s for s, _ in getattr(threads[lo], key)]
+        for u in range(lo + 1, min(lo + group, shape.T)):
+            mine = [s for s, _ in getattr(threads[u], key)]
+            if mine != first:
+                return code, differing(shape, threads, key, lo, u, g, b, what)
+    return None
+
+
+def differing(shape, threads, key, v, u, g, b, what):
+    a, c = getattr(threads[v], key), getattr(threads[u], key)
+    i = 0
+    while i < len(a) and i < len(c) and a[i][0] == c[i][0]:
+        i += 1
+    reach, miss = (v, u) if i < len(a) and (i >= len(c) or a[i][0] < c[i][0]) else (u, v)
+    line = (a if reach == v else c)[i][1]
+    return (f"g={g} {shape.bname(b, g)}: thread {shape.tname(reach)} reaches the {what} at line "
+            f"{line}, which thread {shape.tname(miss)} does not")
+
+
+def shared_rules(shape, threads, shared, unzeroed, g, b, found):
+    """The phase rule, E-COOP-UNWRITTEN and shared atomics for one block; adds to found."""
+    where = f"g={g} {shape.bname(b, g)}"
+    tn = shape.tname
+    groups, kinds = {}, {}
+    first_write = {}                        # (array, element) -> the first phase that writes it
+    for u, th in enumerate(threads):
+        for (p, a, e, k, s, ln) in th.sh:
+            kinds.setdefault((p, a), {}).setdefault(k, (u, ln))
+            if k == "A":
+                continue
+            groups.setdefault((p, a, e), []).append((u, k, s, ln))
+            if k == "W" and first_write.get((a, e), p + 1) > p:
+                first_write[(a, e)] = p
+    for (p, a), ks in kinds.items():
+        if "A" in ks and ("R" in ks or "W" in ks) and "E-ATOMIC-MIXED" not in found:
+            (ua, la), (up, lp) = ks["A"], ks.get("W") or ks["R"]
+            found["E-ATOMIC-MIXED"] = (f"{where}: thread {tn(ua)} updates {a} atomically at line {la}, "
+                                       f"and thread {tn(up)} touches it plainly at line {lp}, in phase {p}")
+    for (p, a, e), accs in groups.items():
+        phase_pairs(accs, f"{where}: ", f"{a}[{e}]", p, tn, found)
+    for u, th in enumerate(threads):
+        own = set()
+        for (p, a, e, k, s, ln) in th.sh:
+            if a not in unzeroed:
+                continue
+            if k == "W":
+                own.add((a, e))
+            elif (a, e) not in own and first_write.get((a, e), p) >= p and "E-COOP-UNWRITTEN" not in found:
+                found["E-COOP-UNWRITTEN"] = (f"{where}: thread {tn(u)} reads {a}[{e}] at line {ln} in phase "
+                                             f"{p}, and no thread surely wrote it first")
+
+
+def phase_pairs(accs, where, elem, p, tn, found):
+    """CONFLICT, UNORDERED and REUSE among the plain accesses of one element in one phase."""
+    u0 = accs[0][0]
+    if all(a[0] == u0 for a in accs):
+        return                               # one thread alone: nothing to order
+    writes = sorted((s, u, ln) for (u, k, s, ln) in accs if k == "W")
+    if not writes:
+        return
+    writers = {}
+    for s, u, ln in writes:
+        writers.setdefault(u, (s, ln))
+    if len(writers) > 1 and "E-COOP-CONFLICT" not in found:
+        (u, (_, l1)), (v, (_, l2)) = list(writers.items())[:2]
+        found["E-COOP-CONFLICT"] = (f"{where}threads {tn(u)} and {tn(v)} both write {elem} in phase {p} "
+                                    f"(lines {l1} and {l2})")
+    early = sorted(writers.items(), key=lambda w: w[1][0])[:2]           # earliest write, per thread
+    lates = {}
+    for s, u, ln in writes:
+        lates[u] = (s, ln)
+    late = sorted(lates.items(), key=lambda w: w[1][0], reverse=True)[:2]  # latest write, per thread
+    for (u, k, s, ln) in accs:
+        if k != "R":
+            continue
+        other = [w for w in early if w[0] != u][:1]
+        if other and other[0][1][0] < s and "E-COOP-UNORDERED" not in found:
+            v, (_, lw) = other[0]
+            found["E-COOP-UNORDERED"] = (f"{where}thread {tn(u)} reads {elem} at line {ln}, which thread "
+                                         f"{tn(v)} writes at line {lw} earlier in phase {p}")
+        other = [w for w in late if w[0] != u][:1]
+        if other and other[0][1][0] > s and "E-COOP-REUSE" not in found:
+            v, (_, lw) = other[0]
+            found["E-COOP-REUSE"] = (f"{where}thread {tn(v)} writes {elem} at line {lw} over what thread "
+                                     f"{tn(u)} reads at line {ln} earlier in phase {p}")
+
+
+def outside_rules(shape, runs, g, found):
+    """E-COOP-GLOBAL and E-ATOMIC-MIXED on the outside arrays over every block of one grid."""
+    writer, readers, atomic, plain = {}, {}, {}, {}
+    for b, threads in enumerate(runs):
+        for u, th in enumerate(threads):
+            who = (b, u)
+            for (p, a, e, k, s, ln) in th.acc:
+                if a == "x":
+                    continue
+                if k == "A":
+                    atomic.setdefault(a, (who, ln))
+                    continue
+                plain.setdefault(a, (who, ln))
+                if k == "W":
+                    w = writer.setdefault((a, e), (who, ln))
+                    if w[0] != who and "E-COOP-GLOBAL" not in found:
+                        found["E-COOP-GLOBAL"] = (f"g={g}: {name(shape, w[0], g)} and {name(shape, who, g)} "
+                                                  f"both write {a}[{e}] (lines {w[1]} and {ln})")
+                else:
+                    rs = readers.setdefault((a, e), [])     # two distinct readers are enough
+                    if len(rs) < 2 and all(r[0] != who for r in rs):
+                        rs.append((who, ln))
+    for (a, e), rs in readers.items():
+        w = writer.get((a, e))
+        for who, ln in rs:
+            if w and w[0] != who and "E-COOP-GLOBAL" not in found:
+                found["E-COOP-GLOBAL"] = (f"g={g}: {name(shape, who, g)} reads {a}[{e}] at line {ln}, which "
+                                          f"{name(shape, w[0], g)} writes at line {w[1]}")
+    for a in atomic:
+        if a in plain and "E-ATOMIC-MIXED" not in found:
+            (wa, la), (wp, lp) = atomic[a], plain[a]
+            found["E-ATOMIC-MIXED"] = (f"g={g}: {name(shape, wa, g)} updates {a} atomically at line {la}, "
+                                       f"and {name(shape, wp, g)} touches it plainly at line {lp}")
+
+
+def name(shape, who, g):
+    return f"thread {shape.tname(who[1])} of {shape.bname(who[0], g)}"
+
+
+def judge_fn(fn, shape, lens, shared, unzeroed, uses_g):
+    """The verdict: {code: first witness} over every g tried (empty: the program is clean). Blocks
+    whose threads do the same inside the block (the same shared accesses, barriers and warp
+    operations) are judged once: the rules inside a block see nothing else."""
+    found, seen = {}, set()
+    for g in (GS if uses_g else (max(GS),)):
+        runs = [run_block(fn, shape, lens, shared, g, b) for b in range(shape.blocks(g))]
+        for b, threads in enumerate(runs):
+            sig = hash(tuple((tuple(th.sh), tuple(th.bars), tuple(th.warps)) for th in threads))
+            if sig in seen:
+                continue
+            seen.add(sig)
+            for key, group, code, what in (("bars", shape.T, "E-COOP-BARRIER", "barrier"),
+                                           ("warps", 32, "E-COOP-WARP", "warp operation")):
+                if code not in found:
+                    hit = sequences(shape, threads, key, g, b, group, code, what)
+                    if hit:
+                        found[hit[0]] = hit[1]
+            shared_rules(shape, threads, shared, unzeroed, g, b, found)
+        outside_rules(shape, runs, g, found)
+    return found
+
+
+def judge(prog):
+    env = {}
+    exec(prog.model, env)
+    return judge_fn(env["thread"], prog.shape, prog.lens, prog.shared, prog.unzeroed, prog.uses_g)
+
+
+# ------------------------------------------------------------------------------- the generator
+
+class X:
+    """An expression, as CAIRN and Python text in step, with its precedence (3 atom, 2 product,
+    1 sum). Python divides with // and subtracts through L.sub, which refuses to go below zero."""
+
+    def __init__(self, c, p=None, prec=3):
+        self.c, self.p, self.prec = c, c if p is None else p, prec
+
+
+def num(n):
+    return X(str(n))
+
+
+def op(o, a, b):
+    lvl = 1 if o in "+-" else 2
+    wrap = lambda e, right: e.prec < lvl or (right and e.prec == lvl and o not in "+*")
+    ac, ap = (f"({a.c})", f"({a.p})") if wrap(a, False) else (a.c, a.p)
+    bc, bp = (f"({b.c})", f"({b.p})") if wrap(b, True) else (b.c, b.p)
+    if o == "-":
+        return X(f"{ac} - {bc}", f"L.sub({a.p}, {b.p})", 1)
+    return X(f"{ac} {o} {bc}", f"{ap} {'//' if o == '/' else o} {bp}", lvl)
+
+
+class Cond:
+    """A condition, CAIRN and Python, with what the generator means by it: 'block' (the same in
+    every thread of a block), 'warp' (the same in every thread of a warp) or 'thread' (it splits
+    warps). The judge does not trust the label; it runs the threads."""
+
+    def __init__(self, c, p, kind):
+        self.c, self.p, self.kind = c, p, kind
+
+
+def cmp(a, o, b, kind):
+    return Cond(f"{a.c} {o} {b.c}", f"{a.p} {o} {b.p}", kind)
+
+
+def both(c1, c2):
+    kind = "thread" if "thread" in (c1.kind, c2.kind) else ("warp" if "warp" in (c1.kind, c2.kind) else "block")
+    return Cond(f"{c1.c} && {c2.c}", f"({c1.p}) and ({c2.p})", kind)
+
+
+THREAD_SHAPES = [(("t",), (32,)), (("t",), (64,)), (("t",), (64,)), (("t",), (128,)), (("t",), (256,)),
+                 (("tx", "ty"), (32, 2)), (("tx", "ty"), (32, 4)), (("tx", "ty"), (16, 4)),
+                 (("tx", "ty"), (64, 2)), (("tx", "ty"), (8, 8)), (("tx", "ty", "tz"), (32, 2, 2)),
+                 (("tx", "ty", "tz"), (16, 2, 2)), (("tx", "ty", "tz"), (8, 4, 2))]
+GRID_SHAPES = [(("b",), ("g",)), (("b",), ("g",)), (("bx", "by"), ("g", 2)), (("bx", "by", "bz"), (2, "g", 1))]
+
+
+class Array:
+    def __init__(self, name, n, zeroed):
+        self.name, self.n, self.zeroed = name, n, zeroed
+        self.full = zeroed              # every element surely written (or zeroed) by now
+
+
+class Gen:
+    """Makes one program. Each piece keeps to its discipline unless bad() says otherwise; about
+    half the programs have bad_rate 0."""
+
+    def __init__(self, rng):
+        self.rng = r = rng
+        self.bad_rate = 0.0 if r.random() < 0.5 else r.choice((0.1, 0.2, 0.4))
+        tn, te = r.choice(THREAD_SHAPES)
+        if len(te) > 1 or te[0] > 128:
+            bn, ge = r.choice(GRID_SHAPES[:2]) if r.random() < 0.6 else r.choice(GRID_SHAPES)
+        else:
+            bn, ge = r.choice(GRID_SHAPES)
+        self.shape = Shape(tn, te, bn, ge)
+        self.T, self.X = self.shape.T, te[0]
+        self.tags = {f"{len(tn)} thread names", f"{len(bn)} block names"}
+        self.lines, self.py = [], []     # CAIRN lines (1 = the fn line), model lines
+        self.depth = 0                   # of the body, inside the region
+        self.ids = 0
+        self.loops = []                  # (statement id, counter, K) of the loops around
+        self.locals = [[]]               # i32 locals in scope, per block
+        self.names = 0
+        self.uses_flat_local = r.random() < 0.3
+        self.arrays = self.make_arrays()
+        self.out_layout = r.choice(("plain", "slot", "slot", "rev", "pin"))
+        self.pin = self.pin_cond()
+        self.hist_used = False
+
+    # --- text
+
+    def fresh(self, stem):
+        self.names += 1
+        return f"{stem}{self.names}"
+
+    def bad(self):
+        return self.rng.random() < self.bad_rate
+
+    def emit(self, c, p=()):
+        self.lines.append("  " * (self.depth + 2) + c)
+        self.py.extend("    " * (self.depth + 1) + s for s in p)
+        return len(self.lines)
+
+    def open(self, c, p):
+        self.emit(c + " {", [p + ":", "    pass"])
+        self.depth += 1
+        self.locals.append([])
+
+    def orelse(self):
+        self.depth -= 1
+        self.locals[-1] = []
+        self.emit("} else {", ["else:", "    pass"])
+        self.depth += 1
+
+    def close(self):
+        self.depth -= 1
+        self.locals.pop()
+        self.lines.append("  " * (self.depth + 2) + "}")
+
+    def step(self, sid, part):
+        parts = []
+        for lid, k, _ in self.loops:
+            parts += [str(lid), k]
+        return "(" + ", ".join(parts + [str(sid), str(part)]) + ")"
+
+    def new_id(self):
+        self.ids += 1
+        return self.ids
+
+    def line(self):
+        return len(self.lines) + 1
+
+    # --- names and forms
+
+    def ft(self):
+        """The flat thread number: t, or tx + X * ty (+ X * Y * tz), or the local f."""
+        s = self.shape
+        if len(s.tnames) == 1:
+            return X(s.tnames[0])
+        if self.uses_flat_local:
+            return X("f")
+        e, w = X(s.tnames[0]), 1
+        for nm, ext in zip(s.tnames[1:], s.text):
+            w *= ext
+            e = op("+", e, op("*", num(w), X(nm)))
+        return e
+
+    def fb(self):
+        s = self.shape
+        if len(s.bnames) == 1:
+            return X(s.bnames[0])
+        e, w = X(s.bnames[0]), None
+        for nm, ext in zip(s.bnames[1:], s.gext):
+            w = X(str(ext)) if w is None else op("*", w, X(str(ext)))
+            e = op("+", e, op("*", w, X(nm)))
+        return e
+
+    def counter(self):
+        return self.rng.choice(self.loops) if self.loops else None
+
+    def thread_cond(self, kind):
+        """A condition on the thread names meant to be 'warp' (warp-uniform) or 'thread'."""
+        r, T, ft, s = self.rng, self.T, self.ft(), self.shape
+        if kind == "warp":
+            opts = [cmp(ft, "<", num(32 * r.randint(1, T // 32)), "warp")] if T > 32 else []
+            if T > 32:
+                opts.append(cmp(op("/", ft, num(32)), "==", num(r.randrange(T // 32)), "warp"))
+                opts.append(cmp(ft, ">=", num(32 * r.randint(1, T // 32 - 1)), "warp") if T > 64 else opts[0])
+            if len(s.tnames) > 1 and self.X >= 32:
+                opts.append(cmp(X(s.tnames[1]), "<", num(r.randint(1, s.text[1] - 1)), "warp"))
+            if len(s.tnames) > 1 and self.X < 32 and s.text[1] * self.X > 32:
+                opts.append(cmp(X(s.tnames[1]), "<", num(32 // self.X), "warp"))
+            if not opts:
+                return Cond("g > 1", "g > 1", "block")
+            return r.choice(opts)
+        opts = [cmp(ft, "<", num(r.choice([1, 5, 16, 31, 33, T // 2 + 3, T - 1])), "thread"),
+                cmp(op("%", ft, num(2)), "==", num(r.randrange(2)), "thread"),
+                cmp(ft, "==", num(r.choice((0, 1, T - 1))), "thread")]
+        if len(s.tnames) > 1:
+            opts.append(both(cmp(X(s.tnames[0]), "==", num(self.X - 1), "thread"),
+                             cmp(X(s.tnames[1]), "==", num(1), "thread")))
+            opts.append(cmp(X(s.tnames[0]), "<", num(max(1, self.X // 2)), "thread"))
+        return r.choice(opts)
+
+    def block_cond(self):
+        r = self.rng
+        opts = [Cond("g > 1", "g > 1", "block"), cmp(X(self.shape.bnames[0]), "==", num(0), "block")]
+        c = self.counter()
+        if c:
+            opts.append(cmp(X(c[1]), "<", num(r.randint(1, c[2])), "block"))
+        return r.choice(opts)
+
+    def pin_cond(self):
+        """A condition that pins the thread names to one value (the pinned-name rule)."""
+        s, r = self.shape, self.rng
+        if len(s.tnames) > 1 and r.random() < 0.5:
+            return both(cmp(X(s.tnames[0]), "==", num(self.X - 1), "thread"),
+                        cmp(X(s.tnames[1]), "==", num(1), "thread"))
+        return cmp(self.ft(), "==", num(r.choice((0, 0, self.T - 1))), "thread")
+
+    def make_arrays(self):
+        r, T, out = self.rng, self.T, []
+        for _ in range(r.randint(1, 3)):
+            zeroed = r.random() < 0.6
+            n = r.choice([T, T, T, 2 * T, max(1, T // 32)])
+            out.append(Array(self.fresh("s" if zeroed else "w"), n, zeroed))
+        if len(self.shape.tnames) == 2 and self.X == 32 and r.random() < 0.3:
+            out.append(Array("tile", 1056, r.random() < 0.7))
+        return out
+
+    # --- shared indices
+
+    def own(self, a):
+        """The phase's one-to-one write form for a: (guard or None, index, covers every element)."""
+        r, T, ft = self.rng, self.T, self.ft()
+        if a.name == "tile":
+            s = self.shape
+            return None, op("+", op("*", X(s.tnames[1]), num(33)), X(s.tnames[0])), False
+        if a.n == T:
+            opts = [(None, ft, True), (None, op("-", num(T - 1), ft), True),
+                    (None, op("%", op("+", ft, num(r.randint(1, T - 1))), num(T)), True)]
+            if len(self.shape.tnames) == 2:
+                tx, ty = self.shape.tnames
+                opts.append((None, op("+", op("*", X(tx), num(self.shape.text[1])), X(ty)), True))
+            c = self.counter()
+            if c and self.phase_in_loop:
+                opts.append((None, op("%", op("+", ft, X(c[1])), num(T)), True))
+            return r.choice(opts)
+        if a.n == 2 * T:
+            return r.choice([(None, op("+", op("*", ft, num(2)), num(1)), False), (None, op("*", ft, num(2)), False),
+                             (None, op("+", ft, num(T)), False)])
+        if T == 32:
+            return cmp(ft, "==", num(0), "thread"), num(0), True
+        return cmp(op("%", ft, num(32)), "==", num(0), "thread"), op("/", ft, num(32)), True
+
+    def bad_own(self, a):
+        r, ft = self.rng, self.ft()
+        k = r.randrange(3)
+        if k == 0:
+            return None, op("/", ft, num(2)) if a.n >= self.T else op("%", ft, num(a.n)), False
+        if k == 1:
+            return None, num(r.randrange(min(a.n, 4))), False
+        return None, op("%", op("+", ft, num(1)), num(a.n)), False
+
+    def anywhere(self, a):
+        """A read index of a, anywhere in bounds."""
+        r, T, ft, n = self.rng, self.T, self.ft(), a.n
+        if a.name == "tile":
+            s = self.shape
+            return op("+", op("*", X(s.tnames[0]), num(33)), X(s.tnames[1]))
+        opts = [num(r.randrange(n)), op("%", op("+", ft, num(r.randint(1, 3))), num(n)), op("%", ft, num(n))]
+        if n >= T:
+            opts += [op("-", num(T - 1), ft), op("/", ft, num(2)), ft]
+        if n <= T // 32:
+            opts.append(op("/", ft, num(32)))
+        c = self.counter()
+        if c:
+            opts.append(op("%", op("+", ft, X(c[1])), num(n)) if r.random() < 0.5 else
+                        op("%", X(c[1]), num(n)))
+        return r.choice(opts)
+
+    # --- values and accesses
+
+    def read(self, arr, idx, sid):
+        """The Python line that records a read of arr[idx] in statement sid."""
+        return f"L.rd('{arr}', {idx.p}, {self.step(sid, 0)}, {self.line()})"
+
+    def x_index(self):
+        r, ft = self.rng, self.ft()
+        opts = [op("+", op("*", self.fb(), num(self.T)), ft), ft, num(r.randrange(64))]
+        c = self.counter()
+        if c:
+            opts.append(X(c[1]))
+        return r.choice(opts)
+
+    def value(self, sid):
+        """An i32 value: (CAIRN, Python lines recording its reads)."""
+        r = self.rng
+        k = r.randrange(6)
+        scope = [v for s in self.locals for v in s]
+        if k == 0 or (k == 1 and not scope):
+            return str(r.randint(0, 9)), []
+        if k == 1:
+            return r.choice(scope), []
+        if k == 2:
+            i = self.x_index()
+            return f"x[{i.c}] + 1", [self.read("x", i, sid)]
+        a, idx = self.shared_read_target()
+        if a is None:
+            i = self.x_index()
+            return f"x[{i.c}]", [self.read("x", i, sid)]
+        return f"{a.name}[{idx.c}]", [self.read(a.name, idx, sid)]
+
+    def shared_read_target(self):
+        """(array, index) a phase may read now: an R array anywhere, a W array at its own index
+        (where the guard is none); or, when bad, any array anywhere."""
+        r = self.rng
+        cands = []
+        for a in self.arrays:
+            m = self.modes.get(a.name)
+            if m and m[0] == "R" and (a.full or self.bad()):
+                cands.append((a, self.anywhere(a)))
+            elif m and m[0] == "W" and m[1] is None and (a.full or self.written.get(a.name)):
+                cands.append((a, m[2]))
+        if self.bad() and self.arrays:
+            a = r.choice(self.arrays)
+            cands.append((a, self.anywhere(a)))
+        return r.choice(cands) if cands else (None, None)
+
+    def st_shared_write(self):
+        ws = [a for a in self.arrays if (self.modes.get(a.name) or ("",))[0] == "W"]
+        if not ws or self.bad():
+            a = self.rng.choice(self.arrays)
+            guard, idx, _ = self.bad_own(a)
+        else:
+            a = self.rng.choice(ws)
+            _, guard, idx = self.modes[a.name]
+        sid = self.new_id()
+        if guard is not None:
+            self.open(f"if {guard.c}", f"if {guard.p}")
+        if self.rng.random() < 0.25 and (a.full or self.written.get(a.name) or self.bad()):
+            ln = self.line()
+            self.emit(f"{a.name}[{idx.c}] += 1;", [f"L.rd('{a.name}', {idx.p}, {self.step(sid, 0)}, {ln})",
+                                                  f"L.wr('{a.name}', {idx.p}, {self.step(sid, 1)}, {ln})"])
+        else:
+            vc, vp = self.value(sid)
+            self.emit(f"{a.name}[{idx.c}] = {vc};", vp + [f"L.wr('{a.name}', {idx.p}, {self.step(sid, 1)}, {self.line()})"])
+        if guard is not None:
+            self.close()
+        if guard is None or guard.kind != "block":
+            self.written[a.name] = True
+
+    def st_local(self):
+        sid = self.new_id()
+        v = self.fresh("v")
+        vc, vp = self.value(sid)
+        self.emit(f"let {v}:i32 = {vc};", vp)
+        self.locals[-1].append(v)
+
+    def st_atomic(self):
+        r = self.rng
+        sid = self.new_id()
+        ats = [a for a in self.arrays if (self.modes.get(a.name) or ("",))[0] == "A"]
+        if ats and r.random() < 0.7:
+            a = r.choice(ats)
+            i = self.anywhere(a)
+            self.tags.add("shared atomics")
+            self.emit(f"atomic_add_wrap({a.name}[{i.c}], 1);", [f"L.at('{a.name}', {i.p}, {self.step(sid, 1)}, {self.line()})"])
+            return
+        self.hist_used = True
+        self.tags.add("atomics")
+        i = r.choice([num(r.randrange(8)), op("%", self.ft(), num(16)), self.fb()])
+        self.emit(f"atomic_add_wrap(hist[{i.c}], 1);", [f"L.at('hist', {i.p}, {self.step(sid, 1)}, {self.line()})"])
+
+    def out_index(self):
+        """The program's one-writer index of out here, and the pin it needs (or None)."""
+        r, T, fb, ft = self.rng, self.T, self.fb(), self.ft()
+        lay = self.out_layout
+        c = self.counter()
+        slot = X(c[1]) if c and r.random() < 0.6 else num(r.randrange(4 if c else 8))
+        if c and slot.c != c[1] and r.random() < 0.3:
+            slot = op("+", X(c[1]), num(r.randrange(5)))
+        if lay == "plain":
+            return op("+", op("*", fb, num(T)), ft), None
+        if lay == "rev":
+            return op("+", op("*", fb, num(T)), op("-", num(T - 1), ft)), None
+        if lay == "slot":
+            return op("+", op("*", op("+", op("*", fb, num(T)), ft), num(8)), slot), None
+        return op("+", op("*", fb, num(8)), slot), self.pin
+
+    def bad_out_index(self):
+        r, ft, fb = self.rng, self.ft(), self.fb()
+        return r.choice([ft, fb, op("/", ft, num(2)), num(r.randrange(4)),
+                         op("+", op("+", op("*", fb, num(self.T)), ft), num(1))]), None
+
+    def st_out(self):
+        r = self.rng
+        if self.hist_used and r.random() < 0.3 and self.bad():
+            sid = self.new_id()
+            self.emit("hist[0] = 1;", [f"L.wr('hist', 0, {self.step(sid, 1)}, {self.line()})"])
+            return
+        idx, pin = self.bad_out_index() if self.bad() else self.out_index()
+        if pin is not None and self.bad():
+            pin = None
+        sid = self.new_id()
+        if pin is not None:
+            self.open(f"if {pin.c}", f"if {pin.p}")
+        k = r.random()
+        ln = self.line()
+        if k < 0.2:
+            v = self.fresh("v")
+            self.emit(f"let {v}:i32 = out[{idx.c}];", [f"L.rd('out', {idx.p}, {self.step(sid, 0)}, {ln})"])
+        elif k < 0.35:
+            self.emit(f"out[{idx.c}] += 1;", [f"L.rd('out', {idx.p}, {self.step(sid, 0)}, {ln})",
+                                             f"L.wr('out', {idx.p}, {self.step(sid, 1)}, {ln})"])
+        else:
+            vc, vp = self.value(sid)
+            self.emit(f"out[{idx.c}] = {vc};", vp + [f"L.wr('out', {idx.p}, {self.step(sid, 1)}, {self.line()})"])
+        if pin is not None:
+            self.close()
+
+    def st_warp(self):
+        r = self.rng
+        sid = self.new_id()
+        w = self.fresh("r")
+        vc, vp = self.value(sid)
+        if re.fullmatch(r"[0-9]+", vc):      # a bare literal has no type of its own here
+            i = self.x_index()
+            vc, vp = f"x[{i.c}]", [self.read("x", i, sid)]
+        cond = None
+        if r.random() < 0.4:
+            cond = self.thread_cond("thread" if self.bad() else "warp")
+        if cond:
+            self.open(f"if {cond.c}", f"if {cond.p}")
+        self.tags.add("warp operations")
+        ln = self.line()
+        if r.random() < 0.6:
+            self.emit(f"let {w} = reduce + warp yield {vc};", vp + [f"L.warp({self.step(sid, 1)}, {ln})"])
+        else:
+            self.emit(f"let {w} = shuffle_xor({vc}, {r.choice((1, 2, 16))});", vp + [f"L.warp({self.step(sid, 1)}, {ln})"])
+        self.locals[-1].append(w)
+        if cond:
+            self.close()
+
+    def st_if(self, budget):
+        r = self.rng
+        c = self.thread_cond(r.choice(("warp", "thread"))) if r.random() < 0.7 else self.block_cond()
+        self.tags.add("conditions")
+        self.open(f"if {c.c}", f"if {c.p}")
+        saved = dict(self.written)
+        self.statements(budget)
+        if r.random() < 0.3:
+            self.orelse()
+            self.statements(1)
+        self.close()
+        self.written = saved                # a write under a condition counts for nothing
+
+    def st_loop(self, budget):
+        r = self.rng
+        lid, k, K = self.new_id(), self.fresh("k"), r.randint(1, 4)
+        self.tags.add("loops")
+        self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
+        self.loops.append((lid, k, K))
+        self.statements(budget)
+        self.loops.pop()
+        self.close()
+
+    def statements(self, n):
+        r = self.rng
+        for _ in range(n):
+            k = r.random()
+            if k < 0.3:
+                self.st_shared_write()
+            elif k < 0.45:
+                self.st_local()
+            elif k < 0.6:
+                self.st_out()
+            elif k < 0.68:
+                self.st_atomic()
+            elif k < 0.78:
+                self.st_warp()
+            elif k < 0.9 and self.depth < 3:
+                self.st_if(r.randint(1, 2))
+            elif self.depth < 3:
+                self.st_loop(r.randint(1, 2))
+            else:
+                self.st_local()
+
+    # --- phases and barriers
+
+    def start_phase(self):
+        """Chooses what each shared array is in this phase: W (written at one form), R, A, or
+        untouched; arrays written in the phase before count as fully written only now."""
+        for a in self.arrays:
+            if self.covered.get(a.name):
+                a.full = True
+        self.written, self.covered = {}, {}
+        r = self.rng
+        self.modes = {}
+        for a in self.arrays:
+            k = r.random()
+            if k < 0.45:
+                guard, idx, covers = self.own(a)
+                self.modes[a.name] = ("W", guard, idx)
+                if covers:
+                    self.pending_cover.append(a.name)
+            elif k < 0.85:
+                self.modes[a.name] = ("R",)
+            elif k < 0.97 and a.zeroed:
+                self.modes[a.name] = ("A",)
+
+    def phase(self):
+        self.pending_cover = []
+        self.start_phase()
+        # an unconditional covering write first, now and then, so that later phases may read
+        for name in self.pending_cover:
+            if self.rng.random() < 0.7:
+                a = next(a for a in self.arrays if a.name == name)
+                self.cover(a)
+        self.statements(self.rng.randint(1, 3))
+
+    def cover(self, a):
+        _, guard, idx = self.modes[a.name]
+        sid = self.new_id()
+        if guard is not None:
+            self.open(f"if {guard.c}", f"if {guard.p}")
+        vc, vp = self.value(sid) if self.rng.random() < 0.5 else ("1", [])
+        self.emit(f"{a.name}[{idx.c}] = {vc};", vp + [f"L.wr('{a.name}', {idx.p}, {self.step(sid, 1)}, {self.line()})"])
+        if guard is not None:
+            self.close()
+        self.written[a.name] = True
+        self.covered[a.name] = True
+
+    def barrier(self, optional=True):
+        """A barrier: plain, under a block-uniform condition, under a thread condition (bad), or
+        left out (bad: two phases become one)."""
+        r = self.rng
+        if optional and self.bad() and r.random() < 0.5:
+            return False
+        sid = self.new_id()
+        k = r.random()
+        cond = None
+        if self.bad() and k < 0.5:
+            cond = self.thread_cond(r.choice(("warp", "thread")))
+        elif k < 0.1:
+            cond = self.block_cond()
+            self.tags.add("barriers under block conditions")
+        if cond:
+            self.open(f"if {cond.c}", f"if {cond.p}")
+        self.emit("barrier;", [f"L.bar({self.step(sid, 0)}, {self.line()})"])
+        if cond:
+            self.close()
+        return True
+
+    def loop_phases(self):
+        """for k in 0..K { phase; barrier; [phase; barrier;] }: barriers inside a loop."""
+        r = self.rng
+        lid, k, K = self.new_id(), self.fresh("k"), r.randint(2, 4)
+        self.tags.add("barriers in loops")
+        self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
+        self.loops.append((lid, k, K))
+        self.phase_in_loop = True
+        for _ in range(r.randint(1, 2)):
+            self.phase()
+            self.barrier()
+        self.phase_in_loop = False
+        self.loops.pop()
+        self.close()
+
+    def tree(self):
+        """The block sum's tree: a stride that halves, a local, and a barrier each step."""
+        cands = [a for a in self.arrays if a.n == self.T and (a.full or self.bad())]
+        if not cands:
+            return self.phase()
+        a = self.rng.choice(cands)
+        self.tags.add("tree reductions")
+        ft, T = self.ft(), self.T
+        lid, k = self.new_id(), self.fresh("k")
+        steps = self.rng.randint(1, T.bit_length() - 1)
+        self.open(f"for {k} in 0..{steps}", f"for {k} in range({steps})")
+        self.loops.append((lid, k, steps))
+        s = self.fresh("h")
+        self.emit(f"let {s}:usize = shr({T // 2}, {k});", [f"{s} = {T // 2} >> {k}"])
+        sid = self.new_id()
+        self.open(f"if {ft.c} < {s}", f"if {ft.p} < {s}")
+        ln = self.line()
+        self.emit(f"{a.name}[{ft.c}] = {a.name}[{ft.c}] + {a.name}[{op('+', ft, X(s)).c}];",
+                  [f"L.rd('{a.name}', {ft.p}, {self.step(sid, 0)}, {ln})",
+                   f"L.rd('{a.name}', {op('+', ft, X(s)).p}, {self.step(sid, 0)}, {ln})",
+                   f"L.wr('{a.name}', {ft.p}, {self.step(sid, 1)}, {ln})"])
+        self.close()
+        self.barrier()
+        self.loops.pop()
+        self.close()
+        self.start_phase()
+
+    def transpose(self):
+        """The page's tile: rows ty + k * Y written at [r * 33 + tx], read across after a barrier."""
+        tile = next((a for a in self.arrays if a.name == "tile"), None)
+        if tile is None:
+            return self.phase()
+        self.tags.add("transposes")
+        tx, ty = self.shape.tnames
+        Y = self.shape.text[1]
+        K = 32 // Y
+        for part in (0, 1):
+            lid, k = self.new_id(), self.fresh("k")
+            self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
+            self.loops.append((lid, k, K))
+            rr = self.fresh("q")
+            self.emit(f"let {rr} = {ty} + {k} * {Y};", [f"{rr} = {ty} + {k} * {Y}"])
+            sid = self.new_id()
+            wi = op("+", op("*", X(rr), num(33)), X(tx))
+            ri = op("+", op("*", X(tx), num(33)), X(rr))
+            if part == 0:
+                xi = self.x_index()
+                self.emit(f"tile[{wi.c}] = x[{xi.c}];", [self.read("x", xi, sid),
+                          f"L.wr('tile', {wi.p}, {self.step(sid, 1)}, {self.line()})"])
+            else:
+                v = self.fresh("v")
+                idx = ri if not self.bad() else wi
+                self.emit(f"let {v}:i32 = tile[{idx.c}];", [self.read("tile", idx, sid)])
+                if self.out_layout == "slot":
+                    oi, _ = self.out_index()
+                    sid = self.new_id()
+                    self.emit(f"out[{oi.c}] = {v};", [f"L.wr('out', {oi.p}, {self.step(sid, 1)}, {self.line()})"])
+            self.loops.pop()
+            self.close()
+            if part == 0:
+                self.barrier()
+        tile.full = True
+        self.start_phase()
+
+    # --- the program
+
+    def make(self):
+        r, s = self.rng, self.shape
+        self.phase_in_loop = False
+        self.written, self.covered, self.pending_cover, self.modes = {}, {}, [], {}
+        self.lines.append(f"fn f(g:usize, out:rw<i32>[{LEN}], hist:rw<i32>[{LEN}], x:ro<i32>[{LEN}]) {{")
+        ext = lambda e: ", ".join(str(x) for x in e)
+        self.lines.append(f"  blocks {', '.join(s.bnames)} in {ext(s.gext)} threads {', '.join(s.tnames)} in {ext(s.text)} {{")
+        for a in self.arrays:
+            self.emit(f"shared {a.name}:i32[{a.n}]" + (" = zeroed;" if a.zeroed else ";"))
+        if len(s.tnames) > 1 and self.uses_flat_local:
+            f = self.ft.__func__  # the inline form, for the local's own definition
+            self.uses_flat_local = False
+            e = f(self)
+            self.uses_flat_local = True
+            self.emit(f"let f = {e.c};", [f"f = {e.p}"])
+        has_tile = any(a.name == "tile" for a in self.arrays)
+        for i in range(r.randint(1, 4)):
+            if i:
+                self.barrier()
+            k = r.random()
+            if has_tile and k < 0.5:
+                self.transpose()
+            elif k < 0.2:
+                self.loop_phases()
+            elif k < 0.3:
+                self.tree()
+            elif k < 0.4:
+                self.transpose()
+            else:
+                self.phase()
+        self.lines.append("  }")
+        self.lines.append("}")
+        model = ["def thread(L, g, b, t):"]
+        model += names_py(s)
+        model += self.py
+        lens = {a.name: a.n for a in self.arrays}
+        lens.update({"out": LEN, "hist": LEN, "x": LEN})
+        body = "\n".join(self.lines[2:])
+        return Program(s, "\n".join(self.lines) + "\n", "\n".join(model) + "\n", lens,
+                       {a.name for a in self.arrays}, {a.name for a in self.arrays if not a.zeroed},
+                       bool(re.search(r"\bg\b", body)), self.tags)
+
+
+def names_py(s):
+    """Python lines that give the thread's and block's names from their flat numbers."""
+    out = []
+    for names, ext, flat in ((s.tnames, s.text, "t"), (s.bnames, s.gext, "b")):
+        if len(names) == 1:
+            if names[0] != flat:
+                out.append(f"    {names[0]} = {flat}")
+            continue
+        rest = flat
+        for nm, x in zip(names, ext):
+            out.append(f"    {nm} = {rest} % {x}")
+            out.append(f"    _r = {rest} // {x}")
+            rest = "_r"
+    return out
+
+
+class Program:
+    def __init__(self, shape, text, model, lens, shared, unzeroed, uses_g, tags):
+        self.shape, self.text, self.model, self.lens = shape, text, model, lens
+        self.shared, self.unzeroed, self.uses_g, self.tags = shared, unzeroed, uses_g, tags
+
+
+def generate(seed, count):
+    rng = random.Random(seed)
+    return [Gen(rng).make() for _ in range(count)]
+
+
+# ---------------------------------------------------------------------------------- the verdicts
+
+def codes_of(stderr):
+    return [m.group(1) for m in re.finditer(r"error\[(E-[A-Z-]+)\]", stderr)]
+
+
+def check_one(cairn, work, seed, k, prog):
+    """Runs in a worker process: the judge's verdict and cairn check's, for one program."""
+    try:
+        found, err = judge(prog), None
+    except Exception as e:           # OutOfBounds, or a model that does not run: the generator
+        found, err = {}, f"{type(e).__name__}: {e}"
+    path = os.path.join(work, f"s{seed}_{k}.cairn")
+    with open(path, "w") as f:
+        f.write(prog.text)
+    run = subprocess.run([cairn, "check", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    os.unlink(path)
+    return found, err, run.returncode, run.stderr
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = 0
+        self.clean = self.accepted = self.broken = 0
+        self.by_tag = {}                 # tag -> [clean accepted, clean]
+        self.other = {}                  # code -> refusals with it, none of the judge's codes among them
+        self.breaks = {}                 # code -> programs the judge finds breaking it
+        self.caught = {}                 # code -> of those, refused with that very code
+
+    def count(self, prog, found, rc, codes, show_info, where):
+        if not found:
+            self.clean += 1
+            self.accepted += rc == 0
+            for t in prog.tags:
+                c = self.by_tag.setdefault(t, [0, 0])
+                c[0] += rc == 0
+                c[1] += 1
+            return
+        self.broken += 1
+        for c in found:
+            self.breaks[c] = self.breaks.get(c, 0) + 1
+            self.caught[c] = self.caught.get(c, 0) + (c in codes)
+        if rc == 1 and not set(codes) & set(found):
+            for c in set(codes):
+                self.other[c] = self.other.get(c, 0) + 1
+            if show_info:
+                print(f"info {where}: refused with {', '.join(sorted(set(codes)))}; the judge finds "
+                      f"{', '.join(sorted(found))}")
+
+    def report(self):
+        pct = lambda a, b: f"{100.0 * a / b if b else 0:.1f}%"
+        print(f"precision: {self.accepted}/{self.clean} clean programs accepted ({pct(self.accepted, self.clean)})")
+        for t in sorted(self.by_tag):
+            a, b = self.by_tag[t]
+            print(f"precision, feature {t}: {a}/{b} clean programs accepted ({pct(a, b)})")
+        for c in CODES:
+            if self.breaks.get(c):
+                print(f"programs breaking {c}: {self.breaks[c]}, refused with that code: {self.caught[c]}")
+        for c in sorted(self.other):
+            print(f"info: {self.other[c]} programs that break a rule were refused with {c} and none of "
+                  f"the judge's codes (diagnostic precision)")
+
+
+def verdict(T, seed, k, prog, result, show_refused, show_info):
+    found, err, rc, stderr = result
+    where = f"seed={seed} prog={k}"
+    if err:
+        T.failed += 1
+        print(f"FAIL generator: {where}: the model fails: {err}\n{prog.text}")
+        return
+    if rc not in (0, 1):
+        T.failed += 1
+        print(f"FAIL {where}: cairn check exited {rc}:\n{stderr}{prog.text}")
+        return
+    codes = codes_of(stderr) if rc == 1 else []
+    faults = sorted(set(codes) & GENERATOR_FAULTS)
+    if faults:
+        T.failed += 1
+        lines = [ln for ln in stderr.splitlines() if "error[" in ln]
+        print(f"FAIL generator: {where}: refused with {', '.join(faults)}:\n  " + "\n  ".join(lines) + "\n" + prog.text)
+        return
+    if rc == 0 and found:
+        T.failed += 1
+        T.count(prog, found, rc, codes, False, where)
+        print(f"FAIL {where}: accepted, but " + "; ".join(f"{c}: {w}" for c, w in sorted(found.items())) +
+              f"\n{prog.text}")
+        return
+    T.passed += 1
+    T.count(prog, found, rc, codes, show_info, where)
+    if not found and rc == 1 and show_refused:
+        print(f"refused though clean ({where}):\n{prog.text}{stderr}")
+
+
+def seeds_of(text):
+    out = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+# ------------------------------------------------------------------- the judge on hand-made cases
+
+# Regions modelled by hand, each with the set of codes it breaks and a piece of the first witness.
+# d09 to d16 are the spec's examples (tests/spec/), their lines as in those files; d14 breaks
+# E-COOP-UNORDERED too (thread 1 reads warps[1], which thread 32 writes earlier in the phase), and
+# the spec names the code it shows. d16's finish is not modelled: it only reads what blocks wrote.
+T1, T256, T64 = (("t",), (256,)), (("t",), (256,)), (("t",), (64,))
+G1 = (("b",), ("g",))
+CASES = [
+    ("d09 block sums", T256, G1, {"partial": (256, True)}, """
+    n = 700
+    i = b * 256 + t
+    if i < n:
+        L.rd('x', i, (1, 0), 9); L.wr('partial', t, (1, 1), 9)
+    L.bar((2, 0), 10)
+    for k in range(3):
+        s = 128 >> k
+        if t < s:
+            L.rd('partial', t, (3, k, 4, 0), 13); L.rd('partial', t + s, (3, k, 4, 0), 13)
+            L.wr('partial', t, (3, k, 4, 1), 13)
+        L.bar((3, k, 5, 0), 14)
+    if t < 32:
+        L.rd('partial', t, (6, 0), 17); L.warp((6, 1), 17)
+        if t == 0:
+            L.wr('out', b, (7, 1), 18)
+    """, set(), None),
+    ("d10 barrier under a condition", T64, G1, {}, """
+    if t < 5:
+        L.bar((1, 0), 7)
+    """, {"E-COOP-BARRIER"}, "thread t = 0 reaches the barrier at line 7, which thread t = 5 does not"),
+    ("d11 reverse", T256, G1, {"s": (256, True)}, """
+    L.wr('s', t, (1, 1), 10)
+    L.rd('s', 255 - t, (2, 0), 11)
+    if t == 0:
+        L.wr('out', b, (3, 1), 12)
+    """, {"E-COOP-UNORDERED"}, "thread t = 255 reads s[0] at line 11, which thread t = 0 writes at line 10"),
+    ("d12 shift", T256, G1, {"s": (256, True)}, """
+    L.wr('s', t, (1, 1), 8)
+    L.bar((2, 0), 9)
+    L.rd('s', (t + 1) % 256, (3, 0), 10)
+    L.wr('s', t, (4, 1), 11)
+    """, {"E-COOP-REUSE"}, "thread t = 1 writes s[1] at line 11 over what thread t = 0 reads at line 10"),
+    ("d13 block max, unzeroed", T256, G1, {"warps": (8, False)}, """
+    n = 700
+    i = b * 256 + t
+    if i < n:
+        L.rd('x', i, (1, 0), 10)
+    L.warp((2, 1), 11)
+    if t % 32 == 0:
+        L.wr('warps', t // 32, (3, 1), 12)
+    L.bar((4, 0), 13)
+    if t < 32:
+        if t < 8:
+            L.rd('warps', t, (5, 0), 16)
+        L.warp((6, 1), 17)
+        if t == 0:
+            L.wr('out', b, (7, 1), 18)
+    """, set(), None),
+    ("d14 flags, unwritten", T256, G1, {"warps": (8, False)}, """
+    if t % 32 == 0:
+        L.wr('warps', t // 32, (1, 1), 10)
+    if t < 8:
+        L.rd('warps', t, (2, 0), 11)
+        if t == 0:
+            L.wr('out', b, (3, 1), 11)
+    """, {"E-COOP-UNWRITTEN", "E-COOP-UNORDERED"}, "thread t = 1 reads warps[1] at line 11 in phase 0"),
+    ("d15 transpose", (("tx", "ty"), (32, 8)), (("bx", "by"), ("g", 2)), {"tile": (1056, True)}, """
+    w, h = g * 32, 2 * 32
+    for k in range(4):
+        r = ty + k * 8
+        L.rd('x', (by * 32 + r) * w + bx * 32 + tx, (1, k, 2, 0), 13)
+        L.wr('tile', r * 33 + tx, (1, k, 2, 1), 13)
+    L.bar((3, 0), 15)
+    for k in range(4):
+        r = ty + k * 8
+        L.rd('tile', tx * 33 + r, (4, k, 5, 0), 18)
+        L.wr('out', (bx * 32 + r) * h + by * 32 + tx, (4, k, 5, 1), 18)
+    """, set(), None),
+    ("d16 total, the blocks", T256, G1, {"warps": (8, True)}, """
+    n = 3000
+    i = b * 256 + t
+    while i < n:
+        L.rd('x', i, (1, 0), 10)
+        i += g * 256
+    L.warp((2, 1), 13)
+    if t % 32 == 0:
+        L.wr('warps', t // 32, (3, 1), 14)
+    L.bar((4, 0), 15)
+    if t == 0:
+        for k in range(8):
+            L.rd('warps', k, (5, k, 6, 0), 18)
+        L.wr('partial', b, (7, 1), 19)
+    """, set(), None),
+    ("two threads write one element", T64, G1, {"s": (64, True)}, """
+    L.wr('s', t // 2, (1, 1), 4)
+    """, {"E-COOP-CONFLICT"}, "threads t = 0 and t = 1 both write s[0] in phase 0"),
+    ("read across a barrier", T64, G1, {"s": (64, True)}, """
+    L.wr('s', t, (1, 1), 4)
+    L.bar((2, 0), 5)
+    L.rd('s', 63 - t, (3, 0), 6)
+    """, set(), None),
+    ("a read and a write in one statement", T64, G1, {"s": (64, True)}, """
+    L.rd('s', (t + 1) % 64, (1, 0), 4); L.wr('s', t, (1, 1), 4)
+    """, {"E-COOP-REUSE"}, "thread t = 1 writes s[1] at line 4 over what thread t = 0 reads"),
+    ("a warp operation under t % 2", T64, G1, {}, """
+    if t % 2 == 0:
+        L.warp((1, 1), 5)
+    """, {"E-COOP-WARP"}, "thread t = 0 reaches the warp operation at line 5, which thread t = 1 does not"),
+    ("a warp operation under t / 32 == 1", T64, G1, {}, """
+    if t // 32 == 1:
+        L.warp((1, 1), 5)
+    """, set(), None),
+    ("ty < 1 splits a warp of 16 x 4", (("tx", "ty"), (16, 4)), G1, {}, """
+    if ty < 1:
+        L.warp((1, 1), 5)
+    """, {"E-COOP-WARP"}, "(tx = 0, ty = 0) reaches the warp operation at line 5, which thread (tx = 0, ty = 1)"),
+    ("ty < 2 keeps a warp of 16 x 4", (("tx", "ty"), (16, 4)), G1, {}, """
+    if ty < 2:
+        L.warp((1, 1), 5)
+    """, set(), None),
+    ("out[t] in every block", T64, G1, {}, """
+    L.wr('out', t, (1, 1), 3)
+    """, {"E-COOP-GLOBAL"}, "thread t = 0 of block b = 0 and thread t = 0 of block b = 1 both write out[0]"),
+    ("out[b * 64 + t]", T64, G1, {}, """
+    L.wr('out', b * 64 + t, (1, 1), 3)
+    """, set(), None),
+    ("a neighbour's outside element read", T64, G1, {}, """
+    L.rd('out', b * 64 + (t + 1) % 64, (1, 0), 3)
+    L.wr('out', b * 64 + t, (2, 1), 4)
+    """, {"E-COOP-GLOBAL"}, "thread t = 0 of block b = 0 reads out[1] at line 3, which thread t = 1 of block b = 0"),
+    ("out[i] += 1 by its one writer", T64, G1, {}, """
+    L.rd('out', b * 64 + t, (1, 0), 3); L.wr('out', b * 64 + t, (1, 1), 3)
+    """, set(), None),
+    ("an atomic array read plainly", T64, G1, {}, """
+    L.at('hist', t % 4, (1, 1), 3)
+    if t == 0 and b == 0:
+        L.rd('hist', 1, (2, 0), 5)
+    """, {"E-ATOMIC-MIXED"}, "updates hist atomically at line 3"),
+    ("shared atomics beside a plain read", T64, G1, {"s": (64, True)}, """
+    L.at('s', t % 4, (1, 1), 4)
+    L.rd('s', t, (2, 0), 5)
+    """, {"E-ATOMIC-MIXED"}, "updates s atomically at line 4, and thread t = 0 touches it plainly at line 5, in phase 0"),
+    ("shared atomics, then a barrier, then plain reads", T64, G1, {"s": (64, True)}, """
+    L.at('s', t % 4, (1, 1), 4)
+    L.bar((2, 0), 5)
+    L.rd('s', t, (3, 0), 6)
+    """, set(), None),
+    ("an unzeroed element read first", T64, G1, {"w": (64, False)}, """
+    L.rd('w', t, (1, 0), 4)
+    """, {"E-COOP-UNWRITTEN"}, "thread t = 0 reads w[0] at line 4 in phase 0"),
+    ("an unzeroed element written by the reader first", T64, G1, {"w": (64, False)}, """
+    L.wr('w', t, (1, 1), 4)
+    L.rd('w', t, (2, 0), 5)
+    """, set(), None),
+    ("one thread fills a table, a barrier, all read", T64, G1, {"w": (64, False)}, """
+    if t == 0:
+        for k in range(64):
+            L.wr('w', k, (1, k, 2, 1), 6)
+    L.bar((3, 0), 7)
+    L.rd('w', 63 - t, (4, 0), 8)
+    """, set(), None),
+    ("a stride that moves with k, a barrier each step", T64, G1, {"s": (64, True)}, """
+    for k in range(3):
+        L.wr('s', (t + k) % 64, (1, k, 2, 1), 5)
+        L.bar((1, k, 3, 0), 6)
+    """, set(), None),
+    ("a stride that moves with k, no barrier", T64, G1, {"s": (64, True)}, """
+    for k in range(3):
+        L.wr('s', (t + k) % 64, (1, k, 2, 1), 5)
+    """, {"E-COOP-CONFLICT"}, "threads t = 0 and t = 63 both write s[0] in phase 0"),
+    ("a barrier in a loop under t < 32", T64, G1, {}, """
+    for k in range(2):
+        if t < 32:
+            L.bar((1, k, 2, 0), 6)
+    """, {"E-COOP-BARRIER"}, "reaches the barrier at line 6"),
+    ("a barrier under b == 0", T64, G1, {"s": (64, True)}, """
+    L.wr('s', t, (1, 1), 4)
+    if b == 0:
+        L.bar((2, 0), 6)
+    L.rd('s', t, (3, 0), 7)
+    """, set(), None),
+    ("out[b] under t == 0", T64, G1, {}, """
+    if t == 0:
+        L.wr('out', b, (1, 1), 4)
+    """, set(), None),
+    ("out[b] under t >= 62", T64, G1, {}, """
+    if t >= 62:
+        L.wr('out', b, (1, 1), 4)
+    """, {"E-COOP-GLOBAL"}, "thread t = 62 of block b = 0 and thread t = 63 of block b = 0 both write out[0]"),
+]
+
+
+def case_program(tshape, gshape, arrays, body):
+    shape = Shape(tshape[0], tshape[1], gshape[0], gshape[1])
+    lines = [ln[4:] if ln.startswith("    ") else ln for ln in body.strip("\n").split("\n")]
+    model = "def thread(L, g, b, t):\n" + "\n".join(names_py(shape)) + "\n" + \
+            "".join("    " + ln + "\n" for ln in lines)
+    lens = {a: n for a, (n, _) in arrays.items()}
+    lens.update({"out": LEN, "hist": LEN, "x": LEN, "partial": LEN})
+    return Program(shape, "", model, lens, set(arrays), {a for a, (_, z) in arrays.items() if not z},
+                   "g" in body, set())
+
+
+def self_test():
+    passed = failed = 0
+    for name, tshape, gshape, arrays, body, want, witness in CASES:
+        try:
+            got = judge(case_program(tshape, gshape, arrays, body))
+        except OutOfBounds as e:
+            got = {"OutOfBounds": str(e)}
+        ok = set(got) == want and (witness is None or any(witness in w for w in got.values()))
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL judge self test: {name}: the judge says {got}, not {sorted(want)}"
+                  + (f" with '{witness}'" if witness else ""))
+    print(f"{passed} passed, {failed} failed, 0 skipped")
+    return 1 if failed else 0
+
+
+def stand_in(text):
+    """The program with its region made sequential, for a checker that does not yet type a
+    cooperative body: one `for` per block and thread name, shared arrays as zeroed buffers,
+    barriers as blank lines (the lines keep their numbers), warp operations as their value. What is
+    left types only if the generator wrote valid CAIRN around the cooperative forms."""
+    out, loops = [], 0
+    for ln in text.split("\n"):
+        m = re.match(r"(\s*)blocks (.*) in (.*) threads (.*) in (.*) \{$", ln)
+        if m:
+            heads = [f"for {n} in 0..{e} {{" for names, exts in ((m.group(2), m.group(3)), (m.group(4), m.group(5)))
+                     for n, e in zip(names.split(", "), exts.split(", "))]
+            loops = len(heads)
+            out.append(m.group(1) + " ".join(heads))
+            continue
+        if ln.strip() == "barrier;":
+            ln = ""
+        ln = re.sub(r"shared (\w+):i32\[(\d+)\]( = zeroed)?;", r"buffer \1:i32[\2] = zeroed;", ln)
+        ln = re.sub(r"reduce \+ warp yield (.*);", r"\1;", ln)
+        ln = re.sub(r"shuffle_xor\((.*), \d+\);", r"\1;", ln)
+        out.append(ln)
+    out[-3] += "}" * (loops - 1)         # the region's closing brace closes the first loop
+    return "\n".join(out)
+
+
+def typecheck(cairn, seed, count, work):
+    """Every program's stand-in must be accepted, and every program must parse (cairn expand)."""
+    failed = 0
+    for k, prog in enumerate(generate(seed, count)):
+        for cmd, text in (("expand", prog.text), ("check", stand_in(prog.text))):
+            path = os.path.join(work, f"t{seed}_{k}.cairn")
+            with open(path, "w") as f:
+                f.write(text)
+            run = subprocess.run([cairn, cmd, path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            os.unlink(path)
+            if run.returncode != 0:
+                failed += 1
+                print(f"FAIL generator: seed={seed} prog={k}: cairn {cmd} refuses it:\n{run.stderr}{text}")
+    print(f"{count * 2 - failed} passed, {failed} failed, 0 skipped")
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    if sys.argv[1:2] == ["--typecheck"]:
+        return typecheck(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    if sys.argv[1:2] == ["--print"]:
+        prog = generate(int(sys.argv[2]), int(sys.argv[3]) + 1)[-1]
+        print(prog.text + "\n" + prog.model)
+        for c, w in sorted(judge(prog).items()) or [("clean", "")]:
+            print(f"{c}: {w}")
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("cairn")
+    ap.add_argument("seeds")
+    ap.add_argument("count", type=int)
+    ap.add_argument("work")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--show-refused", action="store_true", help="print each clean program refused")
+    ap.add_argument("--show-info", action="store_true",
+                    help="print each program refused with none of the judge's codes")
+    a = ap.parse_args()
+    T, t0, total = Tally(), time.time(), 0
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(a.jobs) as pool:
+        for seed in seeds_of(a.seeds):
+            progs = generate(seed, a.count)
+            jobs = [pool.submit(check_one, a.cairn, a.work, seed, k, p) for k, p in enumerate(progs)]
+            for k, (prog, job) in enumerate(zip(progs, jobs)):
+                verdict(T, seed, k, prog, job.result(), a.show_refused, a.show_info)
+            total += len(progs)
+    dt = time.time() - t0
+    print(f"coop judge: seeds {a.seeds}, {total} programs in {dt:.1f} s ({total / dt:.0f} programs/s): "
+          f"{T.broken} break a rule, {T.clean} clean, {total - T.broken - T.clean} others (failed)")
+    T.report()
+    print(f"{T.passed} passed, {T.failed} failed, 0 skipped")
+    return 1 if T.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
