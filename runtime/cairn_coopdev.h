@@ -319,9 +319,9 @@ static inline struct cn_coop_claim cn_coop_claim(struct cn_coop_table *T, const 
 
 /* The module's counters: zero when the module loads, and back to zero
  * after every launch that completes. */
-static __device__ unsigned long long cn_coop_words[CN_COOP_WORDS];
+static __device__ __attribute__((unused)) unsigned long long cn_coop_words[CN_COOP_WORDS];
 /* The host's record of which launch holds which of them. */
-static struct cn_coop_table cn_coop_table_here;
+static __attribute__((unused)) struct cn_coop_table cn_coop_table_here;
 
 struct cn_coop_launch {
     struct cn_coop_grid grid;
