@@ -52,6 +52,8 @@
  *   cn_dev_memset(s, dst, byte, n)   async on s
  *   cn_dev_launch(s, k, n, args)     run kernel k's lane over [0, n) on s
  *   cn_dev_count_snapshot()          the counting machine's counters
+ *   cn_coop_launch(s, k, grid, args) a cooperative region's launch, with its
+ *                                    block names and finish (cairn_coopdev.h)
  *
  * There is no device-wide synchronisation in the seam at all, so nothing can
  * wait on work that is not its own stream's.
@@ -1194,5 +1196,9 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
     static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
 
 #endif
+
+/* Cooperative regions: block names by dividers, grids past the device's
+ * limit, and the finish counters. */
+#include "cairn_coopdev.h"
 
 #endif /* CAIRN_DEV_H */

@@ -12,6 +12,12 @@
 #                 stdout, so the guard text is looked for in both streams)
 #   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
 #   entry_after_trap  a cq_ call that traps, the caller's synchronize, then the next cq_ call aborts
+#   coop_grid     cooperative regions' grids (runtime/cairn_coopdev.h): 3-D grids around and past
+#                 65535 blocks in x, y and z, every block's sum checked, and 2 x 65537 x 16385
+#                 blocks (past 2^31) each run exactly once with the right names
+#   coop_finish   a region's finish: 1000 launches on one stream and a CUDA graph of it replayed
+#                 100 times on another beside them, every total checked; empty grids run the finish
+#                 once; every counter word back to 0; `trap` and `nowords`: the counter's traps
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
 #                 skipped where torch is not installed
 set -u
@@ -36,6 +42,36 @@ for t in float_agree; do
     fi
     if "$OUTDIR/$t" >"$OUTDIR/$t.log" 2>&1; then echo "PASS $t"; else echo "FAIL $t"; fail=1; fi
     cat "$OUTDIR/$t.log"
+done
+
+# Cooperative regions' device runtime (runtime/cairn_coopdev.h): grids past the grid limit and
+# past 2^31 blocks, the finish in a loop and in a replayed CUDA graph, and the counter's two traps.
+for t in coop_grid coop_finish; do
+    cc=${ARCH#sm_}
+    if ! nvcc -std=c++17 -O2 -gencode=arch=compute_$cc,code=$ARCH -Iruntime \
+            -o "$OUTDIR/$t" "tests/device/$t.cu" >"$OUTDIR/$t.build.log" 2>&1; then
+        echo "FAIL $t: does not build"; cat "$OUTDIR/$t.build.log"; fail=1; continue
+    fi
+    if "$OUTDIR/$t" >"$OUTDIR/$t.log" 2>&1; then echo "PASS $t"; else echo "FAIL $t"; fail=1; fi
+    cat "$OUTDIR/$t.log"
+done
+# A foreign tag in the launch's word, and no word left: each launch traps with the counter's
+# message (every device block prints it), and the wait aborts.
+for mode in trap nowords; do
+    [ -x "$OUTDIR/coop_finish" ] || break
+    "$OUTDIR/coop_finish" $mode >"$OUTDIR/coop_finish.$mode.log" 2>&1
+    rc=$?
+    case $mode in
+    trap) want='guard failed: finish counter 0 holds launch tag 12345, not this launch' ;;
+    nowords) want='guard failed: no finish counter is free: all 4096 are kept by captured CUDA graphs' ;;
+    esac
+    if [ $rc = 134 ] && grep -qF "coop_finish.cu:1:1: $want" "$OUTDIR/coop_finish.$mode.log" &&
+            grep -q 'cudaStreamSynchronize' "$OUTDIR/coop_finish.$mode.log" &&
+            ! grep -q 'did not trap' "$OUTDIR/coop_finish.$mode.log"; then
+        echo "PASS coop_finish $mode"
+    else
+        echo "FAIL coop_finish $mode: exit $rc"; tail -5 "$OUTDIR/coop_finish.$mode.log"; fail=1
+    fi
 done
 
 # Device programs: the corpus's run tests, built for the GPU instead of emulated. nvcc takes most of

@@ -1,0 +1,515 @@
+/*
+ * cairn_coopdev.h: the device runtime of cooperative regions (devices.md,
+ * "Cooperative regions" and "A finish"). Included by cairn_dev.h, after the
+ * seam, so it runs on the CUDA, emulated and counting machines alike.
+ *
+ *   blocks b0, b1, b2 in g0, g1, g2 threads ... { BLOCK } then threads ... { FINISH }
+ *
+ * Three pieces, each usable alone:
+ *
+ *   1. Dividers. floor(x / d) for every 64-bit x as a multiply-high, a
+ *      subtract, an add and two shifts, with (m, s1, s2) made once per d on
+ *      the host (cn_divider_make). A block recovers its names from its flat
+ *      number p with two of them (cn_coop_names): no 64-bit division on the
+ *      device, where one is a ~70-instruction software routine.
+ *
+ *   2. Grids of any usize size. A region's grid is g0 * g1 * g2 blocks, which
+ *      may be 0 or far past gridDim.x's limit. The launch starts
+ *      min(total, one wave) device blocks (one wave: the blocks of T threads
+ *      the device holds at once, never more than CN_DEV_MAX_BLOCKS, as
+ *      cn_dev_launch sizes a region's grid), and device block k runs the
+ *      region's blocks p = k, k + gridDim.x, ... in turn, with a barrier
+ *      between two of them so the shared arrays of one are not overwritten
+ *      while a slower thread still reads them.
+ *
+ *   3. The finish counters. A table of CN_COOP_WORDS 64-bit words in the
+ *      module's global memory (cn_coop_words: one per translation unit, and
+ *      the emitted program is one). A word is (tag << 32) | count, and 0
+ *      when free. Each launch of a region with a finish carries a word and a
+ *      tag that no other launch has. When a device block has run its region
+ *      blocks, every thread fences its writes (__threadfence) and thread 0
+ *      counts the block in the word with a compare-and-swap: a 0 becomes
+ *      (tag << 32) | 1, its own tag counts up, another launch's tag traps
+ *      (cn_dev_trap's path: a device printf, then __trap). The block whose
+ *      count reaches gridDim.x fences again, runs FINISH with all its
+ *      threads, and puts the word back to 0. An empty grid launches one
+ *      block that runs no region block and counts to 1 = gridDim.x: the
+ *      finish runs exactly once there too, in the same single launch.
+ *
+ * Which launch gets which word (the host's bookkeeping, struct cn_coop_table,
+ * one per module beside its device table):
+ *
+ *   - a launch on a stream takes that stream's word; the stream's launches
+ *     run one after another, and each leaves the word 0 when its last block
+ *     is done, so they share it. Two streams never share one;
+ *   - a launch under CUDA graph capture (cudaStreamIsCapturing says
+ *     cudaStreamCaptureStatusActive) takes a word of its own and keeps it
+ *     for good: the graph may replay on any stream, at any time;
+ *   - a stream's first launch takes a word no one has used yet; once all
+ *     4096 are taken, it takes the word of the stream whose last launch is
+ *     the oldest (captured words are never taken back). If that stream's
+ *     last launch is still running, one of the two launches finds the
+ *     other's tag and traps, never miscounts;
+ *   - when every word is kept by a captured graph, the launch carries no
+ *     word (CN_COOP_NO_WORD) and each of its blocks traps, saying so.
+ *
+ * Tags count up from 1 per module and wrap after 2^32 launches; a wrapped
+ * tag could meet its namesake only in a word still held by a launch 2^32
+ * launches old. Known limit: a caller's stream that is destroyed while its
+ * last launch runs, whose handle CUDA then gives to a new stream, lends the
+ * new stream the old word, and the new launch traps if it finds the old one
+ * still counting. Two instances of one graph running at once share their
+ * word, as they share every array they write.
+ *
+ * The emulated machine runs the region's blocks as lanes of the host pool
+ * (each lane one block, names from the same dividers) and then the finish,
+ * once, also for an empty grid: one launch counted, as on the device. The
+ * block and finish functions run a whole block (the lowering's thread team).
+ *
+ * What the compiler emits, for a region of T threads per block:
+ *
+ *   struct r1 { ... };                                   the region's arguments
+ *   CN_DEV_LANE void r1_block(const struct r1 *a, size_t b0, size_t b1, size_t b2) { ... }
+ *   CN_DEV_LANE void r1_finish(const struct r1 *a) { ... }
+ *   static const char r1_k_what[] = "region at f.cairn:3:5";
+ *   CN_COOP_KERNEL_FINISH(r1_k, struct r1, r1_block, r1_finish, T, "f.cairn", 3, 5)
+ *     (or CN_COOP_KERNEL(r1_k, struct r1, r1_block, T) with no finish)
+ *   ...
+ *   struct cn_coop_grid g;
+ *   if (!cn_coop_grid_make(&g, g0, g1, g2)) -> the region's guard: the grid overflows usize
+ *   struct r1 args = {...};
+ *   cn_coop_launch(s, &r1_k, &g, &args);                 s: the context's run stream
+ *
+ * On the device the block and finish functions read threadIdx and may
+ * declare __shared__ arrays; every thread of the block calls them.
+ */
+#ifndef CAIRN_COOPDEV_H
+#define CAIRN_COOPDEV_H
+
+#ifndef CAIRN_DEV_H
+#error "cairn_coopdev.h is included by cairn_dev.h"
+#endif
+
+/* ---------------------------------------------------------- dividers */
+
+/*
+ * floor(x / d) for d >= 1 and every x < 2^64, after Granlund and Montgomery,
+ * "Division by Invariant Integers using Multiplication" (PLDI 1994), figure
+ * 4.1: with l = ceil(log2 d),
+ *
+ *   m  = floor(2^64 * (2^l - d) / d) + 1     (< 2^64: the 65-bit multiplier
+ *                                             2^64 + m, its top bit implied)
+ *   t  = mulhi(m, x)
+ *   q  = (t + ((x - t) >> s1)) >> s2,   s1 = min(l, 1), s2 = max(l - 1, 0)
+ *
+ * (x - t) >> 1 + t is (x + t) / 2 without the 65-bit sum overflowing. Their
+ * theorem 4.2 gives the exactness: 2^(64+l) <= (2^64 + m) * d <= 2^(64+l) +
+ * 2^l. d = 1 gives m = 1, s1 = s2 = 0, q = 0 + x; a power of two 2^k gives
+ * m = 1, t = 0, q = (x >> 1) >> (k - 1). tests/unit/test_divider.c checks it
+ * against plain division (exhaustively for x < 2^20 and d < 2^12).
+ */
+struct cn_divider {
+    uint64_t m;
+    unsigned char s1, s2;
+};
+
+CN_DEV_BOTH uint64_t cn_mulhi64(uint64_t a, uint64_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+CN_DEV_BOTH uint64_t cn_divide(struct cn_divider v, uint64_t x)
+{
+    uint64_t t = cn_mulhi64(v.m, x);
+    return (t + ((x - t) >> v.s1)) >> v.s2;
+}
+
+/* The divider of d; d = 0 has none, and gets d = 1's (a grid with an extent
+ * 0 has no block to name). Made on the host, once per extent. */
+static inline struct cn_divider cn_divider_make(uint64_t d)
+{
+    struct cn_divider v;
+    unsigned l = d <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(d - 1);
+    uint64_t two_l_minus_d = (l == 64 ? 0 : (uint64_t)1 << l) - (d ? d : 1); /* mod 2^64: exact, < d */
+    v.m = (uint64_t)(((unsigned __int128)two_l_minus_d << 64) / (d ? d : 1)) + 1;
+    v.s1 = (unsigned char)(l < 1 ? l : 1);
+    v.s2 = (unsigned char)(l > 1 ? l - 1 : 0);
+    return v;
+}
+
+/* --------------------------------------------------------- the grid */
+
+/* A region's grid as its launch carries it: the extents, their product and
+ * the dividers of the first two (block p is b0 + g0 * (b1 + g1 * b2)). */
+struct cn_coop_grid {
+    uint64_t g0, g1, g2, total;
+    struct cn_divider d0, d1;
+};
+
+/* false when g0 * g1 * g2 overflows usize: the caller's guard says so. */
+static inline bool cn_coop_grid_make(struct cn_coop_grid *g, uint64_t g0, uint64_t g1, uint64_t g2)
+{
+    uint64_t t01, t;
+    if (__builtin_mul_overflow(g0, g1, &t01) || __builtin_mul_overflow(t01, g2, &t))
+        return false;
+    g->g0 = g0, g->g1 = g1, g->g2 = g2, g->total = t;
+    g->d0 = cn_divider_make(g0);
+    g->d1 = cn_divider_make(g1);
+    return true;
+}
+
+/* The names of block p < total: two divisions by dividers, two multiplies. */
+CN_DEV_BOTH void cn_coop_names(const struct cn_coop_grid *g, uint64_t p, size_t *b0, size_t *b1, size_t *b2)
+{
+    uint64_t q = cn_divide(g->d0, p);
+    uint64_t r = cn_divide(g->d1, q);
+    *b0 = (size_t)(p - q * g->g0);
+    *b1 = (size_t)(q - r * g->g1);
+    *b2 = (size_t)r;
+}
+
+/* Device blocks of a launch: the region's blocks up to one wave (`wave`,
+ * the blocks the device holds at once, at least 1, at most
+ * CN_DEV_MAX_BLOCKS); an empty grid with a finish still launches one. */
+static inline uint64_t cn_coop_device_blocks(uint64_t total, uint64_t wave, bool finish)
+{
+    if (wave < 1)
+        wave = 1;
+    if (wave > CN_DEV_MAX_BLOCKS)
+        wave = CN_DEV_MAX_BLOCKS;
+    if (total == 0)
+        return finish ? 1 : 0;
+    return total < wave ? total : wave;
+}
+
+/* ------------------------------------- the counters: host bookkeeping */
+
+/* Words of the table: each stream in use and each captured launch holds
+ * one. A fixed size, so a finish allocates nothing (devices.md). */
+#define CN_COOP_WORDS 4096
+/* What a launch carries when no word is left: every word is kept by a
+ * captured graph. Its blocks trap. */
+#define CN_COOP_NO_WORD 0xffffffffu
+/* Slots of the stream-to-word index: twice the words, so linear probing
+ * stays short. A power of two. */
+#define CN_COOP_INDEX (2 * CN_COOP_WORDS)
+
+enum cn_coop_owner_kind { CN_COOP_FREE, CN_COOP_STREAM, CN_COOP_KEPT };
+
+struct cn_coop_owner {
+    const void *stream; /* CN_COOP_STREAM: the stream whose word it is */
+    uint64_t used;      /* the table's clock at its owner's last launch */
+    unsigned char kind; /* enum cn_coop_owner_kind */
+};
+
+/* The host's record of one module's device table. Zeroed is empty. */
+struct cn_coop_table {
+    int lock;                   /* a spin lock: every claim is a few loads */
+    uint32_t next_tag;          /* the last tag given; 0 is never one */
+    uint64_t clock;             /* counts claims, for "oldest" */
+    unsigned fresh;             /* words [fresh, CN_COOP_WORDS) never given */
+    unsigned kept;              /* words kept by captured launches */
+    struct cn_coop_owner owner[CN_COOP_WORDS];
+    uint16_t index[CN_COOP_INDEX]; /* word + 1 of a stream, 0 empty: linear probing */
+};
+
+/* What a launch carries to its blocks. */
+struct cn_coop_claim {
+    uint32_t word; /* < CN_COOP_WORDS, or CN_COOP_NO_WORD */
+    uint32_t tag;
+};
+
+static inline unsigned cn_coop_hash(const void *stream)
+{
+    uint64_t h = (uint64_t)(uintptr_t)stream * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 40) & (CN_COOP_INDEX - 1);
+}
+
+/* The index slot of stream's entry, or of the empty slot where it would go. */
+static inline unsigned cn_coop_find(const struct cn_coop_table *T, const void *stream)
+{
+    unsigned i = cn_coop_hash(stream);
+    while (T->index[i] && T->owner[T->index[i] - 1].stream != stream)
+        i = (i + 1) & (CN_COOP_INDEX - 1);
+    return i;
+}
+
+/* Removes the entry at slot i, shifting back the entries after it that
+ * probed past it (linear probing's deletion: no tombstones). */
+static inline void cn_coop_unindex(struct cn_coop_table *T, unsigned i)
+{
+    unsigned j = i;
+    T->index[i] = 0;
+    for (;;) {
+        j = (j + 1) & (CN_COOP_INDEX - 1);
+        if (!T->index[j])
+            return;
+        unsigned home = cn_coop_hash(T->owner[T->index[j] - 1].stream);
+        /* the entry at j stays if its home lies cyclically in (i, j] */
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            T->index[i] = T->index[j];
+            T->index[j] = 0;
+            i = j;
+        }
+    }
+}
+
+/* A word for a new owner: one never given, or else the word of the stream
+ * whose last launch is the oldest. CN_COOP_NO_WORD when all are kept. */
+static inline uint32_t cn_coop_take_word(struct cn_coop_table *T)
+{
+    if (T->fresh < CN_COOP_WORDS)
+        return T->fresh++;
+    uint32_t best = CN_COOP_NO_WORD;
+    for (uint32_t w = 0; w < CN_COOP_WORDS; w++)
+        if (T->owner[w].kind == CN_COOP_STREAM && (best == CN_COOP_NO_WORD || T->owner[w].used < T->owner[best].used))
+            best = w;
+    if (best != CN_COOP_NO_WORD)
+        cn_coop_unindex(T, cn_coop_find(T, T->owner[best].stream));
+    return best;
+}
+
+static inline void cn_coop_lock(struct cn_coop_table *T)
+{
+    while (__atomic_exchange_n(&T->lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&T->lock, __ATOMIC_RELAXED))
+            ;
+}
+
+static inline void cn_coop_unlock(struct cn_coop_table *T) { __atomic_store_n(&T->lock, 0, __ATOMIC_RELEASE); }
+
+/* The word and a fresh tag for one launch on `stream`; `captured` when the
+ * stream is being captured into a graph. Any thread may call it. */
+static inline struct cn_coop_claim cn_coop_claim(struct cn_coop_table *T, const void *stream, bool captured)
+{
+    struct cn_coop_claim c;
+    cn_coop_lock(T);
+    if (++T->next_tag == 0)
+        T->next_tag = 1;
+    c.tag = T->next_tag;
+    T->clock++;
+    unsigned i = cn_coop_find(T, stream);
+    if (!captured && T->index[i]) {
+        c.word = T->index[i] - 1u;
+    } else {
+        c.word = cn_coop_take_word(T);
+        if (c.word != CN_COOP_NO_WORD) {
+            struct cn_coop_owner *o = &T->owner[c.word];
+            o->stream = captured ? NULL : stream;
+            o->kind = captured ? CN_COOP_KEPT : CN_COOP_STREAM;
+            T->kept += captured;
+            if (!captured) /* the slot may have moved if a word was taken back */
+                T->index[cn_coop_find(T, stream)] = (uint16_t)(c.word + 1);
+        }
+    }
+    if (c.word != CN_COOP_NO_WORD)
+        T->owner[c.word].used = T->clock;
+    cn_coop_unlock(T);
+    return c;
+}
+
+/* ========================================== the CUDA machine's kernels */
+
+#if CN_DEV_CUDA
+
+/* The module's counters: zero when the module loads, and back to zero
+ * after every launch that completes. */
+static __device__ __attribute__((unused)) unsigned long long cn_coop_words[CN_COOP_WORDS];
+/* The host's record of which launch holds which of them. */
+static __attribute__((unused)) struct cn_coop_table cn_coop_table_here;
+
+struct cn_coop_launch {
+    struct cn_coop_grid grid;
+    struct cn_coop_claim claim;
+};
+
+struct cn_coop_kernel {
+    const char *name;
+    unsigned threads; /* per block: the kernel's __launch_bounds__ */
+    bool finish;      /* the region has a finish: the launch claims a word */
+    void (*launch)(cudaStream_t s, unsigned blocks, const void *args, const struct cn_coop_launch *L);
+};
+
+static __device__ __noinline__ void cn_coop_trap_word(const char *file, int line, int col, uint32_t word,
+                                                      uint32_t mine, uint32_t found)
+{
+    if (word == CN_COOP_NO_WORD)
+        printf("%s:%d:%d: guard failed: no finish counter is free: all %d are kept by captured CUDA graphs\n",
+               file, line, col, CN_COOP_WORDS);
+    else
+        printf("%s:%d:%d: guard failed: finish counter %u holds launch tag %u, not this launch's %u: its "
+               "stream's word was given to another stream while that stream's last launch still ran\n",
+               file, line, col, word, found, mine);
+    __trap();
+}
+
+/* Thread 0 of a device block, done with its region blocks (and fenced):
+ * counts the block in its launch's word. True for the block that counts
+ * to gridDim.x. */
+static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const char *file, int line, int col)
+{
+    if (c->word >= CN_COOP_WORDS)
+        cn_coop_trap_word(file, line, col, CN_COOP_NO_WORD, c->tag, 0);
+    unsigned long long *w = &cn_coop_words[c->word];
+    unsigned long long mine = (unsigned long long)c->tag << 32, want;
+    unsigned long long old = *(volatile unsigned long long *)w;
+    for (;;) {
+        if (old && (old >> 32) != c->tag)
+            cn_coop_trap_word(file, line, col, c->word, c->tag, (uint32_t)(old >> 32));
+        want = old ? old + 1 : mine | 1;
+        unsigned long long seen = atomicCAS(w, old, want);
+        if (seen == old)
+            break;
+        old = seen;
+    }
+    return (uint32_t)want == gridDim.x;
+}
+
+/* Device block k runs region blocks k, k + gridDim.x, ... (the last step
+ * is not taken when it would pass 2^64). */
+#define CN_COOP_BLOCK_LOOP(a, L, BLOCK)                                                      \
+    do {                                                                                     \
+        uint64_t cn_total = (L).grid.total, cn_step = gridDim.x;                             \
+        for (uint64_t cn_p = blockIdx.x; cn_p < cn_total; cn_p += cn_step) {                 \
+            size_t cn_b0, cn_b1, cn_b2;                                                      \
+            cn_coop_names(&(L).grid, cn_p, &cn_b0, &cn_b1, &cn_b2);                          \
+            BLOCK(&(a), cn_b0, cn_b1, cn_b2);                                                \
+            __syncthreads(); /* the next block's threads reuse the shared arrays */          \
+            if (cn_total - cn_p <= cn_step)                                                  \
+                break;                                                                       \
+        }                                                                                    \
+    } while (0)
+
+#define CN_COOP_LAUNCHER(NAME, ARGS, THREADS, FINISH)                                        \
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, const void *args,             \
+                              const struct cn_coop_launch *L)                                \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, THREADS, 0, s>>>(*(const ARGS *)args, *L);                   \
+    }                                                                                        \
+    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, FINISH, NAME##_launch};
+
+/* A region with no finish. */
+#define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
+    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
+    {                                                                                        \
+        CN_COOP_BLOCK_LOOP(a, L, BLOCK);                                                     \
+    }                                                                                        \
+    CN_COOP_LAUNCHER(NAME, ARGS, THREADS, false)
+
+/* A region with a finish: the blocks, the count, and in the last block to
+ * count, the finish. FILE, LINE, COL: the region, for a trap's message. */
+#define CN_COOP_KERNEL_FINISH(NAME, ARGS, BLOCK, FINISH, THREADS, FILE, LINE, COL)          \
+    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
+    {                                                                                        \
+        __shared__ bool cn_last;                                                             \
+        CN_COOP_BLOCK_LOOP(a, L, BLOCK);                                                     \
+        __threadfence(); /* this thread's writes reach the device before the count */        \
+        __syncthreads();                                                                     \
+        if (threadIdx.x == 0)                                                                \
+            cn_last = cn_coop_count(&L.claim, FILE, LINE, COL);                              \
+        __syncthreads();                                                                     \
+        if (!cn_last)                                                                        \
+            return;                                                                          \
+        __threadfence(); /* every other block's writes are seen from here on */             \
+        FINISH(&a);                                                                          \
+        __syncthreads();                                                                     \
+        if (threadIdx.x == 0)                                                                \
+            atomicExch(&cn_coop_words[L.claim.word], 0ull);                                  \
+    }                                                                                        \
+    CN_COOP_LAUNCHER(NAME, ARGS, THREADS, true)
+
+/* The launch of region k over grid g on stream s, args its struct. */
+static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_kernel *k,
+                                  const struct cn_coop_grid *g, const void *args)
+{
+    uint64_t blocks = cn_coop_device_blocks(g->total, cn_dev_fill(s) / k->threads, k->finish);
+    if (blocks == 0)
+        return;
+    struct cn_coop_launch L;
+    L.grid = *g;
+    L.claim.word = CN_COOP_NO_WORD;
+    L.claim.tag = 0;
+    if (k->finish) {
+        enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+        cn_dev_cuda_check(cudaStreamIsCapturing(s->cu, &st), "cudaStreamIsCapturing", s);
+        L.claim = cn_coop_claim(&cn_coop_table_here, (const void *)s->cu, st == cudaStreamCaptureStatusActive);
+    }
+    cn_dev_log_kernel(s, k->name);
+    k->launch(s->cu, (unsigned)blocks, args, &L);
+    cn_dev_cuda_check(cudaGetLastError(), "kernel launch", s);
+    cn_dev_queued(s);
+}
+
+/* ====================================== the emulated machine's kernels */
+
+#else /* CN_DEV_EMULATED */
+
+struct cn_coop_kernel {
+    const char *name;
+    unsigned threads;
+    bool finish;
+    cn_dev_lanes_fn blocks; /* region blocks [lo, hi) of a struct cn_coop_emu */
+    cn_dev_lanes_fn last;   /* the finish (lo, hi unused) */
+};
+
+/* What the pool's lanes see: the region's arguments and its grid. */
+struct cn_coop_emu {
+    const void *args;
+    const struct cn_coop_grid *grid;
+};
+
+#define CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                \
+    static void NAME##_blocks(void *e, size_t lo, size_t hi)                                 \
+    {                                                                                        \
+        const struct cn_coop_emu *E = (const struct cn_coop_emu *)e;                         \
+        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++) {                             \
+            size_t b0, b1, b2;                                                               \
+            cn_coop_names(E->grid, p, &b0, &b1, &b2);                                        \
+            BLOCK((const ARGS *)E->args, b0, b1, b2);                                        \
+        }                                                                                    \
+    }
+
+#define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
+    CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                    \
+    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, false, NAME##_blocks, NULL};
+
+#define CN_COOP_KERNEL_FINISH(NAME, ARGS, BLOCK, FINISH, THREADS, FILE, LINE, COL)          \
+    CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                    \
+    static void NAME##_last(void *e, size_t lo, size_t hi)                                   \
+    {                                                                                        \
+        FINISH((const ARGS *)((const struct cn_coop_emu *)e)->args);                         \
+        (void)lo, (void)hi;                                                                  \
+    }                                                                                        \
+    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, true, NAME##_blocks, NAME##_last};
+
+/* The region's blocks on the pool, then its finish on this thread, once
+ * (also for an empty grid), each behind the emulated trap trampoline; one
+ * launch counted, as the device makes one. */
+static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_kernel *k,
+                                  const struct cn_coop_grid *g, const void *args)
+{
+    if (g->total == 0 && !k->finish)
+        return;
+    CN_DEV_COUNT(launch, 1);
+    cn_dev_log_kernel(s, k->name);
+    cn_dev_queued(s);
+    struct cn_coop_emu E = {args, g};
+    struct cn_dev_kernel kb = {k->name, k->threads, true, k->blocks};
+    struct cn_emu_launch L = {&kb, &E, s};
+    if (!cn_emu_poisoned() && g->total)
+        cn_pool_for((size_t)g->total, cn_emu_run_lanes, &L);
+    if (!cn_emu_poisoned() && k->finish) {
+        struct cn_dev_kernel kf = {k->name, k->threads, true, k->last};
+        struct cn_emu_launch F = {&kf, &E, s};
+        cn_emu_run_lanes(&F, 0, 1);
+    }
+}
+
+#endif /* CN_DEV_EMULATED */
+
+#endif /* CAIRN_COOPDEV_H */

@@ -1,0 +1,255 @@
+/*
+ * test_coop_table.c: the host side of a cooperative region's finish
+ * counters (struct cn_coop_table, cn_coop_claim in runtime/cairn_coopdev.h),
+ * the device block count of its launch, and its launch on the counting
+ * machine.
+ *
+ * What it shows:
+ *   - launches on one stream share its word, every launch with a new tag;
+ *     two streams never share a word, in any order of 4096 streams;
+ *   - a captured launch keeps a word of its own for good: no stream and no
+ *     later capture is given it, even once the table is full;
+ *   - past 4096 streams, a new stream takes the word of the stream whose
+ *     last launch is the oldest, and that stream gets a word again on its
+ *     next launch (the index stays consistent through 100000 claims on
+ *     random streams, checked against a plain array model);
+ *   - with every word kept by captures, a launch gets CN_COOP_NO_WORD;
+ *   - the device blocks of a launch: min(total, wave), one wave at most
+ *     CN_DEV_MAX_BLOCKS, and one block for an empty grid with a finish;
+ *   - on the counting machine a region with a finish over a 3-D grid runs
+ *     every block exactly once with the right names, then the finish once,
+ *     and counts one launch; an empty grid runs the finish once and no block.
+ *
+ * Prints FAIL lines and a last line `N passed, N failed, N skipped`.
+ */
+#define CAIRN_COUNT 1
+#include "cairn_dev.h"
+
+static int passed, failed;
+
+static void check(bool ok, const char *what)
+{
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        printf("FAIL coop_table: %s\n", what);
+    }
+}
+
+/* Fake stream handles: the table only compares them. Scattered (a
+ * splitmix64 of k), so the index meets collisions and long probe runs, as
+ * arbitrary pointers give it; evenly spaced handles would hash apart. */
+static const void *stream(unsigned k)
+{
+    uint64_t z = (uint64_t)k + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (const void *)(uintptr_t)((z ^ (z >> 31)) & 0x7ffffffffff0ull);
+}
+
+static struct cn_coop_table *table_new(void) { return (struct cn_coop_table *)calloc(1, sizeof(struct cn_coop_table)); }
+
+static void one_stream_shares(void)
+{
+    struct cn_coop_table *T = table_new();
+    struct cn_coop_claim a = cn_coop_claim(T, stream(1), false);
+    struct cn_coop_claim b = cn_coop_claim(T, stream(1), false);
+    struct cn_coop_claim c = cn_coop_claim(T, stream(2), false);
+    struct cn_coop_claim z = cn_coop_claim(T, NULL, false); /* the legacy stream is a stream too */
+    check(a.word == b.word, "one stream's launches share its word");
+    check(a.tag != b.tag && a.tag && b.tag, "each launch has a tag of its own, never 0");
+    check(c.word != a.word && z.word != a.word && z.word != c.word, "two streams never share a word");
+    check(cn_coop_claim(T, NULL, false).word == z.word, "the NULL stream keeps its word");
+    free(T);
+}
+
+static void captured_keeps(void)
+{
+    struct cn_coop_table *T = table_new();
+    struct cn_coop_claim s = cn_coop_claim(T, stream(1), false);
+    struct cn_coop_claim g = cn_coop_claim(T, stream(1), true);
+    struct cn_coop_claim h = cn_coop_claim(T, stream(1), true);
+    check(g.word != s.word && h.word != g.word && h.word != s.word,
+          "a captured launch takes a word of its own, even on a stream that has one");
+    check(cn_coop_claim(T, stream(1), false).word == s.word, "the stream keeps its word after a capture");
+    /* fill the table with streams, then keep cycling: the kept words never move */
+    bool ok = true;
+    for (unsigned k = 2; k < 3 * CN_COOP_WORDS; k++) {
+        struct cn_coop_claim c = cn_coop_claim(T, stream(k), false);
+        ok = ok && c.word != g.word && c.word != h.word && c.word < CN_COOP_WORDS;
+    }
+    check(ok, "no stream is given a captured launch's word, through 12288 streams");
+    check(T->owner[g.word].kind == CN_COOP_KEPT && T->owner[h.word].kind == CN_COOP_KEPT && T->kept == 2,
+          "the table records both kept words");
+    free(T);
+}
+
+static void distinct_streams(void)
+{
+    struct cn_coop_table *T = table_new();
+    static unsigned char seen[CN_COOP_WORDS];
+    static uint32_t first[CN_COOP_WORDS];
+    memset(seen, 0, sizeof seen);
+    bool ok = true;
+    for (unsigned k = 0; k < CN_COOP_WORDS; k++) {
+        struct cn_coop_claim c = cn_coop_claim(T, stream(k * 7919u), false);
+        ok = ok && c.word < CN_COOP_WORDS && !seen[c.word];
+        if (c.word < CN_COOP_WORDS)
+            seen[c.word] = 1;
+        first[k] = c.word;
+    }
+    check(ok, "4096 streams get 4096 different words");
+    /* all taken: stream 0's last launch is the oldest; touch it, and the
+     * oldest is the second stream's */
+    check(cn_coop_claim(T, stream(0), false).word == first[0], "a stream keeps its word in a full table");
+    struct cn_coop_claim n = cn_coop_claim(T, stream(999999), false);
+    check(n.word == first[1], "a new stream takes the word of the stream whose last launch is oldest");
+    check(cn_coop_claim(T, stream(0), false).word == first[0], "a recently used stream keeps its word");
+    struct cn_coop_claim back = cn_coop_claim(T, stream(7919u), false);
+    check(back.word == first[2], "the stream that lost its word takes the next oldest on its next launch");
+    check(cn_coop_claim(T, stream(999999), false).word == first[1], "the new stream keeps the word it took");
+    free(T);
+}
+
+/* Random claims on 6000 streams (more than the words) against a plain
+ * model of the rule: a stream that holds a word gets it again; one that
+ * holds none gets a word no one has had, or, once all are given, the word
+ * of the holder whose last launch is the oldest. */
+static void random_model(void)
+{
+    enum { STREAMS = 6000 };
+    struct cn_coop_table *T = table_new();
+    static uint32_t model[STREAMS];
+    static int holder[CN_COOP_WORDS];
+    static long last[STREAMS];
+    for (unsigned k = 0; k < STREAMS; k++)
+        model[k] = CN_COOP_NO_WORD;
+    for (unsigned w = 0; w < CN_COOP_WORDS; w++)
+        holder[w] = -1;
+    uint64_t r = 88172645463325252ull;
+    unsigned given = 0;
+    bool ok = true;
+    for (long i = 0; i < 100000 && ok; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        /* a skewed choice: a few hot streams, many cold ones */
+        unsigned k = (unsigned)(r % 8 ? (r >> 8) % 64 : (r >> 8) % STREAMS);
+        uint32_t want = model[k];
+        if (want == CN_COOP_NO_WORD && given < CN_COOP_WORDS)
+            want = given++;
+        else if (want == CN_COOP_NO_WORD)
+            for (uint32_t w = 0; w < CN_COOP_WORDS; w++)
+                if (want == CN_COOP_NO_WORD || last[holder[w]] < last[holder[want]])
+                    want = w;
+        struct cn_coop_claim c = cn_coop_claim(T, stream(k), false);
+        ok = c.word == want;
+        if (holder[want] >= 0 && holder[want] != (int)k)
+            model[holder[want]] = CN_COOP_NO_WORD;
+        model[k] = want;
+        holder[want] = (int)k;
+        last[k] = i;
+    }
+    check(ok, "100000 random claims on 6000 streams follow the model of the rule");
+    free(T);
+}
+
+static void all_kept(void)
+{
+    struct cn_coop_table *T = table_new();
+    bool ok = true;
+    for (unsigned k = 0; k < CN_COOP_WORDS; k++)
+        ok = ok && cn_coop_claim(T, stream(1), true).word == k;
+    check(ok, "4096 captures take the 4096 words");
+    check(cn_coop_claim(T, stream(1), false).word == CN_COOP_NO_WORD, "then a stream's launch gets no word");
+    check(cn_coop_claim(T, stream(2), true).word == CN_COOP_NO_WORD, "and so does another capture");
+    free(T);
+}
+
+static void device_blocks(void)
+{
+    check(cn_coop_device_blocks(0, 1000, false) == 0, "an empty grid, no finish: no launch");
+    check(cn_coop_device_blocks(0, 1000, true) == 1, "an empty grid with a finish: one block");
+    check(cn_coop_device_blocks(5, 1000, true) == 5, "a small grid: one device block each");
+    check(cn_coop_device_blocks(UINT64_MAX, 1056, true) == 1056, "a huge grid: one wave");
+    check(cn_coop_device_blocks(UINT64_MAX, 0, false) == 1, "a wave of 0 is 1");
+    check(cn_coop_device_blocks(UINT64_MAX, (uint64_t)1 << 40, false) == CN_DEV_MAX_BLOCKS,
+          "never past CN_DEV_MAX_BLOCKS");
+}
+
+/* ---- a region on the counting machine */
+
+struct reg {
+    size_t g0, g1, g2;
+    uint32_t *hits;     /* per block: how often it ran */
+    uint32_t *bad;      /* names that do not give back the block's number */
+    uint64_t *partial;  /* per block: b0 + 3 * b1 + 5 * b2 */
+    uint64_t *out;      /* out[0]: the finish's total; out[1]: finishes run */
+};
+
+static void reg_block(const struct reg *a, size_t b0, size_t b1, size_t b2)
+{
+    size_t p = b0 + a->g0 * (b1 + a->g1 * b2);
+    if (b0 >= a->g0 || b1 >= a->g1 || b2 >= a->g2)
+        __atomic_fetch_add(a->bad, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&a->hits[p], 1, __ATOMIC_RELAXED);
+    a->partial[p] = b0 + 3 * b1 + 5 * b2;
+}
+
+static void reg_finish(const struct reg *a)
+{
+    uint64_t s = 0;
+    for (size_t p = 0; p < a->g0 * a->g1 * a->g2; p++)
+        s += a->partial[p];
+    a->out[0] = s;
+    a->out[1]++;
+}
+
+static const char reg_k_what[] = "region at coop.cairn:1:1";
+CN_COOP_KERNEL_FINISH(reg_k, struct reg, reg_block, reg_finish, 64, "coop.cairn", 1, 1)
+
+static void emulated_region(size_t g0, size_t g1, size_t g2)
+{
+    size_t n = g0 * g1 * g2;
+    struct reg a = {g0, g1, g2, (uint32_t *)calloc(n + 1, 4), (uint32_t *)calloc(1, 4),
+                    (uint64_t *)calloc(n + 1, 8), (uint64_t *)calloc(2, 8)};
+    a.out[0] = 12345;
+    struct cn_coop_grid g;
+    cn_coop_grid_make(&g, g0, g1, g2);
+    struct cn_dev_stream s;
+    cn_dev_stream_create(&s);
+    unsigned long before = cn_dev_count_snapshot().launch;
+    cn_coop_launch(&s, &reg_k, &g, &a);
+    cn_dev_stream_synchronize(&s);
+    bool once = true;
+    uint64_t want = 0;
+    for (size_t c = 0; c < g2; c++)
+        for (size_t b = 0; b < g1; b++)
+            for (size_t x = 0; x < g0; x++) {
+                once = once && a.hits[x + g0 * (b + g1 * c)] == 1;
+                want += x + 3 * b + 5 * c;
+            }
+    char what[160];
+    snprintf(what, sizeof what, "grid %zu x %zu x %zu: every block once, names right, the finish once with the "
+             "total, one launch", g0, g1, g2);
+    check(once && *a.bad == 0 && a.out[1] == 1 && a.out[0] == want &&
+          cn_dev_count_snapshot().launch == before + 1, what);
+    free(a.hits), free(a.bad), free(a.partial), free(a.out);
+}
+
+int main(void)
+{
+    one_stream_shares();
+    captured_keeps();
+    distinct_streams();
+    random_model();
+    all_kept();
+    device_blocks();
+    emulated_region(37, 5, 3);
+    emulated_region(1000, 1, 1);
+    emulated_region(1, 1, 700);
+    emulated_region(0, 4, 4);
+    emulated_region(4, 0, 4);
+    emulated_region(4, 4, 0);
+    printf("%d passed, %d failed, 0 skipped\n", passed, failed);
+    return failed != 0;
+}
