@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { UNROLL_LIMIT = 256, MAX_CONDS = 16 };
+enum { UNROLL_LIMIT = 256, MAX_CONDS = 16, WORLD_BITS = 6 };
 
 
 /* ------------------------------------------------------------ a block */
@@ -115,7 +115,9 @@ static void guard_push(Uni *u, Node *c, bool truth, bool uniform)
     g->node = c;
     g->uniform = uniform;
     g->vote = is_vote(c);
-    g->n = c ? sym_conds(u->env, c, truth, g->conds, MAX_CONDS) : 0;
+    g->n = c ? sym_conds(u->env, c, truth, g->conds, MAX_CONDS) : 1;
+    if (!c)
+        g->conds[0] = (SCond){sform_any(), T_EQ};   /* a for loop's trip: not a comparison the core states */
     if (u->ng < 64)
         u->guards[u->ng] = g;
     u->ng++;
@@ -145,6 +147,45 @@ static bool guard_in(const Uni *u, const Guard *g, int64_t flat, bool *known)
     return *known;
 }
 
+/* Whether thread `flat` reaches the point the guards lead to: every guard
+ * that may differ between threads holds (the others hold in all or none).
+ * *known false when one of them names more than the thread's names; *first
+ * is then that guard. */
+static bool reaches(const Uni *u, int64_t flat, bool *known, const Guard **first)
+{
+    *known = true;
+    for (int i = 0; i < u->ng && i < 64; i++) {
+        const Guard *g = u->guards[i];
+        if (g->uniform || g->vote)
+            continue;
+        bool k, h = guard_in(u, g, flat, &k);
+        if (!k) {
+            *known = false;
+            *first = g;
+            return false;
+        }
+        if (!h)
+            return false;
+    }
+    return true;
+}
+
+/* The innermost guard that may differ between threads (for messages). */
+static const Guard *split_guard(const Uni *u)
+{
+    for (int i = (u->ng < 64 ? u->ng : 64) - 1; i >= 0; i--)
+        if (!u->guards[i]->uniform && !u->guards[i]->vote)
+            return u->guards[i];
+    return NULL;
+}
+
+static const char *guard_text(const Uni *u, const Guard *g)
+{
+    if (!g || !g->node)
+        return "a loop whose trip count differs between threads";
+    return arena_printf(u->B->a, "`%s` (line %d)", expand_expr_short(u->B->a, g->node, 60), g->node->span.line);
+}
+
 static void check_barrier_guards(Uni *u, Node *at)
 {
     Block *B = u->B;
@@ -153,70 +194,57 @@ static void check_barrier_guards(Uni *u, Node *at)
                "a barrier in a loop that a break or continue can leave early: the threads that leave would never arrive");
         return;
     }
-    for (int i = 0; i < u->ng && i < 64; i++) {
-        Guard *g = u->guards[i];
-        if (g->uniform)
-            continue;
-        /* a witness: a thread that reaches the barrier and one that does not */
-        int64_t in = -1, out = -1;
-        for (int64_t t = 0; t < B->T && (in < 0 || out < 0); t++) {
-            bool known;
-            bool holds = guard_in(u, g, t, &known);
-            if (!known)
-                break;
-            if (holds && in < 0)
-                in = t;
-            if (!holds && out < 0)
-                out = t;
-        }
-        const char *why = in >= 0 && out >= 0
-            ? arena_printf(B->a, "thread %s reaches it and thread %s never does", thread_str(B, in), thread_str(B, out))
-            : "its value may differ between the block's threads";
-        report(B, at->span, E_COOP_BARRIER, "every thread of the block must reach each barrier: move it out of the condition",
-               arena_printf(B->a, "a barrier under `%s` (line %d), a condition that depends on a thread's name: %s",
-                            expand_expr_short(B->a, g->node, 60), g->node ? g->node->span.line : 0, why));
+    const Guard *g = split_guard(u);
+    if (!g)
         return;
+    /* every thread of the block reaches it, or none does: then the
+     * conditions split nothing, whatever names they mention */
+    int64_t in = -1, out = -1;
+    bool known = true;
+    const Guard *unknown = NULL;
+    for (int64_t t = 0; t < B->T && known && (in < 0 || out < 0); t++) {
+        bool r = reaches(u, t, &known, &unknown);
+        if (known && r && in < 0)
+            in = t;
+        if (known && !r && out < 0)
+            out = t;
     }
+    if (known && (in < 0 || out < 0))
+        return;
+    const char *why = known
+        ? arena_printf(B->a, "thread %s reaches it and thread %s never does", thread_str(B, in), thread_str(B, out))
+        : "its value may differ between the block's threads";
+    report(B, at->span, E_COOP_BARRIER, "every thread of the block must reach each barrier: move it out of the condition",
+           arena_printf(B->a, "a barrier under %s, a condition that depends on a thread's name: %s",
+                        guard_text(u, known ? g : unknown), why));
 }
 
 static void check_warp_guards(Uni *u, Node *at, const char *what)
 {
     Block *B = u->B;
-    for (int i = 0; i < u->ng && i < 64; i++) {
-        Guard *g = u->guards[i];
-        if (g->uniform || g->vote)
-            continue;
-        /* whole warps: every thread of each warp agrees on the condition */
-        bool decided = true;
-        int64_t bad_a = -1, bad_b = -1;
-        for (int64_t w = 0; w * 32 < B->T && decided && bad_a < 0; w++) {
-            bool first = false;
-            for (int64_t l = 0; l < 32; l++) {
-                bool known, h = guard_in(u, g, w * 32 + l, &known);
-                if (!known) {
-                    decided = false;
-                    break;
-                }
-                if (l == 0)
-                    first = h;
-                else if (h != first) {
-                    bad_a = w * 32;
-                    bad_b = w * 32 + l;
-                    break;
-                }
-            }
-        }
-        if (decided && bad_a < 0)
-            continue;
-        const char *why = bad_a >= 0
-            ? arena_printf(B->a, "threads %s and %s of one warp disagree on it", thread_str(B, bad_a), thread_str(B, bad_b))
-            : "the checker cannot show it keeps each warp whole";
-        report(B, at->span, E_COOP_WARP, "put warp operations under conditions that keep each warp whole: `if t < 32`, "
-               "`if t / 32 == w`, or a vote",
-               arena_printf(B->a, "%s under `%s` (line %d): %s", what, expand_expr_short(B->a, g->node, 60),
-                            g->node ? g->node->span.line : 0, why));
+    const Guard *g = split_guard(u);
+    if (!g)
         return;
+    /* whole warps: the threads of each warp all reach it or none does */
+    int64_t bad_a = -1, bad_b = -1;
+    bool known = true;
+    const Guard *unknown = NULL;
+    for (int64_t w = 0; w * 32 < B->T && known && bad_a < 0; w++) {
+        bool first = reaches(u, w * 32, &known, &unknown);
+        for (int64_t l = 1; l < 32 && known && bad_a < 0; l++)
+            if (reaches(u, w * 32 + l, &known, &unknown) != first && known) {
+                bad_a = w * 32;
+                bad_b = w * 32 + l;
+            }
     }
+    if (known && bad_a < 0)
+        return;
+    const char *why = known
+        ? arena_printf(B->a, "threads %s and %s of one warp disagree on it", thread_str(B, bad_a), thread_str(B, bad_b))
+        : "the checker cannot show it keeps each warp whole";
+    report(B, at->span, E_COOP_WARP, "put warp operations under conditions that keep each warp whole: `if t < 32`, "
+           "`if t / 32 == w`, or a vote",
+           arena_printf(B->a, "%s under %s: %s", what, guard_text(u, known ? g : unknown), why));
 }
 
 static void uni_stmt(Uni *u, Node *n);
@@ -382,6 +410,8 @@ typedef struct {
     int maybe;            /* undecided conditions and uncounted loops around the walk */
     Vec *evs;             /* Ev*, in each thread's order */
     int max_phase;
+    unsigned world;       /* the paths taken at undecided conditions around barriers, a bit each */
+    int decisions;        /* how many such conditions this run met */
 } Run;
 
 static int pos_of(const Node *n)
@@ -537,12 +567,41 @@ static void run_for(Run *r, Node *n)
     r->iter[r->niter] = 0;
 }
 
+static bool has_barrier_visit(Node *n, void *c)
+{
+    if (n->kind == N_BARRIER)
+        *(bool *)c = true;
+    return !*(bool *)c && n->kind != N_CLOSURE;
+}
+
+static bool has_barrier(Node *n)
+{
+    bool found = false;
+    par_walk(n, has_barrier_visit, &found);
+    return found;
+}
+
 static void run_if(Run *r, Node *n)
 {
     run_expr(r, n->if_.cond);
     bool c;
     if (sym_truth(r->env, n->if_.cond, &c))
         return run_stmt(r, c ? n->if_.then : n->if_.els);
+    if (has_barrier(n->if_.then) || has_barrier(n->if_.els)) {
+        /* a barrier on a path the run cannot decide: the condition is the
+         * same in every thread (E-COOP-BARRIER holds), so the block takes one
+         * path, and the block is run once for each way (a "world") */
+        if (r->decisions == WORLD_BITS) {
+            if (!r->B->failed)
+                report(r->B, n->span, E_COOP_UNDECIDED, "decide fewer barriers by conditions known only when the region runs",
+                       arena_printf(r->B->a, "more than %d conditions the checker cannot decide around barriers (the "
+                                    "last `%s`, line %d): it would run the block in too many ways", WORLD_BITS,
+                                    expand_expr_short(r->B->a, n->if_.cond, 60), n->span.line));
+            return;
+        }
+        bool take = (r->world >> r->decisions++) & 1;
+        return run_stmt(r, take ? n->if_.els : n->if_.then);
+    }
     int mark = senv_mark(r->env);
     r->maybe++;
     run_stmt(r, n->if_.then);
@@ -767,6 +826,42 @@ static void check_array(Block *B, const Sym *arr, const Vec *all, int phases)
 
 /* ------------------------------------------------------------ the pass */
 
+/* Every thread of the block, one way through the undecided conditions
+ * around barriers, then the rules over what they did. Returns how many such
+ * conditions the runs met. */
+static int run_world(Block *B, Node *body, unsigned world)
+{
+    Vec evs = {0};
+    int phases = 0, decisions = 0;
+    ArenaMark mark = arena_mark(B->a);
+    Arena *envs = arena_new();   /* each thread's environment, given back after it */
+    for (int64_t t = 0; t < B->T && !B->failed; t++) {
+        ArenaMark m = arena_mark(envs);
+        Run r = {B, senv_new(envs, SN_FIXED), t, 0, {0}, 0, 0, &evs, 0, world, 0};
+        bind_thread(B, r.env, t);
+        run_stmt(&r, body);
+        if (r.max_phase > phases)
+            phases = r.max_phase;
+        if (r.decisions > decisions)
+            decisions = r.decisions;
+        arena_release(envs, m);
+    }
+    arena_free(envs);
+    Vec arrays = {0};
+    for (int i = 0; i < evs.n; i++) {
+        const Sym *a = ((Ev *)evs.v[i])->arr;
+        bool seen = false;
+        for (int k = 0; k < arrays.n && !seen; k++)
+            seen = arrays.v[k] == a;
+        if (!seen)
+            vec_push(B->a, &arrays, (void *)a);
+    }
+    for (int k = 0; k < arrays.n && !B->failed; k++)
+        check_array(B, arrays.v[k], &evs, phases);
+    arena_release(B->a, mark);
+    return decisions;
+}
+
 static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, const Vec *tsyms, const Vec *text)
 {
     Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false};
@@ -784,30 +879,14 @@ static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, 
     check_uniform(&B);
     if (B.failed)
         return;
-    Vec evs = {0};
-    int phases = 0;
-    Arena *envs = arena_new();   /* each thread's environment, given back after it */
-    for (int64_t t = 0; t < B.T && !B.failed; t++) {
-        ArenaMark m = arena_mark(envs);
-        Run r = {&B, senv_new(envs, SN_FIXED), t, 0, {0}, 0, 0, &evs, 0};
-        bind_thread(&B, r.env, t);
-        run_stmt(&r, body);
-        if (r.max_phase > phases)
-            phases = r.max_phase;
-        arena_release(envs, m);
+    /* world 0 first; it says how many undecided conditions around barriers
+     * the block meets, and the other worlds follow */
+    int worlds = 1;
+    for (int w = 0; w < worlds && !B.failed; w++) {
+        int decisions = run_world(&B, body, (unsigned)w);
+        if (w == 0)
+            worlds = 1 << decisions;
     }
-    arena_free(envs);
-    Vec arrays = {0};
-    for (int i = 0; i < evs.n; i++) {
-        const Sym *a = ((Ev *)evs.v[i])->arr;
-        bool seen = false;
-        for (int k = 0; k < arrays.n && !seen; k++)
-            seen = arrays.v[k] == a;
-        if (!seen)
-            vec_push(scratch, &arrays, (void *)a);
-    }
-    for (int k = 0; k < arrays.n && !B.failed; k++)
-        check_array(&B, arrays.v[k], &evs, phases);
 }
 
 typedef struct {
