@@ -167,6 +167,8 @@ void check_barrier(Ctx *x, Node *s);         /* barrier; */
 bool coop_warp_place(Ctx *x, Node *e, const char *what);   /* a warp operation inside a region */
 /* ---- check_coop.c: their rules, in the parallel-rules pass */
 void coop_rules(Ctx *x);
+/* ---- coop_global.c: arrays from outside a region (E-COOP-GLOBAL) */
+void coop_global(Ctx *x, Arena *scratch, Node *region, bool finish);
 
 /* ---- check_par.c: lanes and plans (issue 4), the parallel-rules pass */
 void check_par_program(Ctx *x);             /* after every body is typed */

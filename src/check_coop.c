@@ -23,11 +23,13 @@
  *                    involved, or a barrier in a loop it cannot count
  * are reported with the threads, the element and both lines.
  *
- * Requires: a typed program. Guarantees, for a region it accepts: the phase
- * rule holds for its shared arrays. Arrays from outside the region
- * (E-COOP-GLOBAL) and the lowering are the next steps of issue 13: until
- * then every region is also refused with E-UNSUPPORTED, after these rules,
- * so none is accepted unchecked.
+ * Arrays from outside the region are coop_global.c's (E-COOP-GLOBAL).
+ *
+ * Requires: a typed program. Guarantees, for a region it passes: the phase
+ * rule holds for its shared arrays, barriers and warp operations are
+ * reached as the page says. The lowering is the next step of issue 13:
+ * until then every region is also refused with E-UNSUPPORTED, after these
+ * rules, so none is accepted unbuilt.
  */
 #include "check.h"
 #include "par.h"
@@ -901,10 +903,12 @@ static bool coop_visit(Node *n, void *c)
         return true;
     ArenaMark m = arena_mark(r->scratch);
     check_block_rules(r->x, r->scratch, n, n->coop.body, &n->coop.tsyms, &n->coop.text);
+    coop_global(r->x, r->scratch, n, false);
     arena_release(r->scratch, m);
     if (n->coop.finish) {
         m = arena_mark(r->scratch);
         check_block_rules(r->x, r->scratch, n, n->coop.finish, &n->coop.fsyms, &n->coop.fext);
+        coop_global(r->x, r->scratch, n, true);
         arena_release(r->scratch, m);
     }
     return false;

@@ -679,8 +679,8 @@ void check_coop(Ctx *x, Node *s)
     s->coop.threads = t;
     s->coop.device = lanes_end(x, &lp, arena_printf(x->a, "the cooperative region at line %d", s->span.line));
     unsupported(x, s->span,
-                "cooperative regions past the rules of their shared arrays: arrays from outside the region "
-                "(E-COOP-GLOBAL) and the lowering (issue 13, continuing)", NULL);
+                "cooperative regions past their checks: every rule holds, and the lowering to host threads and "
+                "the device is the next step (issue 13, continuing)", NULL);
 }
 
 static bool declared_in(const Node *body, const Node *s)

@@ -1088,9 +1088,9 @@ class Tally:
                   f"the judge's codes (diagnostic precision)")
 
 
-# The codes whose rules the checker applies today (src/check_coop.c); E-COOP-GLOBAL and the
-# lowering come next, and until then every region is also refused with E-UNSUPPORTED.
-RULES_BUILT = {"E-COOP-BARRIER", "E-COOP-WARP", "E-COOP-CONFLICT", "E-COOP-UNORDERED", "E-COOP-REUSE",
+# The codes whose rules the checker applies today (src/check_coop.c, src/coop_global.c); the
+# lowering comes next, and until then every region is also refused with E-UNSUPPORTED.
+RULES_BUILT = {"E-COOP-BARRIER", "E-COOP-WARP", "E-COOP-CONFLICT", "E-COOP-UNORDERED", "E-COOP-REUSE", "E-COOP-GLOBAL", "E-ATOMIC-MIXED",
                "E-COOP-UNWRITTEN"}
 
 

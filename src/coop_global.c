@@ -1,0 +1,578 @@
+/*
+ * coop_global.c: arrays from outside a cooperative region (devices.md,
+ * "Arrays from outside the region"): E-COOP-GLOBAL and E-ATOMIC-MIXED.
+ *
+ * No barrier orders two blocks, so an outside element may be written by at
+ * most one thread of one block, and read by another thread only if nobody
+ * writes it. The body is walked once, symbolically: every block name, thread
+ * name and loop counter is an unknown with its range (sym.h). A write's
+ * index must then be a weighted sum of those names,
+ *
+ *     sum of w_n * n + c     (c the same in every thread),
+ *
+ * each |w_n| larger than everything the lighter terms can add up to (their
+ * weights times their largest values; a condition on the path such as
+ * `col < h` bounds the sub-sum it names by h - 1 when its names all count up),
+ * so two threads with any name different write two elements. A block or
+ * thread name the index leaves out must be pinned to one value by a
+ * condition (`t == 0`, `tx == 31 && ty == 7`). A loop counter the index
+ * leaves out rewrites the thread's own element. A read of an array the
+ * region writes is allowed at the index of a write of the thread's own,
+ * under that write's conditions. An array updated atomically is touched no
+ * other way in the region (E-ATOMIC-MIXED).
+ *
+ * A finish is one block: its thread names follow the same rule, and it may
+ * read anything the blocks wrote.
+ */
+#include "check.h"
+#include "par.h"
+#include "sym.h"
+
+#include <string.h>
+
+enum { MAX_NAMES = 16, MAX_PATH = 32 };
+
+typedef enum { GA_READ, GA_WRITE, GA_ATOMIC } GKind;
+
+typedef struct {
+    GKind kind;
+    const Sym *arr;
+    SForm f;              /* the element's offset in the root */
+    SCond conds[MAX_PATH];
+    int nconds;
+    const SKey *loops[8]; /* the counters of the loops around it */
+    int nloops;
+    Node *node;
+} GAcc;
+
+typedef struct {
+    Ctx *x;
+    Arena *a;
+    Node *region;
+    bool finish;
+    SEnv *env;
+    const SKey *names[MAX_NAMES];   /* block and thread names */
+    const char *what[MAX_NAMES];    /* "block" or "thread" */
+    int nnames;
+    SCond path[MAX_PATH];
+    int npath;
+    const SKey *loops[8];
+    int nloops;
+    Vec accs;             /* GAcc* */
+    bool failed;
+} Glob;
+
+static bool outside_array(Glob *g, Node *view, const Sym **root, SForm *off)
+{
+    *off = sform_const(0);
+    while (view && view->kind == N_SLICE) {
+        SVal lo = view->slice.lo ? sym_eval(g->env, view->slice.lo) : (SVal){sform_const(0), true};
+        sform_add(off, off, &lo.f, 1);
+        view = view->slice.base;
+    }
+    const Sym *r = view_root(view);
+    if (!view || !r || !r->ty || r->ty->kind != TY_VIEW || r->ty->shared)
+        return false;
+    if (view->kind == N_NAME && view->name.sym != r)
+        *off = sform_any();   /* through a let-bound part: its start is not followed here */
+    *root = r;
+    return r->kind == SYM_PARAM || (r->kind == SYM_LOCAL && r->decl && r->decl->kind == N_BUFFER);
+}
+
+static void access(Glob *g, Node *at, Node *view, Node *idx, GKind k)
+{
+    const Sym *root;
+    SForm off;
+    if (!outside_array(g, view, &root, &off))
+        return;
+    GAcc *A = arena_alloc(g->a, sizeof *A);
+    A->kind = k;
+    A->arr = root;
+    A->node = at;
+    if (idx) {
+        SVal i = sym_eval(g->env, idx);
+        sform_add(&A->f, &off, &i.f, 1);
+    } else {
+        A->f = sform_any();   /* a whole view or a part: elements not followed */
+    }
+    A->nconds = g->npath;
+    memcpy(A->conds, g->path, sizeof *A->conds * (size_t)g->npath);
+    A->nloops = g->nloops;
+    memcpy(A->loops, g->loops, sizeof *A->loops * (size_t)g->nloops);
+    vec_push(g->a, &g->accs, A);
+}
+
+static void walk(Glob *g, Node *n);
+
+static void walk_expr(Glob *g, Node *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case N_BINARY: walk_expr(g, e->binary.a); walk_expr(g, e->binary.b); return;
+    case N_UNARY: walk_expr(g, e->unary.a); return;
+    case N_FIELD: walk_expr(g, e->field.base); return;
+    case N_INDEX:
+        walk_expr(g, e->index.index);
+        access(g, e, e->index.base, e->index.index, GA_READ);
+        return;
+    case N_SLICE:
+        walk_expr(g, e->slice.lo);
+        walk_expr(g, e->slice.hi);
+        access(g, e, e, NULL, GA_READ);
+        return;
+    case N_COLLECT: walk_expr(g, e->collect.value); walk_expr(g, e->collect.keep); return;
+    case N_CALL: {
+        Builtin b = (Builtin)e->call.builtin;
+        bool atomic = e->call.ck == CALL_BUILTIN && b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED;
+        Type *ft = e->call.ck == CALL_FN && e->call.callee ? e->call.callee->ty : NULL;
+        for (int i = 0; i < e->call.args.n; i++) {
+            Node *a = e->call.args.v[i];
+            Type *pt = ft && ft->kind == TY_FN && i < ft->params.n ? ft->params.v[i] : NULL;
+            if (i == 0 && atomic && a->kind == N_INDEX) {
+                walk_expr(g, a->index.index);
+                access(g, a, a->index.base, a->index.index, GA_ATOMIC);
+            } else if (pt && pt->kind == TY_VIEW) {
+                access(g, a, a, NULL, pt->access == ACC_RW ? GA_WRITE : GA_READ);
+            } else {
+                walk_expr(g, a);
+            }
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+static void push_conds(Glob *g, Node *c, bool truth)
+{
+    if (g->npath < MAX_PATH)
+        g->npath += sym_conds(g->env, c, truth, g->path + g->npath, MAX_PATH - g->npath);
+}
+
+static void walk_loop(Glob *g, Node *n)
+{
+    senv_havoc_assigned(g->env, n->loop.body);
+    SKey *k = NULL;
+    if (n->kind == N_FOR) {
+        walk_expr(g, n->loop.lo);
+        walk_expr(g, n->loop.hi);
+        SVal lo = sym_eval(g->env, n->loop.lo), hi = sym_eval(g->env, n->loop.hi);
+        k = senv_counter(g->env, n->loop.sym, &lo, &hi);
+    } else {
+        walk_expr(g, n->loop.cond);
+    }
+    int np = g->npath;
+    if (n->kind == N_WHILE)
+        push_conds(g, n->loop.cond, true);
+    if (k && g->nloops < 8)
+        g->loops[g->nloops++] = k;
+    walk(g, n->loop.body);
+    if (k && g->nloops && g->loops[g->nloops - 1] == k)
+        g->nloops--;
+    g->npath = np;
+    senv_havoc_assigned(g->env, n->loop.body);
+}
+
+static void walk(Glob *g, Node *n)
+{
+    if (!n)
+        return;
+    switch (n->kind) {
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < n->block.stmts.n; i++)
+            walk(g, n->block.stmts.v[i]);
+        return;
+    case N_LET: walk_expr(g, n->let.init); sym_let(g->env, n); return;
+    case N_ASSIGN: {
+        Node *lhs = n->assign.lhs;
+        walk_expr(g, n->assign.rhs);
+        if (lhs->kind == N_INDEX) {
+            walk_expr(g, lhs->index.index);
+            if (n->assign.op != T_ASSIGN)
+                access(g, lhs, lhs->index.base, lhs->index.index, GA_READ);
+            access(g, lhs, lhs->index.base, lhs->index.index, GA_WRITE);
+        }
+        sym_assign(g->env, n);
+        return;
+    }
+    case N_EXPR_STMT: walk_expr(g, n->unary.a); if (n->unary.a) sym_lend(g->env, n->unary.a); return;
+    case N_IF: {
+        walk_expr(g, n->if_.cond);
+        int np = g->npath, mark = senv_mark(g->env);
+        push_conds(g, n->if_.cond, true);
+        walk(g, n->if_.then);
+        g->npath = np;
+        SJoin *j = senv_join_begin(g->env, mark);
+        push_conds(g, n->if_.cond, false);
+        walk(g, n->if_.els);
+        g->npath = np;
+        senv_join_end(g->env, j, true);
+        return;
+    }
+    case N_FOR: case N_WHILE: return walk_loop(g, n);
+    default: walk_expr(g, n); return;
+    }
+}
+
+/* ------------------------------------------------------------ one writer */
+
+static void refuse(Glob *g, const GAcc *A, const char *help, const char *msg)
+{
+    g->failed = true;
+    diag_error(g->x->sink, A->node->span, E_COOP_GLOBAL, help, "%s", msg);
+}
+
+static const char *acc_str(Glob *g, const GAcc *A)
+{
+    return expand_expr_short(g->a, A->node, 60);
+}
+
+/* Two values of name k that A's conditions let through (those naming
+ * other names taken to hold), for the witness: the first two, or 0 and 1. */
+static void two_values(const GAcc *A, const SKey *k, SNum *v0, SNum *v1)
+{
+    SNum hi = 64, found[2] = {0, 1};
+    int n = 0;
+    if (k->hi && sform_is_const(k->hi, &hi) && hi > 4096)
+        hi = 4096;
+    for (SNum v = 0; v < hi && n < 2; v++) {
+        const SKey *keys[1] = {k};
+        SNum vals[1] = {v};
+        SAssign as = {keys, vals, 1};
+        bool ok = true;
+        for (int c = 0; c < A->nconds && ok; c++) {
+            bool known;
+            bool h = scond_holds(&A->conds[c], &as, &known);
+            ok = !known || h;
+        }
+        if (ok)
+            found[n++] = v;
+    }
+    *v0 = found[0];
+    *v1 = n == 2 ? found[1] : found[0] + 1;
+}
+
+/* Is name n pinned to one value on A's path (a condition n - K == 0, K the
+ * same in every thread)? */
+static bool pinned(const GAcc *A, const SKey *n)
+{
+    for (int c = 0; c < A->nconds; c++) {
+        SForm coef, rest;
+        SNum one;
+        if (A->conds[c].op != T_EQ || !sform_split(&A->conds[c].d, n, &coef, &rest) || !sform_is_const(&coef, &one) ||
+            (one != 1 && one != -1) || rest.any)
+            continue;
+        bool fixed = true;   /* the rest names no block, thread or loop name */
+        for (int i = 0; i < rest.n && fixed; i++)
+            for (int j = 0; j < rest.t[i].deg; j++)
+                fixed = fixed && rest.t[i].v[j]->kind == SK_SYM;
+        if (fixed)
+            return true;
+    }
+    return false;
+}
+
+typedef struct {
+    const SKey *n;
+    SForm w;              /* |weight| */
+    SForm max;            /* the name's largest value */
+    bool done;
+} Term;
+
+/* Every lighter term together: each weight times its largest value, or a
+ * sub-sum a path condition `S < B` bounds by B - 1. */
+static bool rest_bound(const GAcc *A, Term *t, int n, int skip, SForm *out)
+{
+    bool used[MAX_NAMES + 8] = {0};
+    *out = sform_const(0);
+    for (int c = 0; c < A->nconds; c++) {
+        const SCond *k = &A->conds[c];
+        if (k->op != T_LT && k->op != T_LE)
+            continue;
+        /* d = S - B with S a sum of remaining terms (positive weights) */
+        SForm rest = k->d;
+        bool ok = true, any = false;
+        bool mine[MAX_NAMES + 8] = {0};
+        for (int i = 0; i < n && ok; i++) {
+            if (t[i].done || i == skip || used[i])
+                continue;
+            SForm coef, r;
+            if (!sform_split(&rest, t[i].n, &coef, &r))
+                ok = false;
+            else if (!(coef.n == 0 && coef.k == 0)) {
+                if (!sform_equal(&coef, &t[i].w))
+                    ok = false;
+                mine[i] = any = true;
+                rest = r;
+            }
+        }
+        if (!ok || !any || rest.any)
+            continue;
+        for (int i = 0; i < rest.n && ok; i++)
+            for (int j = 0; j < rest.t[i].deg; j++)
+                ok = ok && rest.t[i].v[j]->kind == SK_SYM;
+        if (!ok)
+            continue;
+        /* S + rest OP 0: S <= -rest - 1 (LT) or -rest (LE) */
+        SForm b;
+        sform_scale(&b, &rest, -1);
+        if (k->op == T_LT) {
+            SForm one = sform_const(1);
+            sform_add(&b, &b, &one, -1);
+        }
+        if (!sform_add(out, out, &b, 1))
+            return false;
+        for (int i = 0; i < n; i++)
+            used[i] = used[i] || mine[i];
+    }
+    for (int i = 0; i < n; i++) {
+        if (t[i].done || i == skip || used[i])
+            continue;
+        SForm p;
+        if (!sform_mul(&p, &t[i].w, &t[i].max) || !sform_add(out, out, &p, 1))
+            return false;
+    }
+    return true;
+}
+
+/* The weighted-sum rule for one write; false: refused. */
+static bool one_writer(Glob *g, const GAcc *A)
+{
+    Term t[MAX_NAMES + 8];
+    int n = 0;
+    if (A->f.any) {
+        refuse(g, A, "write outside arrays element by element, at an index made of the block's and thread's names",
+               arena_printf(g->a, "%s writes %s where the checker cannot follow which elements: two threads may write "
+                            "one element", acc_str(g, A), A->arr->id));
+        return false;
+    }
+    SForm rest = A->f;
+    const SKey *keys[MAX_NAMES + 8];
+    int nk = 0;
+    for (int i = 0; i < g->nnames; i++)
+        keys[nk++] = g->names[i];
+    for (int i = 0; i < A->nloops && nk < MAX_NAMES + 8; i++)
+        keys[nk++] = A->loops[i];
+    for (int i = 0; i < nk; i++) {
+        SForm coef, r;
+        const SKey *k = keys[i];
+        if (!sform_split(&rest, k, &coef, &r))
+            goto not_a_sum;
+        rest = r;
+        bool zero = coef.n == 0 && coef.k == 0;
+        if (zero) {
+            if (i < g->nnames && !pinned(A, k)) {
+                SNum v0, v1;
+                two_values(A, k, &v0, &v1);
+                refuse(g, A, arena_printf(g->a, "put %s in the index, or write under a condition that pins it: `if %s == 0`",
+                                          k->name, k->name),
+                       arena_printf(g->a, "%s %s = %lld and %s = %lld both write %s (%s): the index leaves %s out, and no "
+                                    "condition pins it to one value", g->what[i], k->name, (long long)v0, k->name,
+                                    (long long)v1, A->arr->id, acc_str(g, A), k->name));
+                return false;
+            }
+            continue;
+        }
+        for (int j = 0; j < coef.n; j++)
+            for (int m = 0; m < coef.t[j].deg; m++)
+                if (coef.t[j].v[m]->kind != SK_SYM)
+                    goto not_a_sum;   /* a product of two names */
+        SForm w = coef;
+        if (!sform_nonneg(&w)) {
+            sform_scale(&w, &w, -1);
+            if (!sform_nonneg(&w))
+                goto not_a_sum;
+        }
+        SForm max, one = sform_const(1);
+        SNum lo;
+        if (k->kind == SK_COUNTER || k->kind == SK_LANE) {
+            if (!k->lo || !k->hi || !sform_lower(k->lo, &lo) || lo < 0)
+                goto not_a_sum;
+            for (int j = 0; j < k->hi->n; j++)
+                for (int m = 0; m < k->hi->t[j].deg; m++)
+                    if (k->hi->t[j].v[m]->kind != SK_SYM)
+                        goto not_a_sum;   /* a range that moves with another name is bounded by nothing */
+            sform_add(&max, k->hi, &one, -1);
+        } else {
+            goto not_a_sum;
+        }
+        t[n++] = (Term){k, w, max, false};
+    }
+    for (int i = 0; i < rest.n; i++)
+        for (int j = 0; j < rest.t[i].deg; j++)
+            if (rest.t[i].v[j]->kind != SK_SYM)
+                goto not_a_sum;   /* an atom of a name (t / 2), a local that differs */
+    /* the heaviest first: a term whose weight is above all the others can add */
+    for (int left = n; left > 0; left--) {
+        int pick = -1;
+        for (int i = 0; i < n && pick < 0; i++) {
+            SForm bound, d, one = sform_const(1);
+            if (t[i].done || !rest_bound(A, t, n, i, &bound))
+                continue;
+            if (sform_add(&d, &t[i].w, &bound, -1) && sform_add(&d, &d, &one, -1) && sform_nonneg(&d))
+                pick = i;
+        }
+        if (pick < 0)
+            goto not_a_sum;
+        t[pick].done = true;
+    }
+    return true;
+not_a_sum:
+    refuse(g, A, "index outside arrays by a sum of the block, thread and loop names, each weighted above all the "
+           "lighter ones add up to: `out[b * 256 + t]`",
+           arena_printf(g->a, "%s writes %s at %s: the checker cannot show one writer per element (the index is no sum of "
+                        "the names with each weight above what the lighter terms add up to)", acc_str(g, A),
+                        A->arr->id, sform_str(g->a, &A->f)));
+    return false;
+}
+
+/* A read of a written array: at the index of a write of the thread's own,
+ * under that write's conditions. */
+static bool own_read(const GAcc *R, const GAcc *W)
+{
+    if (!sform_equal(&R->f, &W->f))
+        return false;
+    for (int c = 0; c < W->nconds; c++) {
+        bool found = false;
+        for (int d = 0; d < R->nconds && !found; d++)
+            found = R->conds[d].op == W->conds[c].op && sform_equal(&R->conds[d].d, &W->conds[c].d);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static SNum gcd(SNum a, SNum b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        SNum t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Two writes of one array, each with one writer per element: can a thread
+ * of one meet a thread of the other? Apart when their values lie in
+ * separate ranges, or when they differ by a constant that no combination of
+ * their (common) weights makes: 2 * i and 2 * i + 1. */
+static bool writes_apart(const GAcc *A, const GAcc *B)
+{
+    SNum ah, bl, al, bh;
+    if ((sform_upper(&A->f, &ah) && sform_lower(&B->f, &bl) && ah < bl) ||
+        (sform_upper(&B->f, &bh) && sform_lower(&A->f, &al) && bh < al))
+        return true;
+    SForm d;
+    SNum k, g = 0;
+    if (!sform_add(&d, &B->f, &A->f, -1) || !sform_is_const(&d, &k))
+        return false;
+    for (int i = 0; i < A->f.n; i++) {
+        bool names = false, fixed = true;   /* a term of a name, with a constant weight? */
+        for (int j = 0; j < A->f.t[i].deg; j++) {
+            names = names || A->f.t[i].v[j]->kind != SK_SYM;
+            fixed = fixed && A->f.t[i].v[j]->kind == SK_SYM;
+        }
+        if (fixed)
+            continue;   /* the same in every thread: it cancels */
+        if (A->f.t[i].deg != 1 || !names)
+            return false;   /* a weight known only when it runs: any multiple of it may be the difference */
+        g = gcd(g, A->f.t[i].c);
+    }
+    return g > 1 && k % g != 0;
+}
+
+static void check_array(Glob *g, const Sym *arr)
+{
+    const GAcc *atomic = NULL, *plain = NULL;
+    Vec writes = {0};
+    for (int i = 0; i < g->accs.n; i++) {
+        const GAcc *A = g->accs.v[i];
+        if (A->arr != arr)
+            continue;
+        if (A->kind == GA_ATOMIC)
+            atomic = atomic ? atomic : A;
+        else
+            plain = plain ? plain : A;
+        if (A->kind == GA_WRITE)
+            vec_push(g->a, &writes, (void *)A);
+    }
+    if (atomic && plain) {
+        g->failed = true;
+        diag_error(g->x->sink, plain->node->span, E_ATOMIC_MIXED, "update it atomically everywhere in the region, or split the region",
+                   "%s is updated atomically (%s, line %d) and touched plainly (%s, line %d) in the cooperative region at "
+                   "line %d", arr->id, acc_str(g, atomic), atomic->node->span.line, acc_str(g, plain),
+                   plain->node->span.line, g->region->span.line);
+        return;
+    }
+    for (int i = 0; i < writes.n && !g->failed; i++)
+        one_writer(g, writes.v[i]);
+    for (int i = 0; i < writes.n && !g->failed; i++)
+        for (int j = i + 1; j < writes.n && !g->failed; j++) {
+            const GAcc *A = writes.v[i], *B = writes.v[j];
+            if (sform_equal(&A->f, &B->f) || writes_apart(A, B))
+                continue;
+            refuse(g, B, "let each thread write its own elements: the writes of one array at one index form, or "
+                   "at forms that cannot meet (`2 * i` and `2 * i + 1`)",
+                   arena_printf(g->a, "%s and %s (line %d) both write %s: a thread of one may write the element a "
+                                "thread of the other writes", acc_str(g, B), acc_str(g, A), A->node->span.line,
+                                arr->id));
+        }
+    for (int i = 0; i < g->accs.n && !g->failed && writes.n; i++) {
+        const GAcc *R = g->accs.v[i];
+        if (R->arr != arr || R->kind != GA_READ)
+            continue;
+        bool own = false;
+        for (int k = 0; k < writes.n && !own; k++)
+            own = own_read(R, writes.v[k]);
+        if (!own) {
+            const GAcc *W = writes.v[0];
+            refuse(g, R, "read an outside array the region writes only at the element the thread itself writes, under "
+                   "the same conditions, or read it in the finish",
+                   arena_printf(g->a, "%s reads %s, which the region writes (%s, line %d): another thread, of this block "
+                                "or another, may write that element while it reads", acc_str(g, R), arr->id,
+                                acc_str(g, W), W->node->span.line));
+        }
+    }
+}
+
+static void name_keys(Glob *g, const Vec *syms, const Vec *exts, const char *what)
+{
+    for (int i = 0; i < syms->n && g->nnames < MAX_NAMES; i++) {
+        SVal e = i < exts->n ? sym_eval(g->env, exts->v[i]) : (SVal){sform_any(), true};
+        g->what[g->nnames] = what;
+        g->names[g->nnames++] = senv_lane(g->env, syms->v[i], &e.f);
+    }
+}
+
+/* The rule for one body: the region's (block and thread names) or its
+ * finish's (thread names only). */
+void coop_global(Ctx *x, Arena *scratch, Node *region, bool finish)
+{
+    Glob g;
+    memset(&g, 0, sizeof g);
+    g.x = x;
+    g.a = scratch;
+    g.region = region;
+    g.finish = finish;
+    g.env = senv_new(scratch, SN_FIXED);
+    if (!finish)
+        name_keys(&g, &region->coop.bsyms, &region->coop.bext, "blocks");
+    name_keys(&g, finish ? &region->coop.fsyms : &region->coop.tsyms, finish ? &region->coop.fext : &region->coop.text,
+              "threads");
+    walk(&g, finish ? region->coop.finish : region->coop.body);
+    Vec arrays = {0};
+    for (int i = 0; i < g.accs.n; i++) {
+        const Sym *a = ((GAcc *)g.accs.v[i])->arr;
+        bool seen = false;
+        for (int k = 0; k < arrays.n && !seen; k++)
+            seen = arrays.v[k] == a;
+        if (!seen)
+            vec_push(scratch, &arrays, (void *)a);
+    }
+    for (int k = 0; k < arrays.n && !g.failed; k++)
+        check_array(&g, arrays.v[k]);
+}
