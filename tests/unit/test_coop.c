@@ -694,6 +694,9 @@ int main(int argc, char **argv)
         return run_racy();
     if (argc > 1 && !strcmp(argv[1], "--bench"))
         return run_bench();
+    /* A first region, so that threads a sanitizer starts on its own (TSan's
+     * background thread) exist before any test counts threads. */
+    cn_coop_run(1, 32, NULL, noop_body, NULL, NULL, NULL);
     /* Every T of the barrier tree at a few blocks, then many blocks summed by
      * warps: one barrier a block, as T threads on 2 CPUs cost ~3 us each a
      * barrier (1000 blocks of 1024 would take 15 s). */
