@@ -68,8 +68,8 @@
  * aligned. Where each block starts, every byte is filled with CN_COOP_PATTERN
  * (0xA5) and then each array marked zeroed is zeroed: an array without an
  * initializer starts with the pattern, so a read the checker wrongly let
- * through shows (0xA5A5A5A5 as an integer, -2.94e-16 as an f32, a large
- * negative f64). The runtime does it, from the layout, before any thread of
+ * through shows (0xA5A5A5A5 as a u32, -2.87e-16 as an f32, -2.50e-127 as
+ * an f64). The runtime does it, from the layout, before any thread of
  * the block runs: no barrier in the body is needed for it.
  *
  * The barrier. A counting barrier on C11 atomics: each thread reads the
@@ -78,11 +78,14 @@
  * the count and bumps the generation (release), which the others wait for
  * (acquire). So the sanitizer sees each thread's phase happen before every
  * thread's next phase. A waiter spins (with the CPU's pause) only while the
- * region's threads fit the online CPUs, else at once counts itself among the
- * sleepers and blocks on a condition variable; the last arriver broadcasts
- * only when someone sleeps (a Dekker pair in seq_cst, as in cairn_pool.h).
- * With S * T threads on a few CPUs, spinning would only steal the CPU the
- * thread everyone waits for needs.
+ * region's threads fit the online CPUs (with S * T threads on a few CPUs,
+ * spinning would only steal the CPU the thread everyone waits for needs),
+ * yields CN_COOP_YIELDS times, then counts itself among the sleepers and
+ * blocks on a condition variable; the last arriver broadcasts only when
+ * someone sleeps (a Dekker pair in seq_cst, as in cairn_pool.h). The
+ * generation grows by 2; its bit 0 is set when the region is cancelled, which
+ * wakes every waiter (see "Traps"). A warp-operation divergence (a lane that
+ * skips one) is not detected: the warp's barrier would wait for it.
  *
  * A mismatch is a compiler bug, not a hang: the barrier where a block ends
  * counts its arrivals apart from the body's `barrier;`, and when one round
