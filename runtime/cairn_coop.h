@@ -80,9 +80,9 @@
  * thread's next phase. A waiter spins (with the CPU's pause) only while the
  * region's threads fit the online CPUs (with S * T threads on a few CPUs,
  * spinning would only steal the CPU the thread everyone waits for needs),
- * yields CN_COOP_YIELDS times, then counts itself among the sleepers and
- * blocks on a condition variable; the last arriver broadcasts only when
- * someone sleeps (a Dekker pair in seq_cst, as in cairn_pool.h). The
+ * yields CN_COOP_YIELDS times, then sleeps on a futex on gen (Linux; the
+ * last arriver always wakes) or on a condition variable elsewhere (counted
+ * among the sleepers, a Dekker pair in seq_cst as in cairn_pool.h). The
  * generation grows by 2; its bit 0 is set when the region is cancelled, which
  * wakes every waiter (see "Traps"). A warp-operation divergence (a lane that
  * skips one) is not detected: the warp's barrier would wait for it.
