@@ -229,6 +229,154 @@ static const char *acc_str(Glob *g, const GAcc *A)
     return expand_expr_short(g->a, A->node, 60);
 }
 
+
+typedef struct {
+    const SKey *n;
+    SForm w;              /* |weight| */
+    SForm max;            /* the name's largest value */
+    bool done;
+} Term;
+
+/* Is the form free of block, thread and loop names (the same in every
+ * thread)? */
+static bool fixed_form(const SForm *f)
+{
+    if (f->any)
+        return false;
+    for (int i = 0; i < f->n; i++)
+        for (int j = 0; j < f->t[i].deg; j++)
+            if (f->t[i].v[j]->kind != SK_SYM)
+                return false;
+    return true;
+}
+
+/* f as a sum of weighted names over keys[0..nk) plus a part the same in
+ * every thread: the terms with a weight (|w|, the name's largest value; a
+ * name of extent 1 is always 0 and adds nothing), and the names f leaves
+ * out. false: f is no such sum (a product of names, an atom of one, a
+ * name whose range moves with another name). */
+static bool terms_of(const SForm *f, const SKey *const *keys, int nk, Term *t, int *n, const SKey **left, int *nleft)
+{
+    SForm rest = *f;
+    *n = *nleft = 0;
+    if (f->any)
+        return false;
+    for (int i = 0; i < nk; i++) {
+        SForm coef, r, one = sform_const(1), max;
+        const SKey *k = keys[i];
+        SNum lo, only;
+        if (!sform_split(&rest, k, &coef, &r))
+            return false;
+        rest = r;
+        if (coef.n == 0 && coef.k == 0) {
+            left[(*nleft)++] = k;
+            continue;
+        }
+        if (!fixed_form(&coef))
+            return false;   /* a product of two names */
+        if (!sform_nonneg(&coef)) {
+            sform_scale(&coef, &coef, -1);
+            if (!sform_nonneg(&coef))
+                return false;
+        }
+        if (!k->lo || !k->hi || !sform_lower(k->lo, &lo) || lo < 0 || !fixed_form(k->hi))
+            return false;   /* a range that moves with another name is bounded by nothing */
+        sform_add(&max, k->hi, &one, -1);
+        if (sform_is_const(&max, &only) && only == 0)
+            continue;
+        t[(*n)++] = (Term){k, coef, max, false};
+    }
+    return fixed_form(&rest);   /* what is left: no atom of a name, no local that differs */
+}
+
+/* Every lighter term together: each weight times its largest value, or a
+ * sub-sum a path condition of A (when given) `S < B` bounds by B - 1. */
+static bool rest_bound(const GAcc *A, Term *t, int n, int skip, SForm *out)
+{
+    bool used[MAX_NAMES + 8] = {0};
+    *out = sform_const(0);
+    for (int c = 0; A && c < A->nconds; c++) {
+        const SCond *k = &A->conds[c];
+        if (k->op != T_LT && k->op != T_LE)
+            continue;
+        /* d = S - B with S a sum of remaining terms at their weights */
+        SForm rest = k->d;
+        bool ok = true, any = false;
+        bool mine[MAX_NAMES + 8] = {0};
+        for (int i = 0; i < n && ok; i++) {
+            if (t[i].done || i == skip || used[i])
+                continue;
+            SForm coef, r;
+            if (!sform_split(&rest, t[i].n, &coef, &r))
+                ok = false;
+            else if (!(coef.n == 0 && coef.k == 0)) {
+                ok = sform_equal(&coef, &t[i].w);
+                mine[i] = any = true;
+                rest = r;
+            }
+        }
+        if (!ok || !any || !fixed_form(&rest))
+            continue;
+        /* S + rest OP 0: S <= -rest - 1 (LT) or -rest (LE) */
+        SForm b;
+        sform_scale(&b, &rest, -1);
+        if (k->op == T_LT) {
+            SForm one = sform_const(1);
+            sform_add(&b, &b, &one, -1);
+        }
+        if (!sform_add(out, out, &b, 1))
+            return false;
+        for (int i = 0; i < n; i++)
+            used[i] = used[i] || mine[i];
+    }
+    for (int i = 0; i < n; i++) {
+        if (t[i].done || i == skip || used[i])
+            continue;
+        SForm p;
+        if (!sform_mul(&p, &t[i].w, &t[i].max) || !sform_add(out, out, &p, 1))
+            return false;
+    }
+    return true;
+}
+
+/* Two different values of the names give two different sums: the heaviest
+ * first, each weight above all the lighter ones can add. */
+static bool injective(const GAcc *A, Term *t, int n)
+{
+    for (int left = n; left > 0; left--) {
+        int pick = -1;
+        for (int i = 0; i < n && pick < 0; i++) {
+            SForm bound, d, one = sform_const(1);
+            if (t[i].done || !rest_bound(A, t, n, i, &bound))
+                continue;
+            if (sform_add(&d, &t[i].w, &bound, -1) && sform_add(&d, &d, &one, -1) && sform_nonneg(&d))
+                pick = i;
+        }
+        if (pick < 0)
+            return false;
+        t[pick].done = true;
+    }
+    return true;
+}
+
+/* Is name k pinned to one value on A's path: a condition S == K with S a
+ * sum of names that takes each value once (k == 0, tx == 31 && ty == 7,
+ * tx + 64 * ty == 0) and K the same in every thread? */
+static bool pinned(const Glob *g, const GAcc *A, const SKey *k)
+{
+    for (int c = 0; c < A->nconds; c++) {
+        Term t[MAX_NAMES + 8];
+        const SKey *left[MAX_NAMES + 8];
+        int n, nleft;
+        if (A->conds[c].op != T_EQ || !sform_has(&A->conds[c].d, k) ||
+            !terms_of(&A->conds[c].d, g->names, g->nnames, t, &n, left, &nleft))
+            continue;
+        if (injective(NULL, t, n))
+            return true;
+    }
+    return false;
+}
+
 /* Two values of name k that A's conditions let through (those naming
  * other names taken to hold), for the witness: the first two, or 0 and 1. */
 static void two_values(const GAcc *A, const SKey *k, SNum *v0, SNum *v1)
@@ -254,172 +402,42 @@ static void two_values(const GAcc *A, const SKey *k, SNum *v0, SNum *v1)
     *v1 = n == 2 ? found[1] : found[0] + 1;
 }
 
-/* Is name n pinned to one value on A's path (a condition n - K == 0, K the
- * same in every thread)? */
-static bool pinned(const GAcc *A, const SKey *n)
-{
-    for (int c = 0; c < A->nconds; c++) {
-        SForm coef, rest;
-        SNum one;
-        if (A->conds[c].op != T_EQ || !sform_split(&A->conds[c].d, n, &coef, &rest) || !sform_is_const(&coef, &one) ||
-            (one != 1 && one != -1) || rest.any)
-            continue;
-        bool fixed = true;   /* the rest names no block, thread or loop name */
-        for (int i = 0; i < rest.n && fixed; i++)
-            for (int j = 0; j < rest.t[i].deg; j++)
-                fixed = fixed && rest.t[i].v[j]->kind == SK_SYM;
-        if (fixed)
-            return true;
-    }
-    return false;
-}
-
-typedef struct {
-    const SKey *n;
-    SForm w;              /* |weight| */
-    SForm max;            /* the name's largest value */
-    bool done;
-} Term;
-
-/* Every lighter term together: each weight times its largest value, or a
- * sub-sum a path condition `S < B` bounds by B - 1. */
-static bool rest_bound(const GAcc *A, Term *t, int n, int skip, SForm *out)
-{
-    bool used[MAX_NAMES + 8] = {0};
-    *out = sform_const(0);
-    for (int c = 0; c < A->nconds; c++) {
-        const SCond *k = &A->conds[c];
-        if (k->op != T_LT && k->op != T_LE)
-            continue;
-        /* d = S - B with S a sum of remaining terms (positive weights) */
-        SForm rest = k->d;
-        bool ok = true, any = false;
-        bool mine[MAX_NAMES + 8] = {0};
-        for (int i = 0; i < n && ok; i++) {
-            if (t[i].done || i == skip || used[i])
-                continue;
-            SForm coef, r;
-            if (!sform_split(&rest, t[i].n, &coef, &r))
-                ok = false;
-            else if (!(coef.n == 0 && coef.k == 0)) {
-                if (!sform_equal(&coef, &t[i].w))
-                    ok = false;
-                mine[i] = any = true;
-                rest = r;
-            }
-        }
-        if (!ok || !any || rest.any)
-            continue;
-        for (int i = 0; i < rest.n && ok; i++)
-            for (int j = 0; j < rest.t[i].deg; j++)
-                ok = ok && rest.t[i].v[j]->kind == SK_SYM;
-        if (!ok)
-            continue;
-        /* S + rest OP 0: S <= -rest - 1 (LT) or -rest (LE) */
-        SForm b;
-        sform_scale(&b, &rest, -1);
-        if (k->op == T_LT) {
-            SForm one = sform_const(1);
-            sform_add(&b, &b, &one, -1);
-        }
-        if (!sform_add(out, out, &b, 1))
-            return false;
-        for (int i = 0; i < n; i++)
-            used[i] = used[i] || mine[i];
-    }
-    for (int i = 0; i < n; i++) {
-        if (t[i].done || i == skip || used[i])
-            continue;
-        SForm p;
-        if (!sform_mul(&p, &t[i].w, &t[i].max) || !sform_add(out, out, &p, 1))
-            return false;
-    }
-    return true;
-}
-
 /* The weighted-sum rule for one write; false: refused. */
 static bool one_writer(Glob *g, const GAcc *A)
 {
-    Term t[MAX_NAMES + 8];
-    int n = 0;
     if (A->f.any) {
         refuse(g, A, "write outside arrays element by element, at an index made of the block's and thread's names",
                arena_printf(g->a, "%s writes %s where the checker cannot follow which elements: two threads may write "
                             "one element", acc_str(g, A), A->arr->id));
         return false;
     }
-    SForm rest = A->f;
-    const SKey *keys[MAX_NAMES + 8];
-    int nk = 0;
+    const SKey *keys[MAX_NAMES + 8], *left[MAX_NAMES + 8];
+    Term t[MAX_NAMES + 8];
+    int nk = 0, n, nleft;
     for (int i = 0; i < g->nnames; i++)
         keys[nk++] = g->names[i];
     for (int i = 0; i < A->nloops && nk < MAX_NAMES + 8; i++)
         keys[nk++] = A->loops[i];
-    for (int i = 0; i < nk; i++) {
-        SForm coef, r;
-        const SKey *k = keys[i];
-        if (!sform_split(&rest, k, &coef, &r))
-            goto not_a_sum;
-        rest = r;
-        bool zero = coef.n == 0 && coef.k == 0;
-        if (zero) {
-            if (i < g->nnames && !pinned(A, k)) {
-                SNum v0, v1;
-                two_values(A, k, &v0, &v1);
-                refuse(g, A, arena_printf(g->a, "put %s in the index, or write under a condition that pins it: `if %s == 0`",
-                                          k->name, k->name),
-                       arena_printf(g->a, "%s %s = %lld and %s = %lld both write %s (%s): the index leaves %s out, and no "
-                                    "condition pins it to one value", g->what[i], k->name, (long long)v0, k->name,
-                                    (long long)v1, A->arr->id, acc_str(g, A), k->name));
-                return false;
-            }
-            continue;
-        }
-        for (int j = 0; j < coef.n; j++)
-            for (int m = 0; m < coef.t[j].deg; m++)
-                if (coef.t[j].v[m]->kind != SK_SYM)
-                    goto not_a_sum;   /* a product of two names */
-        SForm w = coef;
-        if (!sform_nonneg(&w)) {
-            sform_scale(&w, &w, -1);
-            if (!sform_nonneg(&w))
-                goto not_a_sum;
-        }
-        SForm max, one = sform_const(1);
-        SNum lo;
-        if (k->kind == SK_COUNTER || k->kind == SK_LANE) {
-            if (!k->lo || !k->hi || !sform_lower(k->lo, &lo) || lo < 0)
-                goto not_a_sum;
-            for (int j = 0; j < k->hi->n; j++)
-                for (int m = 0; m < k->hi->t[j].deg; m++)
-                    if (k->hi->t[j].v[m]->kind != SK_SYM)
-                        goto not_a_sum;   /* a range that moves with another name is bounded by nothing */
-            sform_add(&max, k->hi, &one, -1);
-        } else {
-            goto not_a_sum;
-        }
-        t[n++] = (Term){k, w, max, false};
+    bool sum = terms_of(&A->f, keys, nk, t, &n, left, &nleft);
+    for (int i = 0; sum && i < nleft; i++) {
+        const SKey *k = left[i];
+        int name = -1;
+        for (int j = 0; j < g->nnames; j++)
+            if (g->names[j] == k)
+                name = j;
+        if (name < 0 || pinned(g, A, k))
+            continue;   /* a loop the index leaves out rewrites the thread's own element */
+        SNum v0, v1;
+        two_values(A, k, &v0, &v1);
+        refuse(g, A, arena_printf(g->a, "put %s in the index, or write under a condition that pins it: `if %s == 0`",
+                                  k->name, k->name),
+               arena_printf(g->a, "%s %s = %lld and %s = %lld both write %s (%s): the index leaves %s out, and no "
+                            "condition pins it to one value", g->what[name], k->name, (long long)v0, k->name,
+                            (long long)v1, A->arr->id, acc_str(g, A), k->name));
+        return false;
     }
-    for (int i = 0; i < rest.n; i++)
-        for (int j = 0; j < rest.t[i].deg; j++)
-            if (rest.t[i].v[j]->kind != SK_SYM)
-                goto not_a_sum;   /* an atom of a name (t / 2), a local that differs */
-    /* the heaviest first: a term whose weight is above all the others can add */
-    for (int left = n; left > 0; left--) {
-        int pick = -1;
-        for (int i = 0; i < n && pick < 0; i++) {
-            SForm bound, d, one = sform_const(1);
-            if (t[i].done || !rest_bound(A, t, n, i, &bound))
-                continue;
-            if (sform_add(&d, &t[i].w, &bound, -1) && sform_add(&d, &d, &one, -1) && sform_nonneg(&d))
-                pick = i;
-        }
-        if (pick < 0)
-            goto not_a_sum;
-        t[pick].done = true;
-    }
-    return true;
-not_a_sum:
+    if (sum && injective(A, t, n))
+        return true;
     refuse(g, A, "index outside arrays by a sum of the block, thread and loop names, each weighted above all the "
            "lighter ones add up to: `out[b * 256 + t]`",
            arena_printf(g->a, "%s writes %s at %s: the checker cannot show one writer per element (the index is no sum of "
@@ -460,29 +478,42 @@ static SNum gcd(SNum a, SNum b)
  * of one meet a thread of the other? Apart when their values lie in
  * separate ranges, or when they differ by a constant that no combination of
  * their (common) weights makes: 2 * i and 2 * i + 1. */
-static bool writes_apart(const GAcc *A, const GAcc *B)
+static bool writes_apart(const Glob *g, const GAcc *A, const GAcc *B)
 {
     SNum ah, bl, al, bh;
     if ((sform_upper(&A->f, &ah) && sform_lower(&B->f, &bl) && ah < bl) ||
         (sform_upper(&B->f, &bh) && sform_lower(&A->f, &al) && bh < al))
         return true;
     SForm d;
-    SNum k, g = 0;
-    if (!sform_add(&d, &B->f, &A->f, -1) || !sform_is_const(&d, &k))
+    SNum dlo, dhi;
+    if (!sform_add(&d, &B->f, &A->f, -1) || !sform_lower(&d, &dlo) || !sform_upper(&d, &dhi) || dhi - dlo > 4096)
         return false;
-    for (int i = 0; i < A->f.n; i++) {
-        bool names = false, fixed = true;   /* a term of a name, with a constant weight? */
-        for (int j = 0; j < A->f.t[i].deg; j++) {
-            names = names || A->f.t[i].v[j]->kind != SK_SYM;
-            fixed = fixed && A->f.t[i].v[j]->kind == SK_SYM;
-        }
-        if (fixed)
-            continue;   /* the same in every thread: it cancels */
-        if (A->f.t[i].deg != 1 || !names)
-            return false;   /* a weight known only when it runs: any multiple of it may be the difference */
-        g = gcd(g, A->f.t[i].c);
+    for (int i = 0; i < d.n; i++)   /* the difference may move with loop counters, not with names */
+        for (int j = 0; j < d.t[i].deg; j++)
+            if (d.t[i].v[j]->kind == SK_LANE)
+                return false;
+    /* the names' weights (those of extent 1 add nothing), all constants */
+    Term t[MAX_NAMES + 8];
+    const SKey *left[MAX_NAMES + 8];
+    int n, nleft;
+    SNum gd = 0;
+    if (!terms_of(&A->f, g->names, g->nnames, t, &n, left, &nleft))
+        return false;
+    for (int i = 0; i < n; i++) {
+        /* a weight known only when it runs is a multiple of its terms' coefficients */
+        gd = gcd(gd, t[i].w.k);
+        for (int j = 0; j < t[i].w.n; j++)
+            gd = gcd(gd, t[i].w.t[j].c);
     }
-    return g > 1 && k % g != 0;
+    if (gd <= 1)
+        return false;
+    /* L, the names' part, takes each value once (one_writer), so a
+     * difference of 0 is the thread itself; any other multiple of the
+     * weights' divisor may be another thread */
+    for (SNum v = dlo; v <= dhi; v++)
+        if (v != 0 && v % gd == 0)
+            return false;
+    return true;
 }
 
 static void check_array(Glob *g, const Sym *arr)
@@ -513,7 +544,7 @@ static void check_array(Glob *g, const Sym *arr)
     for (int i = 0; i < writes.n && !g->failed; i++)
         for (int j = i + 1; j < writes.n && !g->failed; j++) {
             const GAcc *A = writes.v[i], *B = writes.v[j];
-            if (sform_equal(&A->f, &B->f) || writes_apart(A, B))
+            if (sform_equal(&A->f, &B->f) || writes_apart(g, A, B))
                 continue;
             refuse(g, B, "let each thread write its own elements: the writes of one array at one index form, or "
                    "at forms that cannot meet (`2 * i` and `2 * i + 1`)",
@@ -525,9 +556,13 @@ static void check_array(Glob *g, const Sym *arr)
         const GAcc *R = g->accs.v[i];
         if (R->arr != arr || R->kind != GA_READ)
             continue;
-        bool own = false;
+        /* its own write's element, or an element no write reaches */
+        bool own = false, apart = true;
         for (int k = 0; k < writes.n && !own; k++)
             own = own_read(R, writes.v[k]);
+        for (int k = 0; k < writes.n && apart && !own; k++)
+            apart = !R->f.any && writes_apart(g, R, writes.v[k]);
+        own = own || apart;
         if (!own) {
             const GAcc *W = writes.v[0];
             refuse(g, R, "read an outside array the region writes only at the element the thread itself writes, under "
