@@ -28,17 +28,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int passed, failed;
+#include "expect.h"
 
-static void check(bool ok, const char *what)
-{
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL arena: %s\n", what);
-    }
-}
+#define check(ok, what) EXPECT(ok, "%s", what)
 
 static bool all_bytes(const unsigned char *p, size_t n, unsigned char v)
 {

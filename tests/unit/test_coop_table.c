@@ -25,17 +25,9 @@
 #define CAIRN_COUNT 1
 #include "cairn_dev.h"
 
-static int passed, failed;
+#include "expect.h"
 
-static void check(bool ok, const char *what)
-{
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL coop_table: %s\n", what);
-    }
-}
+#define check(ok, what) EXPECT(ok, "%s", what)
 
 /* Fake stream handles: the table only compares them. Scattered (a
  * splitmix64 of k), so the index meets collisions and long probe runs, as

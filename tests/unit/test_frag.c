@@ -23,17 +23,9 @@
 
 #include <string.h>
 
-static int passed, failed;
+#include "expect.h"
 
-static void check(bool ok, const char *what)
-{
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL frag: %s\n", what);
-    }
-}
+#define check(ok, what) EXPECT(ok, "%s", what)
 
 static void test_table(void)
 {

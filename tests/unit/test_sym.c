@@ -20,19 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
+#include "expect.h"
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (cond) {                                                           \
-            passed++;                                                         \
-        } else {                                                              \
-            failed++;                                                         \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                       \
-            printf(__VA_ARGS__);                                              \
-            printf("\n");                                                     \
-        }                                                                     \
-    } while (0)
+#define CHECK EXPECT
 
 /* ------------------------------------------------------------ forms */
 

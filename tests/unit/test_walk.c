@@ -21,19 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define EXPECT(cond, ...)                                                     \
-    do {                                                                      \
-        if (cond) {                                                           \
-            passed++;                                                         \
-        } else {                                                              \
-            failed++;                                                         \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                       \
-            printf(__VA_ARGS__);                                              \
-            printf("\n");                                                     \
-        }                                                                     \
-    } while (0)
+#include "expect.h"
 
 typedef struct {
     Arena *a;
