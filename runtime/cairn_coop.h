@@ -725,4 +725,31 @@ static inline uint32_t cn_coop_reduce_u32(struct cn_coop_thread *th, uint32_t v,
     return x[0];
 }
 
+/* A float's bits and back, for the warp operations (the emitted code moves
+ * floats through the u32 and u64 exchanges by their bits). */
+static inline uint32_t cn_coop_bits_f32(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+static inline uint64_t cn_coop_bits_f64(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+static inline float cn_coop_from_bits_f32(uint32_t b)
+{
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+static inline double cn_coop_from_bits_f64(uint64_t b)
+{
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
 #endif /* CAIRN_COOP_H */

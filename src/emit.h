@@ -69,6 +69,8 @@ typedef struct {
     bool uses_par;        /* a region, pooled collector or atomic: include cairn_par.h */
     bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
     bool uses_dev;        /* device work: include cairn_exec.h */
+    bool uses_coop;       /* a cooperative region: include cairn_coop.h */
+    const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
     Vec fn_bufs;          /* Buf*: the output of each level of function being written */
@@ -139,6 +141,7 @@ void field(Ex *x, Ctxt *k, const char *ctype, const char *name, const char *valu
 void capture_fields(Ex *x, Ctxt *k, Caps *c, Sym *skip0, Sym *skip1);
 void ctx_struct(Ex *x, Ctxt *k);
 const char *ctx_fill(Ex *x, Ctxt *k);
+void ctx_unpack(Ex *x, Ctxt *k);
 const char *index_name(Ex *x, Sym *s);
 
 /* A lane function: its own output and scope, appended to the definitions. */
@@ -195,5 +198,14 @@ const char *emit_dev_spawn(Ex *x, Node *e);
 const char *emit_dev_wait(Ex *x, Node *call);
 void emit_dev_buffer(Ex *x, Node *s);
 void emit_dev_after_op(Ex *x);                          /* an unheld function waits here */
+
+/* ---- emit_coop.c: cooperative regions on host threads (issue 13) */
+void emit_coop(Ex *x, Node *s);
+void emit_coop_shared(Ex *x, Node *s);
+void emit_coop_barrier(Ex *x);
+const char *emit_warp_op(Ex *x, Node *call);
+const char *emit_warp_reduce(Ex *x, Node *collect);
+/* acc OP y for a collector's operator (emit_expr.c) */
+const char *emit_combine(Ex *x, const char *op, Type *t, const char *acc, const char *y, Span at);
 
 #endif

@@ -861,6 +861,8 @@ static const char *emit_builtin(Ex *x, Node *e)
         return emit_par_atomic(x, e);
     if (b == B_TRANSFER)
         return emit_dev_transfer(x, e);
+    if (b >= B_SHUFFLE && b <= B_WARP_MATCH)
+        return emit_warp_op(x, e);
     if (b == B_WAIT)
         return emit_dev_wait(x, e);
     const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
@@ -1097,7 +1099,7 @@ static const char *identity(Ex *x, const char *op, Type *t)
     return t->kind == TY_BOOL ? "false" : emit_int_lit(x, t, false, 0);
 }
 
-static const char *combine(Ex *x, const char *op, Type *t, const char *acc, const char *y, Span at)
+const char *emit_combine(Ex *x, const char *op, Type *t, const char *acc, const char *y, Span at)
 {
     const char *suf = emit_suffix(t);
     bool in = type_is_int(t);
@@ -1129,8 +1131,10 @@ static const char *emit_collect(Ex *x, Node *e)
     CollectKind k = e->collect.kind;
     if (e->collect.mode == MODE_PARALLEL || e->collect.device)
         return emit_par_collect(x, e);   /* on the pool or the device: emit_par.c, emit_dev.c */
-    if (e->collect.mode == MODE_WARP || !e->collect.extent)
-        die("emit: warp collectors are not lowered to C yet");
+    if (e->collect.mode == MODE_WARP)
+        return emit_warp_reduce(x, e);
+    if (!e->collect.extent)
+        die("emit: a collector without an extent");
     Node *ext = e->collect.extent, *value = e->collect.value;
     const char *var = e->collect.var;
     Sym *is = e->collect.sym;
@@ -1171,7 +1175,7 @@ static const char *emit_collect(Ex *x, Node *e)
         x->fn->indent--;
         emit_line(x, "}");
     } else {
-        emit_line(x, "%s = %s;", acc, combine(x, e->collect.op, vt, acc, y, e->span));
+        emit_line(x, "%s = %s;", acc, emit_combine(x, e->collect.op, vt, acc, y, e->span));
         if (k == COLLECT_SCAN) {
             bool s = type_is_signed(it);
             emit_line(x, "*cn_at_%s_%s(%s, (%s)%s, %s, %s) = %s;", dsuf, s ? "s" : "u", dest,

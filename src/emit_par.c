@@ -76,6 +76,7 @@ static bool cap_visit(Node *n, void *p)
     case N_LET: case N_CONST: s = n->let.sym; break;
     case N_FOR: s = n->loop.sym; break;
     case N_COLLECT: s = n->collect.sym; break;
+    case N_SHARED: s = n->buffer.sym; break;
     case N_NAME:
         if (n->name.sym && (n->name.sym->kind == SYM_LOCAL || n->name.sym->kind == SYM_PARAM) &&
             ptrset_add(w->a, &w->c->used_set, n->name.sym))
@@ -147,7 +148,7 @@ const char *ctx_fill(Ex *x, Ctxt *k)
 }
 
 /* In the lane function: the fields as locals of their C names. */
-static void ctx_unpack(Ex *x, Ctxt *k)
+void ctx_unpack(Ex *x, Ctxt *k)
 {
     emit_line(x, "struct %s *cn_c = (struct %s *)cn_vc;", k->name, k->name);
     for (int i = 0; i < k->fields.n; i++)
