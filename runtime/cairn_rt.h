@@ -129,6 +129,14 @@ cn_guard_fail(const char *file, int line, int col, const char *fmt, ...)
     va_end(ap);
     cn_emu_trap_text(text);
 #else
+    /* one report at a time, so two threads failing together (lanes, a
+     * block's threads) print whole lines; released before abort, since a
+     * test may catch the abort and fail a guard again */
+    static int printing;
+    while (__atomic_exchange_n(&printing, 1, __ATOMIC_ACQUIRE)) {
+        volatile int spin = 0;
+        (void)spin;
+    }
     fflush(stdout);
     fprintf(stderr, "%s:%d:%d: guard failed: ", file, line, col);
     va_start(ap, fmt);
@@ -136,6 +144,7 @@ cn_guard_fail(const char *file, int line, int col, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     fflush(stderr);
+    __atomic_store_n(&printing, 0, __ATOMIC_RELEASE);
     abort();
 #endif
 }

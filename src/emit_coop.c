@@ -176,7 +176,9 @@ void emit_coop(Ex *x, Node *s)
         const char *v = emit_tmp(x, "g");
         emit_line(x, "const size_t %s = %s;", v, emit_expr(x, e));
         emit_line(x, "if (__builtin_mul_overflow(%s, %s, &%s))", G, v, G);
-        emit_line(x, "    cn_fail_binop_u(%s, %s, (unsigned long long)%s, \"*\", \"usize\");", emit_at(x, e->span), G, v);
+        /* the grid's block count past usize: the product as the page's checked arithmetic reports it */
+        emit_line(x, "    cn_fail_binop_u(%s, (unsigned long long)%s, \"*\", (unsigned long long)%s, \"usize\");",
+                  emit_at(x, e->span), G, v);
         gext[i] = emit_fmt(x, "cn_c->%s", v);
         field(x, &u, "size_t", v, v);
     }
