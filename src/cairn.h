@@ -662,6 +662,7 @@ typedef struct {
     int device_work;      /* set by the checker: @device elements indexed (device work needs a target) */
     Vec numerics;         /* const char*: JSON objects, one per rounding kind */
     struct EffTable *effects;   /* set by the effects pass (par.h): every function's row, once */
+    Vec local_storage;    /* const char*: JSON objects, one per cooperative body's shared arrays (receipt) */
     Analysis *analysis;   /* set by the analysis pass (analyze.c): fusion and hoisted guards */
     struct Ctx *ctx;      /* the checker's state, from resolution to its last rule (check.h) */
 } Check;

@@ -646,6 +646,31 @@ static void coop_body(Ctx *x, Node *s, Node *body)
     fs->coop_bytes = bytes;
 }
 
+/* The receipt's record of one body's shared arrays: each array's bytes,
+ * offset and how it starts, and the block's total. */
+static void local_storage(Ctx *x, Node *s, Node *body, const char *what)
+{
+    const char *arrays = "";
+    int64_t bytes = 0;
+    for (int i = 0; body && i < body->block.stmts.n; i++) {
+        Node *d = body->block.stmts.v[i];
+        int64_t n;
+        Sym *y = d->kind == N_SHARED ? d->buffer.sym : NULL;
+        if (!y || !y->ty || y->ty->kind != TY_VIEW || !sym_const(x->a, y->ty->extent, &n))
+            continue;
+        int64_t off = (bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+        int64_t size = n * (type_bits(y->ty->elem) ? type_bits(y->ty->elem) / 8 : 1);
+        bytes = off + size;
+        arrays = arena_printf(x->a, "%s%s{\"name\": \"%s\", \"bytes\": %lld, \"offset\": %lld, \"starts\": \"%s\"}",
+                              arrays, *arrays ? ", " : "", y->id, (long long)size, (long long)off,
+                              d->buffer.zeroed ? "zeroed" : "written before read");
+    }
+    const char *fn = x->fs && x->fs->fn && x->fs->fn->kind == N_FN && x->fs->fn->fn.id ? x->fs->fn->fn.id : "?";
+    vec_push(x->a, &x->c->local_storage,
+             (void *)arena_printf(x->a, "{\"fn\": \"%s\", \"region\": %d, \"body\": \"%s\", \"block_bytes\": %lld, "
+                                  "\"arrays\": [%s]}", fn, s->span.line, what, (long long)bytes, arrays));
+}
+
 void check_coop(Ctx *x, Node *s)
 {
     if (!x->fs)
@@ -678,6 +703,11 @@ void check_coop(Ctx *x, Node *s)
     }
     s->coop.threads = t;
     s->coop.device = lanes_end(x, &lp, arena_printf(x->a, "the cooperative region at line %d", s->span.line));
+    if (!x->generic_unknown) {
+        local_storage(x, s, s->coop.body, "blocks");
+        if (s->coop.finish)
+            local_storage(x, s, s->coop.finish, "finish");
+    }
     if (s->coop.device || x->c->emulate)
         unsupported(x, s->span,
                     s->coop.device ? "cooperative regions on the device: every rule holds, and the device lowering is "

@@ -85,6 +85,12 @@ int effects_construct(Node *n, const char **what)
         w = n->coop.device ? "a device cooperative region" : "a cooperative region";
         break;
     case N_BUFFER: bit = EF_ALLOC; w = "a buffer"; break;
+    case N_SHARED:
+        if (n->buffer.zeroed) {
+            bit = EF_ZERO_INIT;
+            w = "a shared array declared = zeroed";
+        }
+        break;
     case N_LOCK: bit = EF_SYNC; w = "a lock"; break;
     case N_TASK: bit = EF_SYNC; w = "a host task"; break;
     case N_SPAWN: bit = EF_SYNC; w = "spawn"; break;
@@ -459,6 +465,7 @@ const char *effects_row(Arena *a, const FnEff *f)
         {EF_ALLOC, "alloc"}, {EF_ATOMIC, "atomic"}, {EF_IO, "io"}, {EF_LIBM, "libm"},
         {EF_PAR, "par:host"}, {EF_TRAP, "trap"}, {EF_DEV, "par:device"}, {EF_GPU_ALLOC, "gpu_alloc"},
         {EF_GPU_ALLOC, "gpu_free"}, {EF_HOST_COPY, "copy:host"}, {EF_QUEUE, "queue"}, {EF_UNIFIED, "unified"},
+        {EF_ZERO_INIT, "zero_init"},
     };
     int cap = 16 + f->reads.n + f->writes.n, n = 0;
     const char **v = arena_alloc(a, sizeof *v * (size_t)cap);

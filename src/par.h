@@ -27,6 +27,7 @@ typedef enum {
     EF_HOST_COPY,         /* a transfer with a host side */
     EF_QUEUE,             /* spawn: queued work */
     EF_UNIFIED,           /* a @unified element reached: the host reads it without a CUDA call */
+    EF_ZERO_INIT,         /* a cooperative region's shared array declared `= zeroed`, printed zero_init */
     EF_HOST_ATOMIC,       /* an atomic update outside a device region (one inside a device lane is
                              device work): a way for the host to observe, not printed (EF_ATOMIC is) */
     EF_N

@@ -323,6 +323,10 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o, const c
     } else {
         fputs("null", f);
     }
+    fprintf(f, ",\n  \"local_storage\": [");
+    for (int i = 0; i < u->check.local_storage.n; i++)
+        fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.local_storage.v[i]);
+    fprintf(f, "%s]", u->check.local_storage.n ? "\n  " : "");
     fprintf(f, ",\n  \"numerics\": [");
     for (int i = 0; i < u->check.numerics.n; i++)
         fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.numerics.v[i]);
