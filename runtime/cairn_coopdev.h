@@ -445,6 +445,122 @@ static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_
     cn_dev_queued(s);
 }
 
+/* ------------------------------------- what a region's threads call */
+
+/*
+ * The compiler's lowering of a region's body on the device (emit_coop.c):
+ * barrier is __syncthreads(), and the warp operations below give what the
+ * host's (cairn_coop.h) give, bit for bit, for every argument:
+ *
+ *   shuffle(v, lane)       lane & 31's v. shfl.idx reads only the lane's
+ *                          low 5 bits, so __shfl_sync is the host's as is.
+ *   shuffle_xor(v, m)      lane ^ m's v, and the thread's own v when
+ *                          lane ^ m is no lane (m >= 32). shfl.bfly would
+ *                          use m & 31 (PTX: bval = b[4:0]), so m >= 32
+ *                          keeps the own value explicitly.
+ *   shuffle_down(v, d)     lane + d's v, own v past lane 31; d >= 32
+ *   shuffle_up(v, d)       lane - d's v, own v below lane 0: the same fix.
+ *
+ * Every lane runs each shuffle with the full mask, whatever its own
+ * argument: the checker keeps the warp whole where one runs (E-COOP-WARP),
+ * and the fix-up is a select after it. Floats travel by their bits.
+ *
+ * `reduce OP warp` is the host's butterfly: steps m = 16, 8, 4, 2, 1, each
+ * lane combining its value with lane ^ m's as op(the lower lane's, the
+ * higher lane's), so both partners compute the same bits and after step m
+ * lane l holds what the host's tree holds at l mod m (cairn_coop.h, "The
+ * butterfly"): every lane ends with the host's x[0].
+ */
+#define CN_COOPD_FULL 0xffffffffu
+
+static __device__ __forceinline__ unsigned cn_coopd_lane(void) { return threadIdx.x & 31u; }
+
+static __device__ __forceinline__ uint32_t cn_coopd_shfl_u32(uint32_t v, uint32_t lane)
+{
+    return __shfl_sync(CN_COOPD_FULL, v, (int)(lane & 31u));
+}
+static __device__ __forceinline__ uint64_t cn_coopd_shfl_u64(uint64_t v, uint32_t lane)
+{
+    return __shfl_sync(CN_COOPD_FULL, (unsigned long long)v, (int)(lane & 31u));
+}
+static __device__ __forceinline__ uint32_t cn_coopd_shfl_xor_u32(uint32_t v, uint32_t m)
+{
+    uint32_t r = __shfl_xor_sync(CN_COOPD_FULL, v, (int)(m & 31u));
+    return m < 32u ? r : v;
+}
+static __device__ __forceinline__ uint64_t cn_coopd_shfl_xor_u64(uint64_t v, uint32_t m)
+{
+    uint64_t r = __shfl_xor_sync(CN_COOPD_FULL, (unsigned long long)v, (int)(m & 31u));
+    return m < 32u ? r : v;
+}
+static __device__ __forceinline__ uint32_t cn_coopd_shfl_down_u32(uint32_t v, uint32_t d)
+{
+    uint32_t r = __shfl_down_sync(CN_COOPD_FULL, v, d & 31u);
+    return d < 32u ? r : v;
+}
+static __device__ __forceinline__ uint64_t cn_coopd_shfl_down_u64(uint64_t v, uint32_t d)
+{
+    uint64_t r = __shfl_down_sync(CN_COOPD_FULL, (unsigned long long)v, d & 31u);
+    return d < 32u ? r : v;
+}
+static __device__ __forceinline__ uint32_t cn_coopd_shfl_up_u32(uint32_t v, uint32_t d)
+{
+    uint32_t r = __shfl_up_sync(CN_COOPD_FULL, v, d & 31u);
+    return d < 32u ? r : v;
+}
+static __device__ __forceinline__ uint64_t cn_coopd_shfl_up_u64(uint64_t v, uint32_t d)
+{
+    uint64_t r = __shfl_up_sync(CN_COOPD_FULL, (unsigned long long)v, d & 31u);
+    return d < 32u ? r : v;
+}
+
+static __device__ __forceinline__ uint32_t cn_coopd_ballot(bool c) { return __ballot_sync(CN_COOPD_FULL, c); }
+static __device__ __forceinline__ bool cn_coopd_any(bool c) { return __any_sync(CN_COOPD_FULL, c) != 0; }
+static __device__ __forceinline__ bool cn_coopd_all(bool c) { return __all_sync(CN_COOPD_FULL, c) != 0; }
+static __device__ __forceinline__ uint32_t cn_coopd_match_u32(uint32_t v) { return __match_any_sync(CN_COOPD_FULL, v); }
+static __device__ __forceinline__ uint32_t cn_coopd_match_u64(uint64_t v)
+{
+    return __match_any_sync(CN_COOPD_FULL, (unsigned long long)v);
+}
+
+static __device__ __forceinline__ uint32_t cn_coopd_reduce_u32(uint32_t v, uint32_t (*op)(uint32_t, uint32_t))
+{
+    bool hi;
+    for (unsigned m = 16; m >= 1; m /= 2) {
+        uint32_t o = __shfl_xor_sync(CN_COOPD_FULL, v, (int)m);
+        hi = (cn_coopd_lane() & m) != 0;
+        v = hi ? op(o, v) : op(v, o);
+    }
+    return v;
+}
+static __device__ __forceinline__ uint64_t cn_coopd_reduce_u64(uint64_t v, uint64_t (*op)(uint64_t, uint64_t))
+{
+    bool hi;
+    for (unsigned m = 16; m >= 1; m /= 2) {
+        uint64_t o = __shfl_xor_sync(CN_COOPD_FULL, (unsigned long long)v, (int)m);
+        hi = (cn_coopd_lane() & m) != 0;
+        v = hi ? op(o, v) : op(v, o);
+    }
+    return v;
+}
+
+static __device__ __forceinline__ uint32_t cn_coopd_bits_f32(float v) { return __float_as_uint(v); }
+static __device__ __forceinline__ uint64_t cn_coopd_bits_f64(double v) { return (uint64_t)__double_as_longlong(v); }
+static __device__ __forceinline__ float cn_coopd_from_bits_f32(uint32_t b) { return __uint_as_float(b); }
+static __device__ __forceinline__ double cn_coopd_from_bits_f64(uint64_t b) { return __longlong_as_double((long long)b); }
+
+/* Where a block (or the finish) starts: its `= zeroed` array of `bytes`
+ * bytes at p (128-byte aligned) zeroed, every thread a stride of words.
+ * The caller's __syncthreads() follows. */
+static __device__ __forceinline__ void cn_coopd_zero(unsigned char *p, size_t bytes)
+{
+    size_t words = bytes / 4;
+    for (size_t i = threadIdx.x; i < words; i += blockDim.x)
+        ((uint32_t *)p)[i] = 0;
+    for (size_t i = words * 4 + threadIdx.x; i < bytes; i += blockDim.x)
+        p[i] = 0;
+}
+
 /* ====================================== the emulated machine's kernels */
 
 #else /* CN_DEV_EMULATED */

@@ -286,6 +286,18 @@ static inline void cn_exec_launch(struct cn_exec *x, const struct cn_dev_kernel 
     x->open_run = true;
 }
 
+/* A cooperative region's one launch (cairn_coopdev.h), blocks, finish and
+ * all: it opens a run as any launch does. An empty grid with no finish
+ * launches nothing. */
+static inline void cn_exec_coop_launch(struct cn_exec *x, const struct cn_coop_kernel *k,
+                                       const struct cn_coop_grid *g, const void *args)
+{
+    if (g->total == 0 && !k->finish)
+        return;
+    cn_coop_launch(x->run, k, g, args);
+    x->open_run = true;
+}
+
 static inline void cn_exec_memset(struct cn_exec *x, void *dst, int byte, size_t n)
 {
     if (n == 0)

@@ -205,11 +205,12 @@ typedef struct {
 static bool dev_visit(Node *n, void *p)
 {
     DevWalk *d = p;
-    bool lanes = (n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device);
+    bool lanes = (n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device) ||
+                 (n->kind == N_COOP && n->coop.device);
     if (lanes) {
         d->device_work++;
-        LaneWalk w = {d->r, arena_printf(d->r->x->a, "the %s at line %d",
-                                         n->kind == N_PARALLEL ? "region" : "collector", n->span.line)};
+        const char *what = n->kind == N_PARALLEL ? "region" : n->kind == N_COOP ? "cooperative region" : "collector";
+        LaneWalk w = {d->r, arena_printf(d->r->x->a, "the %s at line %d", what, n->span.line)};
         par_walk(n, device_lane_visit, &w);
         return false;
     }

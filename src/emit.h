@@ -71,6 +71,7 @@ typedef struct {
     bool uses_dev;        /* device work: include cairn_exec.h */
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */
     const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
+    bool coop_device;     /* ... and it runs on the device: CUDA's barrier and warp intrinsics */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
     Vec fn_bufs;          /* Buf*: the output of each level of function being written */
@@ -198,8 +199,11 @@ const char *emit_dev_spawn(Ex *x, Node *e);
 const char *emit_dev_wait(Ex *x, Node *call);
 void emit_dev_buffer(Ex *x, Node *s);
 void emit_dev_after_op(Ex *x);                          /* an unheld function waits here */
+/* A kernel's name in the device's abort message: "KIND at FILE:L:C in fn F
+ * (its lanes call ...)", a C string literal expression. */
+const char *emit_dev_what(Ex *x, const char *kind, Node *at, Node *b1, Node *b2);
 
-/* ---- emit_coop.c: cooperative regions on host threads (issue 13) */
+/* ---- emit_coop.c: cooperative regions on host threads and on the device (issue 13) */
 void emit_coop(Ex *x, Node *s);
 void emit_coop_shared(Ex *x, Node *s);
 void emit_coop_barrier(Ex *x);

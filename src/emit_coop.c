@@ -1,16 +1,40 @@
 /*
- * emit_coop.c: cooperative regions on host threads (issue 13), against
- * runtime/cairn_coop.h.
+ * emit_coop.c: cooperative regions (issue 13), on host threads against
+ * runtime/cairn_coop.h, and on the device against runtime/cairn_coopdev.h.
  *
- * Requires: a region every rule accepted (check_coop.c, coop_global.c),
- * placed on the host.
- * Guarantees: `blocks b in G threads t in T { body } [then threads u in T
- * { fin }]` becomes one cn_coop_run call: the body (and the finish) as a
- * function every thread of every block calls, its names recovered from the
- * flat block and thread numbers, its shared arrays at the 128-byte offsets of
- * a layout table the runtime prepares (zeroed, or filled with a pattern),
- * barrier as cn_coop_barrier, the warp operations as the runtime's, floats by
- * their bits, `reduce OP warp` through a combine function written per use.
+ * Requires: a region every rule accepted (check_coop.c, coop_global.c).
+ * Guarantees, on the host: `blocks b in G threads t in T { body } [then
+ * threads u in T { fin }]` becomes one cn_coop_run call: the body (and the
+ * finish) as a function every thread of every block calls, its names
+ * recovered from the flat block and thread numbers, its shared arrays at the
+ * 128-byte offsets of a layout table the runtime prepares (zeroed, or filled
+ * with a pattern), barrier as cn_coop_barrier, the warp operations as the
+ * runtime's, floats by their bits, `reduce OP warp` through a combine
+ * function written per use.
+ *
+ * On the device (a region that indexes a @device view) it becomes one
+ * kernel, CN_COOP_KERNEL(_FINISH), launched once on the thread's execution
+ * context (cn_exec_coop_launch on its run stream, so a cq_ entry's stream
+ * too):
+ *
+ *     struct cn_coopK { <what the body reads from outside> };
+ *     static __shared__ __align__(128) unsigned char cn_coopK_shared[BYTES];
+ *     CN_DEV_LANE void cn_coopK_block(const struct cn_coopK *cn_c, size_t cn_b0,
+ *                                     size_t cn_b1, size_t cn_b2)
+ *     { <fields>; <each `= zeroed` array zeroed, a stride per thread>;
+ *       __syncthreads(); <names: blocks from the runtime's dividers, threads
+ *       from threadIdx.x>; body }
+ *     [CN_DEV_LANE void cn_coopK_finish(const struct cn_coopK *cn_c) { ... }]
+ *     CN_COOP_KERNEL(_FINISH)(cn_coopK_k, struct cn_coopK, cn_coopK_block, ...)
+ *
+ * The shared arrays sit in one static __shared__ buffer at the host's
+ * layout (each on a 128-byte boundary), which the body and the finish
+ * share: they never run at once (the kernel's barrier lies between), and
+ * two separate sets could pass the 48 KiB of static shared memory a kernel
+ * may have when each alone holds 48 KiB. barrier is __syncthreads(); the
+ * warp operations are cn_coopd_* (__shfl_*_sync and the votes over the full
+ * mask, the host's edge lanes, the host's butterfly); a failed guard traps
+ * as a device lane's does.
  */
 #include "emit.h"
 #include "par.h"
@@ -96,7 +120,7 @@ void emit_coop_barrier(Ex *x)
 {
     if (!x->coop_layout)
         die("emit: a barrier outside a cooperative region");
-    emit_line(x, "cn_coop_barrier(cn_th);");
+    emit_line(x, x->coop_device ? "__syncthreads();" : "cn_coop_barrier(cn_th);");
 }
 
 /* The names of a side from the flat number: the first fastest. */
@@ -117,6 +141,32 @@ static void names_from(Ex *x, const Vec *syms, const char *flat, const char **ex
     }
 }
 
+/* The region's captures, as host regions take them (names of every side
+ * declared inside, so never captured). */
+static void region_caps(Ex *x, Node *s, Caps *caps)
+{
+    memset(caps, 0, sizeof *caps);
+    caps_add(x, caps, s->coop.body);
+    caps_add(x, caps, s->coop.finish);
+    const Vec *sides[3] = {&s->coop.bsyms, &s->coop.tsyms, &s->coop.fsyms};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < sides[k]->n; i++)
+            if (ptrset_add(x->a, &caps->declared_set, sides[k]->v[i]))
+                vec_push(x->a, &caps->declared, sides[k]->v[i]);
+}
+
+/* The thread extents of a side as C constants, for names_from. */
+static const char **thread_exts(Ex *x, const Vec *text)
+{
+    const char **te = arena_alloc(x->a, sizeof *te * 4);
+    for (int i = 0; i < text->n && i < 3; i++) {
+        int64_t v = 1;
+        sym_const(x->a, text->v[i], &v);
+        te[i] = emit_fmt(x, "%lldu", (long long)v);
+    }
+    return te;
+}
+
 /* One body function: the region's or its finish's. */
 static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **gext)
 {
@@ -132,13 +182,7 @@ static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **ge
     emit_line(x, "(void)cn_block; (void)cn_shared; (void)cn_th;");
     if (!finish)
         names_from(x, &s->coop.bsyms, "cn_block", gext);
-    const char **te = arena_alloc(x->a, sizeof *te * 4);
-    for (int i = 0; i < text->n && i < 3; i++) {
-        int64_t v = 1;
-        sym_const(x->a, text->v[i], &v);
-        te[i] = emit_fmt(x, "%lldu", (long long)v);
-    }
-    names_from(x, tsyms, "(size_t)cn_thread", te);
+    names_from(x, tsyms, "(size_t)cn_thread", thread_exts(x, text));
     const Layout *saved = x->coop_layout;
     x->coop_layout = L;
     emit_line(x, "{");
@@ -150,26 +194,12 @@ static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **ge
     return name;
 }
 
-void emit_coop(Ex *x, Node *s)
+static void coop_device(Ex *x, Node *s);
+
+/* The grid's extents as size_t locals, their product into G with the
+ * host's guard where it passes usize; the locals' names into gv. */
+static void grid_extents(Ex *x, Node *s, const char *G, const char **gv)
 {
-    if (s->coop.device)
-        die("emit: cooperative regions on the device are not lowered yet");
-    x->uses_par = true;
-    x->uses_coop = true;
-    Caps caps = {0};
-    caps_add(x, &caps, s->coop.body);
-    caps_add(x, &caps, s->coop.finish);
-    const Vec *sides[3] = {&s->coop.bsyms, &s->coop.tsyms, &s->coop.fsyms};
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < sides[k]->n; i++)
-            if (ptrset_add(x->a, &caps.declared_set, sides[k]->v[i]))
-                vec_push(x->a, &caps.declared, sides[k]->v[i]);
-    Ctxt u = {0};
-    u.name = emit_tmp(x, "coop");
-    /* the grid's extents, computed once where the region starts */
-    emit_line(x, "{");
-    x->fn->indent++;
-    const char **gext = arena_alloc(x->a, sizeof *gext * 4), *G = emit_tmp(x, "grid");
     emit_line(x, "size_t %s = 1;", G);
     for (int i = 0; i < s->coop.bext.n && i < 3; i++) {
         Node *e = s->coop.bext.v[i];
@@ -179,9 +209,30 @@ void emit_coop(Ex *x, Node *s)
         /* the grid's block count past usize: the product as the page's checked arithmetic reports it */
         emit_line(x, "    cn_fail_binop_u(%s, (unsigned long long)%s, \"*\", (unsigned long long)%s, \"usize\");",
                   emit_at(x, e->span), G, v);
-        gext[i] = emit_fmt(x, "cn_c->%s", v);
-        field(x, &u, "size_t", v, v);
+        gv[i] = v;
     }
+}
+
+void emit_coop(Ex *x, Node *s)
+{
+    if (s->coop.device) {
+        coop_device(x, s);
+        return;
+    }
+    x->uses_par = true;
+    x->uses_coop = true;
+    Caps caps;
+    region_caps(x, s, &caps);
+    Ctxt u = {0};
+    u.name = emit_tmp(x, "coop");
+    /* the grid's extents, computed once where the region starts */
+    emit_line(x, "{");
+    x->fn->indent++;
+    const char **gext = arena_alloc(x->a, sizeof *gext * 4), *G = emit_tmp(x, "grid");
+    const char *gv[3] = {0};
+    grid_extents(x, s, G, gv);
+    for (int i = 0; i < s->coop.bext.n && i < 3; i++)
+        field(x, &u, "size_t", gv[i], gv[i]);
     capture_fields(x, &u, &caps, NULL, NULL);
     ctx_struct(x, &u);
     const char *v = ctx_fill(x, &u);
@@ -195,22 +246,134 @@ void emit_coop(Ex *x, Node *s)
     emit_line(x, "}");
 }
 
+/* ------------------------------------------------------------ on the device */
+
+/* One device function every thread of a block calls: the block's (names
+ * from the runtime's cn_b0..2) or the finish's; its fields unpacked, its
+ * `= zeroed` arrays zeroed where it starts, then the body. Written to the
+ * kernels. */
+static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, const char *shmem)
+{
+    Node *body = finish ? s->coop.finish : s->coop.body;
+    const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
+    const char *name = emit_fmt(x, "%s_%s", u->name, finish ? "finish" : "block");
+    LaneFn F;
+    lane_fn_open(x, &F);
+    buf_printf(x->a, &F.out, "CN_DEV_LANE void %s(const struct %s *cn_c%s)\n{\n", name, u->name,
+               finish ? "" : ", size_t cn_b0, size_t cn_b1, size_t cn_b2");
+    for (int i = 0; i < u->fields.n; i++)
+        emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)u->ctypes.v[i], (const char *)u->fields.v[i],
+                  (const char *)u->fields.v[i], (const char *)u->fields.v[i]);
+    emit_line(x, "unsigned char *cn_shared = %s; (void)cn_shared;", L->syms.n ? shmem : "NULL");
+    bool zeroed = false;
+    for (int i = 0; i < L->syms.n; i++) {
+        Sym *y = L->syms.v[i];
+        for (int j = 0; j < body->block.stmts.n; j++) {
+            Node *d = body->block.stmts.v[j];
+            if (d->kind != N_SHARED || d->buffer.sym != y || !d->buffer.zeroed)
+                continue;
+            int64_t n = 0;
+            sym_const(x->a, y->ty->extent, &n);
+            emit_line(x, "cn_coopd_zero(cn_shared + %lld, %lld);", (long long)(intptr_t)L->offs.v[i],
+                      (long long)(n * elem_bytes(y->ty->elem)));
+            zeroed = true;
+        }
+    }
+    if (zeroed)
+        emit_line(x, "__syncthreads(); /* every thread's share of the zeroing is done */");
+    if (!finish) {
+        static const char *const bv[3] = {"cn_b0", "cn_b1", "cn_b2"};
+        emit_line(x, "(void)cn_b0; (void)cn_b1; (void)cn_b2;");
+        for (int i = 0; i < s->coop.bsyms.n && i < 3; i++) {
+            Sym *b = s->coop.bsyms.v[i];
+            emit_line(x, "const size_t %s = %s;", b->cname, bv[i]);
+            emit_line(x, "(void)%s;", b->cname);
+        }
+    }
+    names_from(x, tsyms, "(size_t)threadIdx.x", thread_exts(x, text));
+    const Layout *saved = x->coop_layout;
+    bool saved_dev = x->coop_device;
+    x->coop_layout = L;
+    x->coop_device = true;
+    emit_line(x, "{");
+    emit_block(x, body, false);
+    emit_line(x, "}");
+    x->coop_layout = saved;
+    x->coop_device = saved_dev;
+    buf_printf(x->a, &F.out, "}\n\n");
+    x->fn = F.saved;
+    buf_append(x->a, &x->kernels, &F.out);
+    return name;
+}
+
+/* A region on the device: the grid made where it starts (its product
+ * guarded as on the host), the struct filled, one launch on the thread's
+ * execution context; the kernel written beside the other device lanes. */
+static void coop_device(Ex *x, Node *s)
+{
+    x->uses_dev = true;
+    Caps caps;
+    region_caps(x, s, &caps);
+    Ctxt u = {0};
+    u.name = emit_tmp(x, "coop");
+    u.what = emit_dev_what(x, "cooperative region", s, s->coop.body, s->coop.finish);
+    emit_line(x, "{");
+    x->fn->indent++;
+    const char *gv[3] = {"1", "1", "1"}, *G = emit_tmp(x, "grid"), *grid = emit_tmp(x, "cgrid");
+    grid_extents(x, s, G, gv);
+    emit_line(x, "struct cn_coop_grid %s;", grid);
+    emit_line(x, "(void)cn_coop_grid_make(&%s, %s, %s, %s); /* the product was checked above */", grid, gv[0], gv[1],
+              gv[2]);
+    capture_fields(x, &u, &caps, NULL, NULL);
+    ctx_struct(x, &u);
+    const char *v = ctx_fill(x, &u);
+    emit_line(x, "cn_exec_coop_launch(cn_exec_get(), &%s_k, &%s, &%s);", u.name, grid, v);
+    emit_dev_after_op(x);
+    x->fn->indent--;
+    emit_line(x, "}");
+
+    /* the layouts first: the body and the finish share one buffer of the larger's bytes */
+    Layout *Lb = arena_alloc(x->a, sizeof *Lb), *Lf = arena_alloc(x->a, sizeof *Lf);
+    layout_of(x, s->coop.body, Lb);
+    layout_of(x, s->coop.finish, Lf);
+    int64_t bytes = Lb->bytes > Lf->bytes ? Lb->bytes : Lf->bytes;
+    const char *shmem = emit_fmt(x, "%s_shared", u.name);
+    if (bytes)
+        buf_printf(x->a, &x->kernels, "static __shared__ __align__(128) unsigned char %s[%lld];\n", shmem,
+                   (long long)bytes);
+    const char *body = dev_body_fn(x, s, false, &u, Lb, shmem);
+    const char *fin = s->coop.finish ? dev_body_fn(x, s, true, &u, Lf, shmem) : NULL;
+    buf_printf(x->a, &x->kernels, "static const char %s_k_what[] = %s;\n", u.name, u.what);
+    if (fin)
+        buf_printf(x->a, &x->kernels, "CN_COOP_KERNEL_FINISH(%s_k, struct %s, %s, %s, %lld, CN_FILE, %d, %d)\n\n",
+                   u.name, u.name, body, fin, (long long)s->coop.threads, s->span.line, s->span.col);
+    else
+        buf_printf(x->a, &x->kernels, "CN_COOP_KERNEL(%s_k, struct %s, %s, %lld)\n\n", u.name, u.name, body,
+                   (long long)s->coop.threads);
+}
+
 /* ------------------------------------------------------------ warp operations */
 
-/* A value's bits as a u32 or u64 (floats by memcpy), and back. */
+/* The runtime's prefix for a warp operation and the thread argument it
+ * takes first: the host's (cairn_coop.h) take the thread's handle, the
+ * device's (cairn_coopdev.h) know their lane from threadIdx. */
+static const char *wpre(const Ex *x) { return x->coop_device ? "cn_coopd" : "cn_coop"; }
+static const char *wth(const Ex *x) { return x->coop_device ? "" : "cn_th, "; }
+
+/* A value's bits as a u32 or u64 (floats by their bits), and back. */
 static const char *to_bits(Ex *x, Type *t, const char *v, bool *wide)
 {
     *wide = type_bits(t) == 64;
     const char *u = *wide ? "uint64_t" : "uint32_t";
     if (type_is_float(t))
-        return emit_fmt(x, "cn_coop_bits_%s(%s)", emit_suffix(t), v);
+        return emit_fmt(x, "%s_bits_%s(%s)", wpre(x), emit_suffix(t), v);
     return emit_fmt(x, "(%s)(%s)", u, v);
 }
 
 static const char *from_bits(Ex *x, Type *t, const char *b)
 {
     if (type_is_float(t))
-        return emit_fmt(x, "cn_coop_from_bits_%s(%s)", emit_suffix(t), b);
+        return emit_fmt(x, "%s_from_bits_%s(%s)", wpre(x), emit_suffix(t), b);
     return emit_fmt(x, "(%s)(%s)", emit_ctype(x, t), b);
 }
 
@@ -218,22 +381,22 @@ const char *emit_warp_op(Ex *x, Node *e)
 {
     int b = e->call.builtin;
     Node **args = (Node **)e->call.args.v;
-    const char *v0 = emit_operand(x, args[0]);
+    const char *v0 = emit_operand(x, args[0]), *p = wpre(x), *th = wth(x);
     switch (b) {
-    case B_WARP_BALLOT: return emit_fmt(x, "cn_coop_ballot(cn_th, %s)", v0);
-    case B_WARP_ANY: return emit_fmt(x, "cn_coop_any(cn_th, %s)", v0);
-    case B_WARP_ALL: return emit_fmt(x, "cn_coop_all(cn_th, %s)", v0);
+    case B_WARP_BALLOT: return emit_fmt(x, "%s_ballot(%s%s)", p, th, v0);
+    case B_WARP_ANY: return emit_fmt(x, "%s_any(%s%s)", p, th, v0);
+    case B_WARP_ALL: return emit_fmt(x, "%s_all(%s%s)", p, th, v0);
     default: break;
     }
     bool wide;
     const char *bits = to_bits(x, args[0]->ty, v0, &wide);
     const char *w = wide ? "u64" : "u32";
     if (b == B_WARP_MATCH)
-        return emit_fmt(x, "cn_coop_match_%s(cn_th, %s)", w, bits);
+        return emit_fmt(x, "%s_match_%s(%s%s)", p, w, th, bits);
     const char *k = emit_operand(x, args[1]);
     const char *fn = b == B_SHUFFLE ? "shfl" : b == B_SHUFFLE_XOR ? "shfl_xor" : b == B_SHUFFLE_DOWN ? "shfl_down"
                    : "shfl_up";
-    return from_bits(x, args[0]->ty, emit_fmt(x, "cn_coop_%s_%s(cn_th, %s, %s)", fn, w, bits, k));
+    return from_bits(x, args[0]->ty, emit_fmt(x, "%s_%s_%s(%s%s, %s)", p, fn, w, th, bits, k));
 }
 
 /* reduce OP warp yield v: a combine function of the lower lane's value and
@@ -244,19 +407,21 @@ const char *emit_warp_reduce(Ex *x, Node *e)
     bool wide = type_bits(t) == 64;
     const char *u = wide ? "uint64_t" : "uint32_t", *ct = emit_ctype(x, t), *name = emit_tmp(x, "wop");
     Buf d = {0};
-    buf_printf(x->a, &d, "static %s %s(%s cn_lo, %s cn_hi)\n{\n", u, name, u, u);
+    /* on the device a device function, beside the kernels that call it */
+    buf_printf(x->a, &d, "%s %s %s(%s cn_lo, %s cn_hi)\n{\n", x->coop_device ? "CN_DEV_LANE" : "static", u, name, u,
+               u);
     if (type_is_float(t)) {
-        buf_printf(x->a, &d, "    %s a = cn_coop_from_bits_%s(cn_lo), b = cn_coop_from_bits_%s(cn_hi);\n", ct,
-                   emit_suffix(t), emit_suffix(t));
-        buf_printf(x->a, &d, "    return cn_coop_bits_%s(%s);\n}\n\n", emit_suffix(t),
+        buf_printf(x->a, &d, "    %s a = %s_from_bits_%s(cn_lo), b = %s_from_bits_%s(cn_hi);\n", ct, wpre(x),
+                   emit_suffix(t), wpre(x), emit_suffix(t));
+        buf_printf(x->a, &d, "    return %s_bits_%s(%s);\n}\n\n", wpre(x), emit_suffix(t),
                    emit_combine(x, e->collect.op, t, "a", "b", e->span));
     } else {
         buf_printf(x->a, &d, "    %s a = (%s)cn_lo, b = (%s)cn_hi;\n", ct, ct, ct);
         buf_printf(x->a, &d, "    return (%s)(%s);\n}\n\n", u, emit_combine(x, e->collect.op, t, "a", "b", e->span));
     }
-    buf_append(x->a, &x->types, &d);
+    buf_append(x->a, x->coop_device ? &x->kernels : &x->types, &d);
     const char *v = emit_operand(x, e->collect.value);
     bool w;
     const char *bits = to_bits(x, t, v, &w);
-    return from_bits(x, t, emit_fmt(x, "cn_coop_reduce_%s(cn_th, %s, %s)", wide ? "u64" : "u32", bits, name));
+    return from_bits(x, t, emit_fmt(x, "%s_reduce_%s(%s%s, %s)", wpre(x), wide ? "u64" : "u32", wth(x), bits, name));
 }

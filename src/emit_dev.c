@@ -118,6 +118,11 @@ static const char *kernel_what(Ex *x, const char *kind, Node *at, Node *b1, Node
     return arena_printf(x->a, "\"%s\"", s);
 }
 
+const char *emit_dev_what(Ex *x, const char *kind, Node *at, Node *b1, Node *b2)
+{
+    return kernel_what(x, kind, at, b1, b2);
+}
+
 /* NAME_what, which the kernel's descriptor names (cairn_dev.h). */
 static void kernel_what_def(Ex *x, Buf *out, Ctxt *k, const char *suffix, const char *pass)
 {
