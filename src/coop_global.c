@@ -425,8 +425,10 @@ static bool one_writer(Glob *g, const GAcc *A)
         for (int j = 0; j < g->nnames; j++)
             if (g->names[j] == k)
                 name = j;
-        if (name < 0 || pinned(g, A, k))
-            continue;   /* a loop the index leaves out rewrites the thread's own element */
+        SNum ext;
+        if (name < 0 || pinned(g, A, k) || (k->hi && sform_is_const(k->hi, &ext) && ext <= 1))
+            continue;   /* a loop the index leaves out rewrites the thread's own element; a name of
+                           extent 1 (blocks b in 1) takes one value */
         SNum v0, v1;
         two_values(A, k, &v0, &v1);
         refuse(g, A, arena_printf(g->a, "put %s in the index, or write under a condition that pins it: `if %s == 0`",
