@@ -492,7 +492,7 @@ static void run_expr(Run *r, Node *e)
     case N_COLLECT: run_expr(r, e->collect.value); run_expr(r, e->collect.keep); return;
     case N_CALL: {
         Builtin b = (Builtin)e->call.builtin;
-        bool atomic = e->call.ck == CALL_BUILTIN && b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED;
+        bool atomic = e->call.ck == CALL_BUILTIN && builtin_is_atomic(b);
         for (int i = 0; i < e->call.args.n; i++) {
             Node *a = e->call.args.v[i];
             if (i == 0 && atomic && a->kind == N_INDEX && is_shared_view(a->index.base)) {

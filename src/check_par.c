@@ -534,17 +534,6 @@ static void note_written(Lane *L, Node *view)
         vec_push(L->a, &L->written, r);
 }
 
-static bool is_atomic(int b)
-{
-    switch ((Builtin)b) {
-    case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND: case B_ATOMIC_OR:
-    case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static bool written_visit(Node *n, void *c)
 {
     Lane *L = c;
@@ -554,7 +543,7 @@ static bool written_visit(Node *n, void *c)
         note_written(L, n->collect.dest);
     else if (n->kind == N_COLLECT && n->collect.dest && n->collect.dest->kind == N_INDEX)
         note_written(L, n->collect.dest->index.base);
-    else if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && is_atomic(n->call.builtin) && n->call.args.n &&
+    else if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && builtin_is_atomic(n->call.builtin) && n->call.args.n &&
              ((Node *)n->call.args.v[0])->kind == N_INDEX)
         note_written(L, ((Node *)n->call.args.v[0])->index.base);
     else if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.callee && n->call.callee->ty &&

@@ -124,7 +124,7 @@ static void walk_expr(Glob *g, Node *e)
     case N_COLLECT: walk_expr(g, e->collect.value); walk_expr(g, e->collect.keep); return;
     case N_CALL: {
         Builtin b = (Builtin)e->call.builtin;
-        bool atomic = e->call.ck == CALL_BUILTIN && b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED;
+        bool atomic = e->call.ck == CALL_BUILTIN && builtin_is_atomic(b);
         Type *ft = e->call.ck == CALL_FN && e->call.callee ? e->call.callee->ty : NULL;
         for (int i = 0; i < e->call.args.n; i++) {
             Node *a = e->call.args.v[i];

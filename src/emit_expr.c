@@ -857,7 +857,7 @@ static const char *emit_builtin(Ex *x, Node *e)
     Node **args = (Node **)e->call.args.v;
     if (b == B_PRINT || b == B_PRINTLN)
         return emit_print(x, e, b == B_PRINTLN);
-    if (b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED)
+    if (builtin_is_atomic(b))
         return emit_par_atomic(x, e);
     if (b == B_TRANSFER)
         return emit_dev_transfer(x, e);

@@ -501,11 +501,8 @@ struct SJoin {
 struct SEnv {
     Arena *a;
     SNames names;
-    Bind **slots;             /* bindings by symbol (open addressing) */
-    int cap, n;
-    const Sym **ksyms;        /* the key made for a symbol */
-    SKey **kvals;
-    int kcap, kn;
+    PtrMap binds;             /* Sym* -> Bind* */
+    PtrMap keys;              /* Sym* -> SKey*: the key made for a symbol */
     SKey **atoms;             /* atoms by operation and operands */
     int acap, an;
     Undo *log;            /* kept only while a mark is open: a binding outside every if is never undone */
@@ -517,14 +514,6 @@ struct SEnv {
     SElemFixed elem_fixed;
     void *hook;
 };
-
-static unsigned ptr_hash(const void *p)
-{
-    uintptr_t v = (uintptr_t)p;
-    v ^= v >> 17;
-    v *= 0xed5ad4bbu;
-    return (unsigned)(v ^ (v >> 11));
-}
 
 SEnv *senv_new(Arena *a, SNames names)
 {
@@ -548,36 +537,14 @@ bool senv_saw_mut(SEnv *e, bool reset)
     return saw;
 }
 
-static Bind **bind_slot(SEnv *e, const Sym *s)
-{
-    if (!e->cap)
-        return NULL;
-    for (unsigned i = ptr_hash(s) & (unsigned)(e->cap - 1);; i = (i + 1) & (unsigned)(e->cap - 1))
-        if (!e->slots[i] || e->slots[i]->s == s)
-            return &e->slots[i];
-}
-
 static Bind *bind_get(SEnv *e, const Sym *s, bool make)
 {
-    Bind **slot = bind_slot(e, s);
-    if (slot && *slot)
-        return *slot;
-    if (!make)
-        return NULL;
-    if (2 * (e->n + 1) > e->cap) {
-        Bind **old = e->slots;
-        int oc = e->cap;
-        e->cap = oc ? 2 * oc : 8;
-        e->slots = arena_alloc(e->a, sizeof *e->slots * (size_t)e->cap);
-        for (int i = 0; i < oc; i++)
-            if (old[i])
-                *bind_slot(e, old[i]->s) = old[i];
-        slot = bind_slot(e, s);
-    }
-    Bind *b = arena_alloc(e->a, sizeof *b);
+    Bind *b = ptrmap_get(&e->binds, s);
+    if (b || !make)
+        return b;
+    b = arena_alloc(e->a, sizeof *b);
     b->s = s;
-    *slot = b;
-    e->n++;
+    ptrmap_put(e->a, &e->binds, s, b);
     return b;
 }
 
@@ -741,42 +708,14 @@ static void type_range(SKey *k, const Type *t)
 
 SKey *senv_key(SEnv *e, const Sym *s)
 {
-    if (e->kcap && 2 * (e->kn + 1) <= e->kcap) {
-        for (unsigned i = ptr_hash(s) & (unsigned)(e->kcap - 1);; i = (i + 1) & (unsigned)(e->kcap - 1)) {
-            if (!e->ksyms[i])
-                break;
-            if (e->ksyms[i] == s)
-                return e->kvals[i];
-        }
-    } else {
-        const Sym **os = e->ksyms;
-        SKey **ov = e->kvals;
-        int oc = e->kcap;
-        e->kcap = oc ? 2 * oc : 8;
-        e->ksyms = arena_alloc(e->a, sizeof *e->ksyms * (size_t)e->kcap);
-        e->kvals = arena_alloc(e->a, sizeof *e->kvals * (size_t)e->kcap);
-        e->kn = 0;
-        for (int i = 0; i < oc; i++)
-            if (os[i]) {
-                unsigned j = ptr_hash(os[i]) & (unsigned)(e->kcap - 1);
-                while (e->ksyms[j])
-                    j = (j + 1) & (unsigned)(e->kcap - 1);
-                e->ksyms[j] = os[i];
-                e->kvals[j] = ov[i];
-                e->kn++;
-            }
-        return senv_key(e, s);
-    }
-    SKey *k = key_new(e, SK_SYM, s->id);
+    SKey *k = ptrmap_get(&e->keys, s);
+    if (k)
+        return k;
+    k = key_new(e, SK_SYM, s->id);
     k->sym = s;
     k->uniform = true;
     type_range(k, s->ty);
-    unsigned i = ptr_hash(s) & (unsigned)(e->kcap - 1);
-    while (e->ksyms[i])
-        i = (i + 1) & (unsigned)(e->kcap - 1);
-    e->ksyms[i] = s;
-    e->kvals[i] = k;
-    e->kn++;
+    ptrmap_put(e->a, &e->keys, s, k);
     return k;
 }
 

@@ -164,6 +164,12 @@ const char *builtin_name(Builtin b)
     return (b >= 0 && b < B_NBUILTINS) ? builtin_names[b] : "?";
 }
 
+/* The atomic updates are listed together in BUILTINS. */
+bool builtin_is_atomic(int b)
+{
+    return b >= B_ATOMIC_ADD_WRAP && b <= B_ATOMIC_ADD_UNORDERED;
+}
+
 /* A linear walk of ~50 names: the checker does not call this per name
  * (it keeps the built-ins in its universe hash table); tools may. */
 int builtin_lookup(const char *id)

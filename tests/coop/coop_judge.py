@@ -79,14 +79,16 @@ THE VERDICTS, one program at a time (`cairn check`, J at a time on a thread pool
 It prints the checker's precision (of the clean programs, the share accepted: in all and by
 feature), then `N passed, N failed, 0 skipped`, and exits 1 when anything failed.
 """
-import argparse
 import os
 import random
 import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from judge_common import arguments, cairn_check, seeds_of  # noqa: E402
 
 LEN = 16384                 # every outside array's length; no index the generator makes reaches it
 GS = range(1, 5)            # the grid parameters the judge tries
@@ -1040,9 +1042,9 @@ def check_one(cairn, work, seed, k, prog):
     path = os.path.join(work, f"s{seed}_{k}.cairn")
     with open(path, "w") as f:
         f.write(prog.text)
-    run = subprocess.run([cairn, "check", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rc, stderr = cairn_check(cairn, path)
     os.unlink(path)
-    return found, err, run.returncode, run.stderr
+    return found, err, rc, stderr
 
 
 class Tally:
@@ -1131,14 +1133,6 @@ def verdict(T, seed, k, prog, result, show_refused, show_info):
     T.count(prog, found, rc, codes, show_info, where)
     if not found and rc == 1 and show_refused:
         print(f"refused though clean ({where}):\n{prog.text}{stderr}")
-
-
-def seeds_of(text):
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 # ------------------------------------------------------------------- the judge on hand-made cases
@@ -1414,18 +1408,9 @@ def main():
         for c, w in sorted(judge(prog).items()) or [("clean", "")]:
             print(f"{c}: {w}")
         return 0
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("cairn")
-    ap.add_argument("seeds")
-    ap.add_argument("count", type=int)
-    ap.add_argument("work")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--show-refused", action="store_true", help="print each clean program refused")
-    ap.add_argument("--show-info", action="store_true",
-                    help="print each program refused with none of the judge's codes")
-    a = ap.parse_args()
+    a = arguments(__doc__.split("\n\n")[0], "print each clean program refused",
+                  [("--show-info", "print each program refused with none of the judge's codes")])
     T, t0, total = Tally(), time.time(), 0
-    from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(a.jobs) as pool:
         for seed in seeds_of(a.seeds):
             progs = generate(seed, a.count)

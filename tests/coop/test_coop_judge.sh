@@ -13,31 +13,15 @@
 #
 # COOP_SEEDS (1, a list 1,2 or a range 1-20) and COOP_COUNT (programs per seed, 500) widen the run;
 # `make soak` runs many seeds. Prints `N passed, N failed, 0 skipped`.
-set -u
 cd "$(dirname "$0")/../.."
-CAIRN=${CAIRN:-bin/cairn}
-case "$CAIRN" in /*) ;; *) CAIRN=$PWD/$CAIRN ;; esac
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-JUDGE="python3 tests/coop/coop_judge.py"
-
-ok() {   # ok NAME CONDITION-STATUS
-    if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL coop judge: $1"; fi
-}
+. tests/judge_lib.sh
+judge_setup "coop judge" tests/coop/coop_judge.py
 
 # --- the judge alone, on regions modelled by hand with their verdicts
-$JUDGE --self-test >"$T/log" 2>&1
-grep '^FAIL' "$T/log"
-ok "the judge's own cases ($(tail -1 "$T/log"))" $(grep -q '^[1-9][0-9]* passed, 0 failed' "$T/log"; echo $?)
+judge_self_test
 
 # --- the judge against fake checkers
-mkdir -p "$T/w"
-printf '#!/bin/sh\nexit 0\n' >"$T/accept_all"
-printf '#!/bin/sh\necho "$2:2:3: error[E-COOP-UNDECIDED]: refused" >&2\nexit 1\n' >"$T/refuse_all"
-printf '#!/bin/sh\necho "$2:2:3: error[E-TYPE-MISMATCH]: refused" >&2\nexit 1\n' >"$T/refuse_type"
-chmod +x "$T/accept_all" "$T/refuse_all" "$T/refuse_type"
-
+judge_fakes E-COOP-UNDECIDED
 $JUDGE "$T/accept_all" 3 100 "$T/w" >"$T/log" 2>&1
 rc=$?
 n=$(grep -c '^FAIL seed=3 prog=[0-9]*: accepted, but ' "$T/log")
@@ -50,16 +34,8 @@ for code in E-COOP-CONFLICT E-COOP-UNORDERED E-COOP-REUSE E-COOP-BARRIER E-COOP-
        $(grep -q "^FAIL seed=3 prog=[0-9]*: accepted, but .*$code: " "$T/log"; echo $?)
 done
 
-$JUDGE "$T/refuse_all" 3 100 "$T/w" >"$T/log" 2>&1
-rc=$?
-ok "a checker that refuses everything is sound, with precision 0 (exit $rc)" \
-   $([ "$rc" = 0 ] && grep -q '^precision: 0/[1-9][0-9]* clean programs accepted (0.0%)' "$T/log" &&
-     grep -q '^100 passed, 0 failed' "$T/log"; echo $?)
-
-$JUDGE "$T/refuse_type" 3 20 "$T/w" >"$T/log" 2>&1
-rc=$?
-ok "a refusal with a type error blames the generator (exit $rc)" \
-   $([ "$rc" = 1 ] && [ "$(grep -c '^FAIL generator: seed=3 prog=' "$T/log")" = 20 ]; echo $?)
+judge_refuse_all 100 clean
+judge_refuse_type 20 20
 
 # --- the generator writes valid CAIRN: every program parses, and its sequential stand-in (the region
 # as loops, shared arrays as buffers, no barriers or warp operations) types, which the checker does
@@ -73,17 +49,4 @@ $JUDGE --typecheck "$T/refuse_type" 1 5 "$T/w" >"$T/log" 2>&1
 ok "a stand-in refused fails the type check (exit $?)" $(grep -q '^0 passed, 10 failed' "$T/log"; echo $?)
 
 # --- the checker
-start=$(date +%s)
-$JUDGE "$CAIRN" "${COOP_SEEDS:-1}" "${COOP_COUNT:-500}" "$T/w" >"$T/log" 2>&1
-rc=$?
-grep -v '^[0-9]* passed' "$T/log"
-p=$(sed -n 's/^\([0-9]*\) passed, .*/\1/p' "$T/log"); f=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p' "$T/log")
-if [ -z "$p" ] || [ -z "$f" ]; then
-    fail=$((fail + 1)); echo "FAIL coop judge: exit $rc and no summary line"
-else
-    pass=$((pass + p)); fail=$((fail + f))
-    [ "$rc" = 0 ] || [ "$f" -gt 0 ] || { fail=$((fail + 1)); echo "FAIL coop judge: exit $rc"; }
-fi
-echo "coop judge: $(( $(date +%s) - start )) s"
-echo "$pass passed, $fail failed, 0 skipped"
-[ "$fail" -eq 0 ]
+judge_checker "${COOP_SEEDS:-1}" "${COOP_COUNT:-500}"

@@ -35,14 +35,15 @@ Verdicts, one program at a time (`cairn check`, two at a time on a thread pool):
 It prints the checker's precision (of the race-free programs, the share accepted: in all, by shape,
 by feature), then `N passed, N failed, 0 skipped`, and exits 1 when anything failed.
 """
-import argparse
 import os
 import random
 import re
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from judge_common import arguments, cairn_check, seeds_of  # noqa: E402
 
 LEN = 512                  # every view's length; the generator stays far below it
 NS = range(1, 8)           # the extents the judge tries
@@ -635,11 +636,6 @@ def generate(seed, count):
 
 # ---------------------------------------------------------------------------------- the verdicts
 
-def check(cairn, path):
-    run = subprocess.run([cairn, "check", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return run.returncode, run.stderr
-
-
 def foreign_codes(prog, stderr):
     """The refusal codes the generator should not have caused (empty when all is well)."""
     bad = []
@@ -712,14 +708,6 @@ def verdict(T, seed, k, prog, rc, stderr, show_refused):
         print(f"refused without a race ({where}, {prog.shape}):\n{prog.text}{stderr}")
 
 
-def seeds_of(text):
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
-
-
 # The judge on lanes written by hand, each with its verdict: the first race found (text), None for
 # none, or the error the model must raise. `race_judge.py --self-test` runs them.
 JUDGE_CASES = [
@@ -769,14 +757,7 @@ def self_test():
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("cairn")
-    ap.add_argument("seeds")
-    ap.add_argument("count", type=int)
-    ap.add_argument("work")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--show-refused", action="store_true", help="print each race-free program refused")
-    a = ap.parse_args()
+    a = arguments(__doc__.split("\n\n")[0], "print each race-free program refused")
     T, t0, total = Tally(), time.time(), 0
     with ThreadPoolExecutor(a.jobs) as pool:
         for seed in seeds_of(a.seeds):
@@ -786,7 +767,7 @@ def main():
                 path = os.path.join(a.work, f"s{seed}_{k}.cairn")
                 with open(path, "w") as f:
                     f.write(prog.text)
-                jobs.append(pool.submit(check, a.cairn, path))
+                jobs.append(pool.submit(cairn_check, a.cairn, path))
             for k, (prog, job) in enumerate(zip(progs, jobs)):
                 rc, stderr = job.result()
                 verdict(T, seed, k, prog, rc, stderr, a.show_refused)
