@@ -15,9 +15,9 @@
  *
  *   2. Grids of any usize size. A region's grid is g0 * g1 * g2 blocks, which
  *      may be 0 or far past gridDim.x's limit. The launch starts
- *      min(total, one wave) device blocks (one wave: the blocks of T threads
- *      the device holds at once, never more than CN_DEV_MAX_BLOCKS, as
- *      cn_dev_launch sizes a region's grid), and device block k runs the
+ *      min(total, CN_DEV_MAX_BLOCKS) device blocks (2^20: the hardware's
+ *      scheduler balances blocks better than a wave that strides), and
+ *      device block k runs the
  *      region's blocks p = k, k + gridDim.x, ... in turn, with a barrier
  *      between two of them so the shared arrays of one are not overwritten
  *      while a slower thread still reads them.
@@ -28,8 +28,9 @@
  *      when free. Each launch of a region with a finish carries a word and a
  *      tag that no other launch has. When a device block has run its region
  *      blocks, every thread fences its writes (__threadfence) and thread 0
- *      counts the block in the word with a compare-and-swap: a 0 becomes
- *      (tag << 32) | 1, its own tag counts up, another launch's tag traps
+ *      counts the block in the word: a compare-and-swap puts the tag in a
+ *      free word (0 becomes tag << 32), then an add counts the block; a word
+ *      that holds another launch's tag, before or after the add, traps
  *      (cn_dev_trap's path: a device printf, then __trap). The block whose
  *      count reaches gridDim.x fences again, runs FINISH with all its
  *      threads, and puts the word back to 0. An empty grid launches one
@@ -172,7 +173,8 @@ CN_DEV_BOTH void cn_coop_names(const struct cn_coop_grid *g, uint64_t p, size_t 
     *b2 = (size_t)r;
 }
 
-/* Device blocks of a launch: the region's blocks up to one wave (`wave`,
+/* Device blocks of a launch: the region's blocks up to `wave` (the launch
+ * passes CN_DEV_MAX_BLOCKS; `wave`,
  * the blocks the device holds at once, at least 1, at most
  * CN_DEV_MAX_BLOCKS); an empty grid with a finish still launches one. */
 static inline uint64_t cn_coop_device_blocks(uint64_t total, uint64_t wave, bool finish)
@@ -185,6 +187,162 @@ static inline uint64_t cn_coop_device_blocks(uint64_t total, uint64_t wave, bool
         return finish ? 1 : 0;
     return total < wave ? total : wave;
 }
+
+/* ------------------------------------- launch-time proofs (emit_fast.c) */
+
+/*
+ * The interval of an unsigned value over every thread, block and iteration
+ * of a region, computed on the host before its launch: lo..hi in 128 bits
+ * (so a product of two 64-bit bounds is exact), `bad` when an operation on
+ * the way could overflow its type (max), go below zero or divide by zero,
+ * and `empty` when no thread ever computes it (a loop that never runs, a
+ * branch no value enters). A region's fast version runs only where every
+ * interval it marked is fine and every index below its length.
+ */
+struct cn_iv {
+    unsigned __int128 lo, hi;
+    bool bad, empty;
+};
+
+static inline struct cn_iv cn_iv_k(uint64_t v)
+{
+    struct cn_iv r = {v, v, false, false};
+    return r;
+}
+
+/* An unknown value of a type: [0, max]. */
+static inline struct cn_iv cn_iv_top(uint64_t max)
+{
+    struct cn_iv r = {0, max, false, false};
+    return r;
+}
+
+/* A name below n: [0, n - 1]; none when n is 0. */
+static inline struct cn_iv cn_iv_upto(uint64_t n)
+{
+    struct cn_iv r = {0, n ? n - 1 : 0, false, n == 0};
+    return r;
+}
+
+static inline struct cn_iv cn_iv_join(struct cn_iv a, struct cn_iv b)
+{
+    struct cn_iv r = {0, 0, a.bad || b.bad, a.empty || b.empty};
+    return r;
+}
+
+/* past max: bad, and the bound held at max + 1 so nothing overflows 128 bits */
+static inline struct cn_iv cn_iv_cap(struct cn_iv r, uint64_t max)
+{
+    if (r.hi > max) {
+        r.bad = true;
+        r.hi = (unsigned __int128)max + 1;
+    }
+    if (r.lo > r.hi)
+        r.lo = r.hi;
+    return r;
+}
+
+static inline struct cn_iv cn_iv_add(struct cn_iv a, struct cn_iv b, uint64_t max)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    r.lo = a.lo + b.lo;
+    r.hi = a.hi + b.hi;
+    return cn_iv_cap(r, max);
+}
+
+static inline struct cn_iv cn_iv_sub(struct cn_iv a, struct cn_iv b, uint64_t max)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    if (a.lo < b.hi) { /* some a - b could go below zero */
+        r.bad = true;
+        r.lo = 0;
+        r.hi = a.hi;
+        return r;
+    }
+    r.lo = a.lo - b.hi;
+    r.hi = a.hi - b.lo;
+    return cn_iv_cap(r, max);
+}
+
+static inline struct cn_iv cn_iv_mul(struct cn_iv a, struct cn_iv b, uint64_t max)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    r.lo = a.lo * b.lo;
+    r.hi = a.hi * b.hi;   /* each at most 2^64: no overflow of 128 bits */
+    return cn_iv_cap(r, max);
+}
+
+static inline struct cn_iv cn_iv_div(struct cn_iv a, struct cn_iv b, uint64_t max)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    if (b.lo == 0) {
+        r.bad = true;
+        r.hi = a.hi;
+        return r;
+    }
+    r.lo = a.lo / b.hi;
+    r.hi = a.hi / b.lo;
+    return cn_iv_cap(r, max);
+}
+
+static inline struct cn_iv cn_iv_rem(struct cn_iv a, struct cn_iv b, uint64_t max)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    if (b.lo == 0) {
+        r.bad = true;
+        r.hi = a.hi;
+        return r;
+    }
+    if (a.hi < b.lo) { /* every a below every b: a itself */
+        r.lo = a.lo;
+        r.hi = a.hi;
+    } else if (a.lo == a.hi && b.lo == b.hi) {
+        r.lo = r.hi = a.lo % b.lo;
+    } else {
+        r.lo = 0;
+        r.hi = a.hi < b.hi - 1 ? a.hi : b.hi - 1;
+    }
+    return cn_iv_cap(r, max);
+}
+
+/* for k in lo..hi: k takes lo.lo .. hi.hi - 1, none when that is empty */
+static inline struct cn_iv cn_iv_span(struct cn_iv lo, struct cn_iv hi)
+{
+    struct cn_iv r = cn_iv_join(lo, hi);
+    r.lo = lo.lo;
+    r.hi = hi.hi ? hi.hi - 1 : 0;
+    if (hi.hi == 0 || hi.hi <= lo.lo)
+        r.empty = true, r.hi = r.lo;
+    return r;
+}
+
+/* v narrowed by a condition that holds where it guards: v < e, v <= e,
+ * v > e, v >= e. What the condition lets no value through is empty. */
+static inline struct cn_iv cn_iv_narrow(struct cn_iv v, unsigned __int128 lo, unsigned __int128 hi, bool none)
+{
+    if (lo > v.lo)
+        v.lo = lo;
+    if (hi < v.hi)
+        v.hi = hi;
+    if (none || v.lo > v.hi)
+        v.empty = true, v.hi = v.lo;
+    return v;
+}
+
+static inline struct cn_iv cn_iv_lt(struct cn_iv v, struct cn_iv e)
+{
+    return cn_iv_narrow(v, 0, e.hi ? e.hi - 1 : 0, e.hi == 0 || e.empty);
+}
+
+static inline struct cn_iv cn_iv_le(struct cn_iv v, struct cn_iv e) { return cn_iv_narrow(v, 0, e.hi, e.empty); }
+static inline struct cn_iv cn_iv_gt(struct cn_iv v, struct cn_iv e) { return cn_iv_narrow(v, e.lo + 1, v.hi, e.empty); }
+static inline struct cn_iv cn_iv_ge(struct cn_iv v, struct cn_iv e) { return cn_iv_narrow(v, e.lo, v.hi, e.empty); }
+
+/* Every value of a is computed without overflow: a marked operation. */
+static inline bool cn_iv_fine(struct cn_iv a) { return a.empty || !a.bad; }
+
+/* ... and lies below n: a marked index of a view of length n. */
+static inline bool cn_iv_below(struct cn_iv a, uint64_t n) { return a.empty || (!a.bad && a.hi < n); }
 
 /* ------------------------------------- the counters: host bookkeeping */
 
@@ -356,18 +514,21 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
     if (c->word >= CN_COOP_WORDS)
         cn_coop_trap_word(file, line, col, CN_COOP_NO_WORD, c->tag, 0);
     unsigned long long *w = &cn_coop_words[c->word];
-    unsigned long long mine = (unsigned long long)c->tag << 32, want;
-    unsigned long long old = *(volatile unsigned long long *)w;
-    for (;;) {
-        if (old && (old >> 32) != c->tag)
-            cn_coop_trap_word(file, line, col, c->word, c->tag, (uint32_t)(old >> 32));
-        want = old ? old + 1 : mine | 1;
-        unsigned long long seen = atomicCAS(w, old, want);
-        if (seen == old)
-            break;
-        old = seen;
-    }
-    return (uint32_t)want == gridDim.x;
+    unsigned long long mine = (unsigned long long)c->tag << 32;
+    /* two atomics a block, never a loop: a compare-and-swap loop over one
+     * word made a thousand blocks queue behind each other (0.2 ms of a
+     * 0.45 ms sum, evidence/2026-12-01-coop-speed.md). The first block to
+     * come puts the tag in a free word; each then counts itself with an
+     * add. Every block's swap comes before its add, so the block whose add
+     * completes the count comes after every swap, and puts the word back
+     * to 0 only when no block of the launch will touch it again. */
+    unsigned long long was = atomicCAS(w, 0ull, mine);
+    if (was && (was >> 32) != c->tag)
+        cn_coop_trap_word(file, line, col, c->word, c->tag, (uint32_t)(was >> 32));
+    unsigned long long old = atomicAdd(w, 1ull);
+    if ((old >> 32) != c->tag)
+        cn_coop_trap_word(file, line, col, c->word, c->tag, (uint32_t)(old >> 32));
+    return (uint32_t)old + 1u == gridDim.x;
 }
 
 /* Device block k runs region blocks k, k + gridDim.x, ... (the last step
@@ -379,35 +540,43 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
             size_t cn_b0, cn_b1, cn_b2;                                                      \
             cn_coop_names(&(L).grid, cn_p, &cn_b0, &cn_b1, &cn_b2);                          \
             BLOCK(&(a), cn_b0, cn_b1, cn_b2);                                                \
-            __syncthreads(); /* the next block's threads reuse the shared arrays */          \
             if (cn_total - cn_p <= cn_step)                                                  \
                 break;                                                                       \
+            __syncthreads(); /* the next block's threads reuse the shared arrays */          \
         }                                                                                    \
     } while (0)
 
+/* The launch picks the kernel's version: the fast one where the host
+ * proved its marked operations safe for every thread (args.cn_fast). */
 #define CN_COOP_LAUNCHER(NAME, ARGS, THREADS, FINISH)                                        \
     static void NAME##_launch(cudaStream_t s, unsigned blocks, const void *args,             \
                               const struct cn_coop_launch *L)                                \
     {                                                                                        \
-        NAME##_kernel<<<blocks, THREADS, 0, s>>>(*(const ARGS *)args, *L);                   \
+        const ARGS *A = (const ARGS *)args;                                                  \
+        if (A->cn_fast)                                                                      \
+            NAME##_kernel<true><<<blocks, THREADS, 0, s>>>(*A, *L);                          \
+        else                                                                                 \
+            NAME##_kernel<false><<<blocks, THREADS, 0, s>>>(*A, *L);                         \
     }                                                                                        \
     static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, FINISH, NAME##_launch};
 
 /* A region with no finish. */
 #define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
+    template <bool CN_F>                                                                     \
     static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
     {                                                                                        \
-        CN_COOP_BLOCK_LOOP(a, L, BLOCK);                                                     \
+        CN_COOP_BLOCK_LOOP(a, L, BLOCK<CN_F>);                                               \
     }                                                                                        \
     CN_COOP_LAUNCHER(NAME, ARGS, THREADS, false)
 
 /* A region with a finish: the blocks, the count, and in the last block to
  * count, the finish. FILE, LINE, COL: the region, for a trap's message. */
 #define CN_COOP_KERNEL_FINISH(NAME, ARGS, BLOCK, FINISH, THREADS, FILE, LINE, COL)          \
+    template <bool CN_F>                                                                     \
     static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
     {                                                                                        \
         __shared__ bool cn_last;                                                             \
-        CN_COOP_BLOCK_LOOP(a, L, BLOCK);                                                     \
+        CN_COOP_BLOCK_LOOP(a, L, BLOCK<CN_F>);                                               \
         __threadfence(); /* this thread's writes reach the device before the count */        \
         __syncthreads();                                                                     \
         if (threadIdx.x == 0)                                                                \
@@ -416,7 +585,7 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
         if (!cn_last)                                                                        \
             return;                                                                          \
         __threadfence(); /* every other block's writes are seen from here on */             \
-        FINISH(&a);                                                                          \
+        FINISH<CN_F>(&a);                                                                    \
         __syncthreads();                                                                     \
         if (threadIdx.x == 0)                                                                \
             atomicExch(&cn_coop_words[L.claim.word], 0ull);                                  \
@@ -427,7 +596,11 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
 static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_kernel *k,
                                   const struct cn_coop_grid *g, const void *args)
 {
-    uint64_t blocks = cn_coop_device_blocks(g->total, cn_dev_fill(s) / k->threads, k->finish);
+    /* a device block for each region block up to CN_DEV_MAX_BLOCKS: the
+     * hardware's scheduler balances them better than a wave that strides
+     * (a 16384^2 transpose: 1.038x a hand kernel against 1.053x with one
+     * wave, evidence/2026-12-01-coop-speed.md); larger grids stride */
+    uint64_t blocks = cn_coop_device_blocks(g->total, CN_DEV_MAX_BLOCKS, k->finish);
     if (blocks == 0)
         return;
     struct cn_coop_launch L;
@@ -444,6 +617,40 @@ static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_
     cn_dev_cuda_check(cudaGetLastError(), "kernel launch", s);
     cn_dev_queued(s);
 }
+
+/* ------------------------------------- the fast version's operations */
+
+/*
+ * A region's block function is written once and instantiated twice
+ * (template <bool CN_FAST>). An operation the launch proved safe for every
+ * thread is written CN_FAST_OP / CN_FAST_IDX: plain in the fast version,
+ * the usual checked helper in the other.
+ */
+#define CN_COOP_FAST_TEMPLATE template <bool CN_FAST>
+#define CN_FAST_OP(op, T, a, b, ...) cn_fast_##op##_##T<CN_FAST>(a, b, __VA_ARGS__)
+#define CN_FAST_IDX(i, n, ...) cn_fast_idx<CN_FAST>(i, n, __VA_ARGS__)
+
+#define CN_FAST_DEF(op, T, C, expr)                                                          \
+    template <bool F>                                                                        \
+    static __device__ __forceinline__ C cn_fast_##op##_##T(C a, C b, const char *f, int l, int c) \
+    {                                                                                        \
+        return F ? (C)(expr) : cn_##op##_##T(a, b, f, l, c);                                 \
+    }
+#define CN_FAST_DEFS(T, C)                                                                   \
+    CN_FAST_DEF(add, T, C, a + b) CN_FAST_DEF(sub, T, C, a - b) CN_FAST_DEF(mul, T, C, a * b) \
+    CN_FAST_DEF(div, T, C, a / b) CN_FAST_DEF(rem, T, C, a % b)
+#ifdef CAIRN_RT_H /* the checked helpers: emitted programs include them, hand-written kernels need not */
+CN_FAST_DEFS(usize, size_t)
+CN_FAST_DEFS(u64, uint64_t)
+CN_FAST_DEFS(u32, uint32_t)
+
+template <bool F>
+static __device__ __forceinline__ size_t cn_fast_idx(unsigned long long i, size_t n, const char *name, const char *f,
+                                                     int l, int c)
+{
+    return F ? (size_t)i : cn_idx_u(i, n, name, f, l, c);
+}
+#endif
 
 /* ------------------------------------- what a region's threads call */
 
@@ -589,6 +796,12 @@ struct cn_coop_emu {
             BLOCK((const ARGS *)E->args, b0, b1, b2);                                        \
         }                                                                                    \
     }
+
+/* One version: every operation checked. */
+#define CN_COOP_FAST_TEMPLATE
+#define CN_FAST_OP(op, T, a, b, ...) cn_##op##_##T(a, b, __VA_ARGS__)
+#define CN_FAST_IDX(i, n, ...) cn_idx_u(i, n, __VA_ARGS__)
+#define CN_FAST 0
 
 #define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
     CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                    \

@@ -413,6 +413,9 @@ struct Node {
             Placement place;
             bool place_written;
             bool zeroed;
+            bool zero_probed;         /* set by the checker (shared, zeroed): its reads were followed */
+            bool zero_seen;           /* ... and one of them may read an element no thread wrote first,
+                                         so the zeroing is kept (the device skips it otherwise) */
             Node *depth;              /* pipeline */
             Sym *sym;
         } buffer;

@@ -755,11 +755,11 @@ static bool is_zeroed(const Sym *arr)
 /* E-COOP-UNWRITTEN: every element of an unzeroed array a thread reads (an
  * atomic update reads too) was surely written first, by the thread earlier
  * in the phase or by any thread in an earlier phase. */
-static void check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phases)
+static bool check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phases, bool report_it)
 {
     int64_t len;
     if (!arr->ty || !arr->ty->extent || !sym_const(B->a, arr->ty->extent, &len) || len <= 0 || len > 65536)
-        return;
+        return false;
     size_t cells = (size_t)(phases + 1) * (size_t)len;
     unsigned char *before = arena_alloc(B->a, cells), *mine = arena_alloc(B->a, (size_t)len);
     for (int i = 0; i < n; i++) {
@@ -793,6 +793,8 @@ static void check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phase
         }
         if (ok)
             continue;
+        if (!report_it)
+            return false;
         report(B, e->node->span, E_COOP_UNWRITTEN, "write it first, in this thread or in another before a barrier, or "
                "declare the array `= zeroed`",
                e->known ? arena_printf(B->a, "%s is declared without `= zeroed`, and thread %s reads %s at line %d, and no "
@@ -801,8 +803,9 @@ static void check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phase
                         : arena_printf(B->a, "%s is declared without `= zeroed`, and thread %s reads it at an index the "
                                        "checker cannot follow (line %d) before every element was surely written",
                                        arr->id, thread_str(B, e->thread), e->node->span.line));
-        return;
+        return false;
     }
+    return true;
 }
 
 /* The accesses of one array in the runs' order (by thread, then program
@@ -814,8 +817,17 @@ static void check_array(Block *B, const Sym *arr, const Vec *all, int phases)
     for (int i = 0; i < all->n; i++)
         if (((Ev *)all->v[i])->arr == arr)
             evs[n++] = all->v[i];
-    if (!is_zeroed(arr))
-        check_unwritten(B, arr, evs, n, phases);
+    if (!is_zeroed(arr)) {
+        check_unwritten(B, arr, evs, n, phases, true);
+    } else {
+        /* the same rule decides whether any read can see the zeroing: where
+         * none can, the device skips it (emit_coop.c); every check of the
+         * region must agree */
+        Node *d = arr->decl;
+        bool unseen = check_unwritten(B, arr, evs, n, phases, false);
+        d->buffer.zero_seen = d->buffer.zero_seen || !unseen;
+        d->buffer.zero_probed = true;
+    }
     Ev **ph = arena_alloc(B->a, sizeof *ph * (size_t)(n + 1));
     for (int p = 0; p <= phases && !B->failed; p++) {
         int m = 0;

@@ -605,8 +605,10 @@ static void emit_compound(Ex *x, Node *s)
     if (type_is_int(t)) {
         const char *name = *op == '+' ? "add" : *op == '-' ? "sub" : *op == '*' ? "mul"
                          : *op == '/' ? "div" : "rem";
-        v = emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs,
-                         emit_at(x, s->span));
+        if (fast_marked(x, s)) /* proved at launch: unchecked in the fast version (emit_fast.c) */
+            v = emit_fmt(x, "CN_FAST_OP(%s, %s, %s, %s, %s)", name, emit_suffix(t), cur, rhs, emit_at(x, s->span));
+        else
+            v = emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), cur, rhs, emit_at(x, s->span));
     } else if (*op == '%') {
         v = emit_fmt(x, "cn_rem_%s(%s, %s)", emit_suffix(t), cur, rhs);
     } else {
@@ -780,6 +782,9 @@ static void emit_while(Ex *x, Node *s)
      * expression is not a constant ends, and clang deleted an endless
      * `while k > 0 { k = k * 1; }`; a CAIRN loop that never ends must
      * never end (tests/lang/test_endless_loop.sh) */
+    const struct FastLoop *L = fast_loop(x, s);
+    if (L)
+        fast_emit_group(x, s, L);
     emit_line(x, "for (;;) {");
     buf_append(x->a, x->fn->out, &pre);
     x->fn->indent++;

@@ -72,6 +72,8 @@ typedef struct {
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */
     const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
     bool coop_device;     /* ... and it runs on the device: CUDA's barrier and warp intrinsics */
+    const PtrMap *fast;   /* ... and these of its operations are proved at launch (emit_fast.c) */
+    const PtrMap *fast_pre;   /* ... and these reads were loaded ahead: N_INDEX -> its C local */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
     Vec fn_bufs;          /* Buf*: the output of each level of function being written */
@@ -121,14 +123,26 @@ bool emit_is_impure(const Node *e);
 bool emit_may_guard(const Node *e);   /* can evaluating it fail a guard (an index, checked arithmetic, a call)? */
 void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
 
+/* ---- emit_fast.c: launch-time proofs of a device region's operations */
+
+typedef struct Caps Caps;
+/* Writes, before a device region's launch, host code that proves its
+ * marked operations safe for every thread (marks: Node* -> non-NULL); the
+ * name of the resulting bool, or NULL when the region has no proofs. */
+const char *fast_prove(Ex *x, Node *coop, const char *args, const char **gv, Caps *caps, PtrMap *marks);
+bool fast_marked(const Ex *x, const Node *e);
+struct FastLoop;
+const struct FastLoop *fast_loop(const Ex *x, const Node *w);
+void fast_emit_group(Ex *x, Node *w, const struct FastLoop *L);
+
 /* ---- emit_par.c: regions, pooled collectors, atomics (issue 4) */
 
 /* What a lane reads from outside (emit_par.c; emit_dev.c shares it). */
-typedef struct {
+struct Caps {
     Vec declared;         /* Sym* declared inside */
     Vec used;             /* Sym* named, in first-use order */
     PtrSet declared_set, used_set;   /* the same, to test membership (par.h) */
-} Caps;
+};
 void caps_add(Ex *x, Caps *c, Node *n);
 
 /* A lane's context: a struct of what it reads, filled at the call site. */

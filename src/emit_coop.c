@@ -252,15 +252,17 @@ void emit_coop(Ex *x, Node *s)
  * from the runtime's cn_b0..2) or the finish's; its fields unpacked, its
  * `= zeroed` arrays zeroed where it starts, then the body. Written to the
  * kernels. */
-static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, const char *shmem)
+static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, const char *shmem,
+                               const PtrMap *fast)
 {
     Node *body = finish ? s->coop.finish : s->coop.body;
     const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
     const char *name = emit_fmt(x, "%s_%s", u->name, finish ? "finish" : "block");
     LaneFn F;
     lane_fn_open(x, &F);
-    buf_printf(x->a, &F.out, "CN_DEV_LANE void %s(const struct %s *cn_c%s)\n{\n", name, u->name,
-               finish ? "" : ", size_t cn_b0, size_t cn_b1, size_t cn_b2");
+    /* the block is written once for both versions (CN_FAST: emit_fast.c) */
+    buf_printf(x->a, &F.out, "CN_COOP_FAST_TEMPLATE CN_DEV_LANE void %s(const struct %s *cn_c%s)\n{\n", name,
+               u->name, finish ? "" : ", size_t cn_b0, size_t cn_b1, size_t cn_b2");
     for (int i = 0; i < u->fields.n; i++)
         emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)u->ctypes.v[i], (const char *)u->fields.v[i],
                   (const char *)u->fields.v[i], (const char *)u->fields.v[i]);
@@ -272,6 +274,12 @@ static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, 
             Node *d = body->block.stmts.v[j];
             if (d->kind != N_SHARED || d->buffer.sym != y || !d->buffer.zeroed)
                 continue;
+            if (d->buffer.zero_probed && !d->buffer.zero_seen) {
+                /* the phase rule followed every read: each reads an element a
+                 * thread surely wrote first, so none can see the zeroing */
+                emit_line(x, "/* %s: no read can see its zeroing (check_coop.c): not zeroed */", y->id);
+                continue;
+            }
             int64_t n = 0;
             sym_const(x->a, y->ty->extent, &n);
             emit_line(x, "cn_coopd_zero(cn_shared + %lld, %lld);", (long long)(intptr_t)L->offs.v[i],
@@ -293,13 +301,16 @@ static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, 
     names_from(x, tsyms, "(size_t)threadIdx.x", thread_exts(x, text));
     const Layout *saved = x->coop_layout;
     bool saved_dev = x->coop_device;
+    const PtrMap *saved_fast = x->fast;
     x->coop_layout = L;
     x->coop_device = true;
+    x->fast = fast;
     emit_line(x, "{");
     emit_block(x, body, false);
     emit_line(x, "}");
     x->coop_layout = saved;
     x->coop_device = saved_dev;
+    x->fast = saved_fast;
     buf_printf(x->a, &F.out, "}\n\n");
     x->fn = F.saved;
     buf_append(x->a, &x->kernels, &F.out);
@@ -325,8 +336,13 @@ static void coop_device(Ex *x, Node *s)
     emit_line(x, "(void)cn_coop_grid_make(&%s, %s, %s, %s); /* the product was checked above */", grid, gv[0], gv[1],
               gv[2]);
     capture_fields(x, &u, &caps, NULL, NULL);
+    field(x, &u, "bool", "cn_fast", "false");
     ctx_struct(x, &u);
     const char *v = ctx_fill(x, &u);
+    PtrMap *fast = arena_alloc(x->a, sizeof *fast);
+    const char *proved = fast_prove(x, s, v, gv, &caps, fast);
+    if (proved)
+        emit_line(x, "%s.cn_fast = %s;", v, proved);
     emit_line(x, "cn_exec_coop_launch(cn_exec_get(), &%s_k, &%s, &%s);", u.name, grid, v);
     emit_dev_after_op(x);
     x->fn->indent--;
@@ -341,8 +357,8 @@ static void coop_device(Ex *x, Node *s)
     if (bytes)
         buf_printf(x->a, &x->kernels, "static __shared__ __align__(128) unsigned char %s[%lld];\n", shmem,
                    (long long)bytes);
-    const char *body = dev_body_fn(x, s, false, &u, Lb, shmem);
-    const char *fin = s->coop.finish ? dev_body_fn(x, s, true, &u, Lf, shmem) : NULL;
+    const char *body = dev_body_fn(x, s, false, &u, Lb, shmem, proved ? fast : NULL);
+    const char *fin = s->coop.finish ? dev_body_fn(x, s, true, &u, Lf, shmem, proved ? fast : NULL) : NULL;
     buf_printf(x->a, &x->kernels, "static const char %s_k_what[] = %s;\n", u.name, u.what);
     if (fin)
         buf_printf(x->a, &x->kernels, "CN_COOP_KERNEL_FINISH(%s_k, struct %s, %s, %s, %lld, CN_FILE, %d, %d)\n\n",

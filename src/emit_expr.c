@@ -368,6 +368,8 @@ static const char *link_value(Ex *x, Node *e, const char *va, const char *vb)
     TokKind op = e->binary.op;
     Type *t = e->binary.a->ty;
     const char *name = arith_name(op);
+    if (name && type_is_int(t) && fast_marked(x, e)) /* proved at launch: unchecked in the fast version */
+        return emit_fmt(x, "CN_FAST_OP(%s, %s, %s, %s, %s)", name, emit_suffix(t), va, vb, emit_at(x, e->span));
     if (name && type_is_int(t))
         return emit_fmt(x, "cn_%s_%s(%s, %s, %s)", name, emit_suffix(t), va, vb, emit_at(x, e->span));
     if (op == T_PERCENT)
@@ -506,6 +508,9 @@ static const char *array_element(Ex *x, Node *e, const char *what)
 
 static const char *emit_index(Ex *x, Node *e)
 {
+    const char *ahead = x->fast_pre ? ptrmap_get(x->fast_pre, e) : NULL;
+    if (ahead) /* loaded before the copies of a fast loop (emit_fast.c) */
+        return ahead;
     Node *base = e->index.base;
     const char *what = emit_src_lit(x, base);
     Type *bt = base->ty;
@@ -522,6 +527,9 @@ static const char *emit_index(Ex *x, Node *e)
         die("emit: index into type kind %d", (int)bt->kind);
     if (base->kind == N_NAME && e->index.covered)
         return emit_fmt(x, "%s.p[%s]", v[0], v[1]);
+    if (base->kind == N_NAME && fast_marked(x, e)) /* proved at launch (emit_fast.c) */
+        return emit_fmt(x, "%s.p[CN_FAST_IDX((unsigned long long)(%s), %s.n, %s, %s)]", v[0], v[1], v[0], what,
+                        emit_at(x, e->span));
     if (base->kind == N_NAME) {
         const char *len = emit_fmt(x, "%s.n", v[0]);
         return emit_fmt(x, "%s.p[%s]", v[0], checked_index(x, e->index.index, v[1], len, what, e->span));

@@ -32,9 +32,10 @@ struct fs {
     uint64_t *partial;     /* one per region block */
     uint64_t *out;         /* out[0]: the total; out[1]: the finish's runs */
     uint64_t nblocks;
+    bool cn_fast;          /* the launch runs the fast version (both are the same here) */
 };
 
-CN_DEV_LANE void fs_block(const struct fs *a, size_t b0, size_t b1, size_t b2)
+CN_COOP_FAST_TEMPLATE CN_DEV_LANE void fs_block(const struct fs *a, size_t b0, size_t b1, size_t b2)
 {
     __shared__ uint64_t warps[T / 32];
     size_t p = b0 + a->g0 * b1, i = p * T + threadIdx.x; /* b2 is 0: the grid is g0 x g1 */
@@ -54,7 +55,7 @@ CN_DEV_LANE void fs_block(const struct fs *a, size_t b0, size_t b1, size_t b2)
 }
 
 /* The partials in a fixed order: thread t takes t, t + 256, ...; then a tree. */
-CN_DEV_LANE void fs_finish(const struct fs *a)
+CN_COOP_FAST_TEMPLATE CN_DEV_LANE void fs_finish(const struct fs *a)
 {
     __shared__ uint64_t sh[T];
     uint64_t s = 0;
