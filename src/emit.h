@@ -72,6 +72,8 @@ typedef struct {
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */
     const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
     bool coop_device;     /* ... and it runs on the device: CUDA's barrier and warp intrinsics */
+    Buf *coop_emu;        /* ... or it is a device region's body written for the emulated machine:
+                             the section its combine functions go to (emit_coop.c) */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
     Vec fn_bufs;          /* Buf*: the output of each level of function being written */
