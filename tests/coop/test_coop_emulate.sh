@@ -12,7 +12,9 @@
 #   3. a guard that fails in a region's block or finish traps as an emulated lane's does: the same
 #      words as tests/dev/guard_lane_index.cairn's ("a lane of the ... trapped; the wait on its stream
 #      reports it"), exit 134, and nothing queued after it runs (the program's next line is not
-#      printed); a region with a finish over an empty grid runs the finish once.
+#      printed); a region with a finish over an empty grid runs the finish once;
+#   4. an emulated library's cf_ and cq_ entries run regions (a finish, an empty grid), and a region's
+#      trap under cq_ is reported by the next entry, as other emulated device work's is.
 # Prints FAIL lines and `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
@@ -205,5 +207,59 @@ for g in guard_coop_block guard_coop_finish guard_coop_finish_empty; do
     ok "$g: the trap poisons the machine: only the line before the region is printed" \
         "$([ "$(cat "$T/$g.out")" = before ]; echo $?)"
 done
+# ---- 4. cf_ and cq_ entries of an emulated library: a region is device work like any other
+{ sed -n '/^fn total/,$p' tests/spec/d16-total-finish.cairn | on_device /dev/stdin
+  cat <<'EOF'
+fn bad(g:usize, out:rw<u8>[g]@device) {
+  blocks b in g threads t in 32 {
+    if t == 0 { out[b] = u8(b) * 16; }
+  }
+}
+EOF
+} >"$T/rl.cairn"
+"$CAIRN" build --header $EMU --out "$T/rl" "$T/rl.cairn" >/dev/null 2>"$T/rl.err"
+ok "an emulated library with regions builds ($(head -c 200 "$T/rl.err"))" "$?"
+cat >"$T/rl_main.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "rl.h"
+int main(int argc, char **argv)
+{
+    enum { N = 5000, G = 3 };
+    uint64_t *x = malloc(N * sizeof *x), part[G], out[1] = {77}, want = 0;
+    unsigned char small[20] = {0};
+    (void)argv;
+    for (int i = 0; i < N; i++) {
+        x[i] = (uint64_t)i * 2654435761u + 7;
+        want += x[i];
+    }
+    cf_total(N, x, G, part, out);
+    printf("cf total %s\n", out[0] == want && part[0] + part[1] + part[2] == want ? "ok" : "WRONG");
+    out[0] = 77;
+    cq_total(NULL, N, x, 0, NULL, out);                /* an empty grid: the finish writes 0 */
+    printf("cq empty grid %s\n", out[0] == 0 ? "ok" : "WRONG");
+    fflush(stdout);
+    if (argc > 1) {
+        cq_bad(NULL, 20, small);                       /* block 16 traps: observed later */
+        fprintf(stderr, "cq_bad returned\n");
+        cf_total(N, x, G, part, out);                  /* the next entry aborts */
+        fprintf(stderr, "cf_total returned\n");
+    }
+    free(x);
+    return 0;
+}
+EOF
+${CC:-cc} -std=c17 -I"$T/rl" -o "$T/rl_main" "$T/rl_main.c" "$T/rl/librl.a" -lm -pthread 2>"$T/rl_cc.err"
+ok "a C caller links ($(head -c 200 "$T/rl_cc.err"))" "$?"
+"$T/rl_main" >"$T/rl1.out" 2>"$T/rl1.err"; rc=$?
+ok "cf_ runs a region with a finish, cq_ one over an empty grid (exit $rc: $(tr '\n' ' ' <"$T/rl1.out"))" \
+    "$([ $rc = 0 ] && [ "$(cat "$T/rl1.out")" = "$(printf 'cf total ok\ncq empty grid ok')" ]; echo $?)"
+("$T/rl_main" trap >"$T/rl2.out" 2>"$T/rl2.err") 2>/dev/null; rc=$?
+ok "a region's trap under cq_ returns, and the next entry aborts naming it (exit $rc)" \
+    "$([ $rc = 134 ] && grep -q '^cq_bad returned' "$T/rl2.err" && ! grep -q 'cf_total returned' "$T/rl2.err" &&
+       grep -q 'rl.cairn:[0-9]*:[0-9]*: guard failed: integer overflow: 16 \* 16 does not fit in u8' "$T/rl2.err" &&
+       grep -q 'a lane of the cooperative region at .*rl.cairn:[0-9]*:3 in fn bad trapped in work an earlier call queued.*this CAIRN entry reports it' "$T/rl2.err"; echo $?)"
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
