@@ -255,7 +255,7 @@ ok "a C caller links ($(head -c 200 "$T/rl_cc.err"))" "$?"
 "$T/rl_main" >"$T/rl1.out" 2>"$T/rl1.err"; rc=$?
 ok "cf_ runs a region with a finish, cq_ one over an empty grid (exit $rc: $(tr '\n' ' ' <"$T/rl1.out"))" \
     "$([ $rc = 0 ] && [ "$(cat "$T/rl1.out")" = "$(printf 'cf total ok\ncq empty grid ok')" ]; echo $?)"
-("$T/rl_main" trap >"$T/rl2.out" 2>"$T/rl2.err") 2>/dev/null; rc=$?
+("$T/rl_main" trap >"$T/rl2.out" 2>"$T/rl2.err"; exit $?) 2>/dev/null; rc=$?
 ok "a region's trap under cq_ returns, and the next entry aborts naming it (exit $rc)" \
     "$([ $rc = 134 ] && grep -q '^cq_bad returned' "$T/rl2.err" && ! grep -q 'cf_total returned' "$T/rl2.err" &&
        grep -q 'rl.cairn:[0-9]*:[0-9]*: guard failed: integer overflow: 16 \* 16 does not fit in u8' "$T/rl2.err" &&
