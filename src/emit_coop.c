@@ -35,6 +35,15 @@
  * warp operations are cn_coopd_* (__shfl_*_sync and the votes over the full
  * mask, the host's edge lanes, the host's butterfly); a failed guard traps
  * as a device lane's does.
+ *
+ * Under --emulate the same file runs on the emulated machine, so each device
+ * region is written twice (coop_emulated): first, under `#if
+ * CN_DEV_EMULATED`, its body and finish in the host's lowering (body_fn,
+ * reading the device struct through the launch and naming its block from
+ * the grid's dividers) with a CN_COOP_TEAMS(_FINISH) descriptor of the same
+ * name as the kernel's; then, under `#else`, the CUDA kernel above. The
+ * launch where the region stands is one text for both; cairn_coopdev.h
+ * runs the emulated one on cairn_coop.h's teams of real threads.
  */
 #include "emit.h"
 #include "par.h"
@@ -192,35 +201,36 @@ static void emu_block_names(Ex *x, Node *s)
     }
 }
 
-/* One body function: the region's or its finish's, in the host's lowering
- * (threads meeting at cn_coop_barrier, the host's warp operations). With
- * EMU it is a device region's, written for the emulated machine into EMU
- * (the emitted file's CN_DEV_EMULATED section, with its layout and combine
- * functions); without, a host region's, among the definitions. */
-static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **gext, Buf *emu)
+/* A body function's opening: its header, then its context's fields as
+ * locals. The host's goes among the definitions (with a prototype); the
+ * emulated machine's into EMU. */
+static void body_open(Ex *x, LaneFn *F, const char *header, Ctxt *u, Buf *emu)
 {
-    Node *body = finish ? s->coop.finish : s->coop.body;
-    const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
-    Layout *L = arena_alloc(x->a, sizeof *L);
-    layout_of(x, body, L);
-    const char *name = emit_fmt(x, "%s_%s%s", u->name, emu ? "e" : "", finish ? "finish" : "body");
-    const char *header = emit_fmt(x, "static void %s(void *cn_vc, size_t cn_block, unsigned cn_thread, unsigned char "
-                                     "*cn_shared, struct cn_coop_thread *cn_th)", name);
-    LaneFn F;
     if (emu) {
-        lane_fn_open(x, &F);
-        buf_printf(x->a, &F.out, "%s\n{\n", header);
+        lane_fn_open(x, F);
+        buf_printf(x->a, &F->out, "%s\n{\n", header);
         emu_unpack(x, u);
     } else {
-        lane_fn_begin(x, &F, header);
+        lane_fn_begin(x, F, header);
         ctx_unpack(x, u);
     }
-    emit_line(x, "(void)cn_block; (void)cn_shared; (void)cn_th;");
-    if (!finish && emu)
-        emu_block_names(x, s);
-    else if (!finish)
-        names_from(x, &s->coop.bsyms, "cn_block", gext);
-    names_from(x, tsyms, "(size_t)cn_thread", thread_exts(x, text));
+}
+
+static void body_close(Ex *x, LaneFn *F, Buf *emu)
+{
+    if (!emu) {
+        lane_fn_end(x, F);
+        return;
+    }
+    buf_printf(x->a, &F->out, "}\n\n");
+    x->fn = F->saved;
+    buf_append(x->a, emu, &F->out);
+}
+
+/* The statements of a body in the host's lowering, its shared arrays at
+ * L's offsets (and, emulated, its combine functions into EMU). */
+static void body_stmts(Ex *x, Node *body, const Layout *L, Buf *emu)
+{
     const Layout *saved = x->coop_layout;
     Buf *saved_emu = x->coop_emu;
     bool saved_dev = x->coop_device;
@@ -233,13 +243,31 @@ static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **ge
     x->coop_layout = saved;
     x->coop_emu = saved_emu;
     x->coop_device = saved_dev;
-    if (emu) {
-        buf_printf(x->a, &F.out, "}\n\n");
-        x->fn = F.saved;
-        buf_append(x->a, emu, &F.out);
-    } else {
-        lane_fn_end(x, &F);
-    }
+}
+
+/* One body function: the region's or its finish's, in the host's lowering
+ * (threads meeting at cn_coop_barrier, the host's warp operations). With
+ * EMU it is a device region's, written for the emulated machine into EMU
+ * (the emitted file's CN_DEV_EMULATED section, with its layout and combine
+ * functions); without, a host region's, among the definitions. */
+static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **gext, Buf *emu)
+{
+    Node *body = finish ? s->coop.finish : s->coop.body;
+    const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
+    Layout *L = arena_alloc(x->a, sizeof *L);
+    layout_of(x, body, L);
+    const char *name = emit_fmt(x, "%s_%s%s", u->name, emu ? "e" : "", finish ? "finish" : "body");
+    LaneFn F;
+    body_open(x, &F, emit_fmt(x, "static void %s(void *cn_vc, size_t cn_block, unsigned cn_thread, unsigned char "
+                                 "*cn_shared, struct cn_coop_thread *cn_th)", name), u, emu);
+    emit_line(x, "(void)cn_block; (void)cn_shared; (void)cn_th;");
+    if (!finish && emu)
+        emu_block_names(x, s);
+    else if (!finish)
+        names_from(x, &s->coop.bsyms, "cn_block", gext);
+    names_from(x, tsyms, "(size_t)cn_thread", thread_exts(x, text));
+    body_stmts(x, body, L, emu);
+    body_close(x, &F, emu);
     layout_table(x, body, L, emit_fmt(x, "%s_layout", name), emu ? emu : &x->types);
     return name;
 }
