@@ -20,6 +20,8 @@
  *     every block exactly once, on a team of T threads that meet at a
  *     barrier, with the right names, then the finish once, and counts one
  *     launch; an empty grid runs the finish once and no block;
+ *   - a machine poisoned by other work while a region runs stops it where
+ *     its next block would start (no finish, no thread left waiting);
  *   - a thread that fails a guard there traps as an emulated lane does: the
  *     message in the stream, the machine poisoned, the region cancelled (no
  *     hang; the finish does not run), and a later launch runs nothing.
@@ -185,6 +187,8 @@ struct reg {
     uint64_t *partial;  /* per block: b0 + 3 * b1 + 5 * b2 */
     uint64_t *out;      /* out[0]: the finish's total; out[1]: finishes run */
     size_t trap_at;     /* the block whose thread 5 fails a guard (SIZE_MAX: none) */
+    size_t poison_at;   /* the block whose thread 0 poisons the machine, as a trap in other
+                           work would (SIZE_MAX: none) */
 };
 
 static void reg_body(void *e, size_t p, unsigned t, unsigned char *sh, struct cn_coop_thread *th)
@@ -197,6 +201,8 @@ static void reg_body(void *e, size_t p, unsigned t, unsigned char *sh, struct cn
         __atomic_fetch_add(a->bad, 1, __ATOMIC_RELAXED);
     if (p == a->trap_at && t == 5)
         cn_dev_trap("coop.cairn", 7, 9, "a thread's guard");
+    if (p == a->poison_at && t == 0)
+        __atomic_store_n(&cn_emu_machine_global.poisoned, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&a->hits[p], 1, __ATOMIC_RELAXED);
     cn_coop_barrier(th);
     if (__atomic_load_n(&a->hits[p], __ATOMIC_RELAXED) != REG_T)
@@ -226,7 +232,7 @@ static struct reg reg_new(size_t g0, size_t g1, size_t g2)
 {
     size_t n = g0 * g1 * g2;
     struct reg a = {g0, g1, g2, (uint32_t *)calloc(n + 1, 4), (uint32_t *)calloc(1, 4),
-                    (uint64_t *)calloc(n + 1, 8), (uint64_t *)calloc(2, 8), SIZE_MAX};
+                    (uint64_t *)calloc(n + 1, 8), (uint64_t *)calloc(2, 8), SIZE_MAX, SIZE_MAX};
     a.out[0] = 12345;
     return a;
 }
@@ -256,6 +262,29 @@ static void emulated_region(size_t g0, size_t g1, size_t g2)
              "the finish once with the total, one launch", g0, g1, g2, REG_T);
     check(once && *a.bad == 0 && a.out[1] == 1 && a.out[0] == want &&
           cn_dev_count_snapshot().launch == before + 1, what);
+    reg_free(&a);
+}
+
+/* Work on another stream traps while a region runs (here: a block poisons
+ * the machine as that trap would): no later block starts, as no later index
+ * of a lane does, the finish does not run, and the region ends, no thread
+ * left waiting. The machine is then made clean again for the next test. */
+static void emulated_stop(void)
+{
+    struct reg a = reg_new(200, 1, 1);
+    a.poison_at = 5;
+    struct cn_coop_grid g;
+    cn_coop_grid_make(&g, 200, 1, 1);
+    struct cn_dev_stream s;
+    cn_dev_stream_create(&s);
+    cn_coop_launch(&s, &reg_k, &g, &a);
+    size_t ran = 0;
+    for (size_t p = 0; p < 200; p++)
+        ran += a.hits[p] != 0;
+    /* at most the blocks the two teams had started when block 5 poisoned the machine */
+    check(cn_emu_poisoned() && !s.trapped && a.hits[5] == REG_T && ran <= 8 && a.out[1] == 0,
+          "a machine poisoned while a region runs: no later block starts, the finish does not run");
+    __atomic_store_n(&cn_emu_machine_global.poisoned, 0, __ATOMIC_RELEASE);
     reg_free(&a);
 }
 
@@ -300,6 +329,7 @@ int main(void)
     emulated_region(0, 4, 4);
     emulated_region(4, 0, 4);
     emulated_region(4, 4, 0);
+    emulated_stop();
     emulated_trap();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);
     return failed != 0;
