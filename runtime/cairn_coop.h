@@ -33,6 +33,11 @@
  *   cn_coop_match_u32/_u64(th, v)       lanes whose v has this lane's bits
  *   cn_coop_reduce_u32/_u64(th, v, op)  `reduce OP warp yield v`, op(lo, hi)
  *   cn_coop_trap_exit(th), cn_coop_trap(th)   a thread's way out (below)
+ *   cn_coop_run_hooked(..., ctx, &hooks)
+ *       cn_coop_run with two hooks for the emulated machine (below, "Hooks"):
+ *       hooks.enter(arg, th) in each thread before it serves a block, and
+ *       hooks.stop(arg), asked where each block starts: true ends the region
+ *       as a trap does.
  * Floats travel by their bits (memcpy to a u32 or u64 and back).
  *
  * A region lowers to (the compiler's side):
@@ -121,6 +126,16 @@
  * false. The longjmp crosses only the body's own frames, which the emitted
  * code keeps free of C++ destructors.
  *
+ * Hooks. The emulated machine (cairn_coopdev.h) runs a device region's
+ * blocks on these teams, and a guard that fails in one of its threads must
+ * trap as an emulated lane does: its `enter` hook points the thread's
+ * emulated lane (cn_emu_lane_now) at the launch and at cn_coop_trap_exit(th),
+ * so the guard longjmps here and cancels the region. Its `stop` hook says
+ * whether the machine is poisoned (a lane of other work trapped): then no
+ * further block starts, as no further index of a lane does, the finish does
+ * not run, and cn_coop_run_hooked returns false. This header stays free of
+ * the device seam: the hooks are plain function pointers.
+ *
  * Threads' stacks are CN_COOP_STACK bytes; each thread finds its floor for the
  * stack check and has an alternate signal stack, freed when it ends. A region
  * run from a lane of the pool, or a pool region run from a thread here, does
@@ -160,6 +175,21 @@ extern long syscall(long number, ...);
 /* A thread's stack: 2 * 1024 threads of 1 MiB is 2 GiB of address space, and
  * the stack check (cairn_proc.h) stops a body that needs more with a guard. */
 #define CN_COOP_STACK ((size_t)1 << 20)
+/* glibc carves a thread's static TLS from the top of the stack it is given,
+ * and the thread sanitizer keeps its per-thread state there: measured, about
+ * 790 KiB of a 1 MiB stack, which left a body's first call below the stack
+ * check's floor (a false "stack overflow"). Under TSan each thread gets this
+ * much more. */
+#if defined(__SANITIZE_THREAD__)
+#define CN_COOP_STACK_TLS ((size_t)2 << 20)
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CN_COOP_STACK_TLS ((size_t)2 << 20)
+#endif
+#endif
+#ifndef CN_COOP_STACK_TLS
+#define CN_COOP_STACK_TLS ((size_t)0)
+#endif
 #define CN_COOP_WARP 32
 /* How often a waiter yields its CPU before it sleeps. With many more threads
  * than CPUs, the thread everyone waits for is usually runnable: a few yields
@@ -241,7 +271,15 @@ struct cn_coop_thread {
     jmp_buf exit;
 };
 
+/* The emulated machine's hooks (see "Hooks"); either may be NULL. */
+struct cn_coop_hooks {
+    void (*enter)(void *arg, struct cn_coop_thread *th);
+    bool (*stop)(void *arg);
+    void *arg;
+};
+
 struct cn_coop_region {
+    const struct cn_coop_hooks *hooks; /* NULL on the host */
     size_t G;
     unsigned T;
     const struct cn_coop_layout *body_layout, *finish_layout;
@@ -444,6 +482,13 @@ static inline void cn_coop_next_block(struct cn_coop_slot *s)
     size_t b = cn_atomic_load(&r->next_block, relaxed);
     while (b < r->G && !cn_atomic_cas(&r->next_block, &b, b + 1))
         ;
+    if (r->hooks && r->hooks->stop && r->hooks->stop(r->hooks->arg)) {
+        /* the machine is poisoned: no block starts, no finish runs */
+        cn_atomic_store(&r->cancelled, 1, seq_cst);
+        cn_atomic_fetch_sub(&r->slots_left, 1, acq_rel);
+        s->next = CN_COOP_DONE;
+        return;
+    }
     if (b < r->G) {
         s->block = b;
         s->next = CN_COOP_BLOCK;
@@ -487,6 +532,9 @@ static inline void *cn_coop_thread_main(void *arg)
     struct cn_coop_thread *th = (struct cn_coop_thread *)arg;
     cn_pool_lane_depth = 1;
     cn_stack_find();
+    const struct cn_coop_hooks *h = th->slot->r->hooks;
+    if (h && h->enter)
+        h->enter(h->arg, th);
 #if CN_PROC_POSIX
     void *alt = malloc(CN_ALTSTACK_SIZE);
     cn_stack_altstack(alt, CN_ALTSTACK_SIZE);
@@ -549,7 +597,7 @@ static inline void cn_coop_start_and_join(struct cn_coop_region *r)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, CN_COOP_STACK);
+    pthread_attr_setstacksize(&attr, CN_COOP_STACK + CN_COOP_STACK_TLS);
     size_t n = (size_t)r->nslots * r->T;
     for (size_t i = 0; i < n; i++) {
         struct cn_coop_thread *th = &r->threads[i];
@@ -564,10 +612,11 @@ static inline void cn_coop_start_and_join(struct cn_coop_region *r)
         pthread_join(r->threads[i].tid, NULL);
 }
 
-/* Run G blocks of T threads, then the finish once; false when a thread trapped. */
-static inline bool cn_coop_run(size_t G, unsigned T, const struct cn_coop_layout *body_layout,
-                               cn_coop_body_fn body, const struct cn_coop_layout *finish_layout,
-                               cn_coop_body_fn finish, void *ctx)
+/* Run G blocks of T threads, then the finish once; false when a thread
+ * trapped (or hooks->stop ended the region). hooks: NULL on the host. */
+static inline bool cn_coop_run_hooked(size_t G, unsigned T, const struct cn_coop_layout *body_layout,
+                                      cn_coop_body_fn body, const struct cn_coop_layout *finish_layout,
+                                      cn_coop_body_fn finish, void *ctx, const struct cn_coop_hooks *hooks)
 {
     if (T < CN_COOP_WARP || T > 1024 || T % CN_COOP_WARP)
         cn_coop_die("a block's threads must be a whole number of warps from 32 to 1024", " (a compiler bug)");
@@ -579,6 +628,7 @@ static inline bool cn_coop_run(size_t G, unsigned T, const struct cn_coop_layout
     struct cn_coop_region *r = (struct cn_coop_region *)calloc(1, sizeof *r);
     if (!r)
         cn_coop_die("out of memory for its threads", NULL);
+    r->hooks = hooks;
     r->G = G;
     r->T = T;
     r->body_layout = body_layout;
@@ -601,6 +651,14 @@ static inline bool cn_coop_run(size_t G, unsigned T, const struct cn_coop_layout
     cn_coop_free(r);
     free(r);
     return ok;
+}
+
+/* Run G blocks of T threads, then the finish once; false when a thread trapped. */
+static inline bool cn_coop_run(size_t G, unsigned T, const struct cn_coop_layout *body_layout,
+                               cn_coop_body_fn body, const struct cn_coop_layout *finish_layout,
+                               cn_coop_body_fn finish, void *ctx)
+{
+    return cn_coop_run_hooked(G, T, body_layout, body, finish_layout, finish, ctx, NULL);
 }
 
 /* ------------------------------------------------------------ barrier */

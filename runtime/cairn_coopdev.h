@@ -62,10 +62,9 @@
  * still counting. Two instances of one graph running at once share their
  * word, as they share every array they write.
  *
- * The emulated machine runs the region's blocks as lanes of the host pool
- * (each lane one block, names from the same dividers) and then the finish,
- * once, also for an empty grid: one launch counted, as on the device. The
- * block and finish functions run a whole block (the lowering's thread team).
+ * The emulated machine runs a region as the host does, on teams of real
+ * threads (cairn_coop.h), as one launch on the stream: see its section at
+ * the end of this file.
  *
  * What the compiler emits, for a region of T threads per block:
  *
@@ -772,53 +771,90 @@ static __device__ __forceinline__ void cn_coopd_zero(unsigned char *p, size_t by
 
 #else /* CN_DEV_EMULATED */
 
+/*
+ * A region on the emulated machine runs as the host runs one: each block's
+ * T threads are real threads that meet at barriers, two blocks at a time,
+ * with the host's warp operations, the same butterfly and the pattern fill
+ * of unzeroed shared arrays (cairn_coop.h, cn_coop_run_hooked; no second
+ * thread-team runtime). The compiler writes the region's body and finish a
+ * second time for it, in the host's lowering (emit_coop.c, the emitted
+ * file's `#if CN_DEV_EMULATED` section beside the CUDA kernel):
+ *
+ *   static void r1_ebody(void *e, size_t p, unsigned t, unsigned char *sh,
+ *                        struct cn_coop_thread *th)
+ *   {   const struct r1 *a = cn_coop_emu_args(e);   the launch's arguments
+ *       size_t b0, b1, b2; cn_coop_emu_names(e, p, &b0, &b1, &b2);
+ *       ... the body: cn_coop_barrier(th), cn_coop_reduce_u32(th, ...) ... }
+ *   static const struct cn_coop_layout r1_ebody_layout = {...};
+ *   static const char r1_k_what[] = "cooperative region at f.cairn:3:5 in fn g";
+ *   CN_COOP_TEAMS(r1_k, r1_ebody, &r1_ebody_layout, T)
+ *     (or CN_COOP_TEAMS_FINISH(r1_k, r1_ebody, &.._layout, r1_efinish, &.._layout, T))
+ *
+ * and the launch is the device's, cn_coop_launch(s, &r1_k, &grid, &args):
+ * device work on the stream like any kernel (counted once, logged, queued,
+ * skipped once the machine is poisoned), whose blocks' names come from the
+ * grid's dividers as on the device, the finish once after every block, also
+ * for an empty grid.
+ *
+ * A failed guard in a thread traps as an emulated lane does: each thread's
+ * emulated lane (cn_emu_lane_now) names the launch and, as its trap exit,
+ * the thread's cn_coop_trap_exit, so cn_emu_trap_text records the message
+ * in the stream, poisons the machine and longjmps out of the body; the
+ * region is cancelled (every thread leaves at its next barrier, no block
+ * starts, the finish does not run) and the next wait aborts with the
+ * guard's line, as on the device. A machine poisoned by other work stops
+ * the region where its next block would start.
+ */
+#include "cairn_coop.h"
+
 struct cn_coop_kernel {
     const char *name;
     unsigned threads;
     bool finish;
-    cn_dev_lanes_fn blocks; /* region blocks [lo, hi) of a struct cn_coop_emu */
-    cn_dev_lanes_fn last;   /* the finish (lo, hi unused) */
+    const struct cn_coop_layout *body_layout, *finish_layout;
+    cn_coop_body_fn body, last; /* last: the finish, or NULL */
 };
 
-/* What the pool's lanes see: the region's arguments and its grid. */
+/* What a launch's threads see: the region's arguments, its grid, and the
+ * launch as the emulated machine's trap path names it. */
 struct cn_coop_emu {
     const void *args;
     const struct cn_coop_grid *grid;
+    struct cn_emu_launch *launch;
 };
 
-#define CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                \
-    static void NAME##_blocks(void *e, size_t lo, size_t hi)                                 \
-    {                                                                                        \
-        const struct cn_coop_emu *E = (const struct cn_coop_emu *)e;                         \
-        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++) {                             \
-            size_t b0, b1, b2;                                                               \
-            cn_coop_names(E->grid, p, &b0, &b1, &b2);                                        \
-            BLOCK((const ARGS *)E->args, b0, b1, b2);                                        \
-        }                                                                                    \
-    }
+static inline const void *cn_coop_emu_args(const void *e) { return ((const struct cn_coop_emu *)e)->args; }
 
-/* One version: every operation checked. */
-#define CN_COOP_FAST_TEMPLATE
-#define CN_FAST_OP(op, T, a, b, ...) cn_##op##_##T(a, b, __VA_ARGS__)
-#define CN_FAST_IDX(i, n, ...) cn_idx_u(i, n, __VA_ARGS__)
-#define CN_FAST 0
+/* Block p's names, from the grid's dividers as on the device. */
+static inline void cn_coop_emu_names(const void *e, size_t p, size_t *b0, size_t *b1, size_t *b2)
+{
+    cn_coop_names(((const struct cn_coop_emu *)e)->grid, p, b0, b1, b2);
+}
 
-#define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
-    CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                    \
-    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, false, NAME##_blocks, NULL};
+#define CN_COOP_TEAMS(NAME, BODY, BODY_LAYOUT, THREADS)                                      \
+    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, false, BODY_LAYOUT, NULL, BODY, NULL};
 
-#define CN_COOP_KERNEL_FINISH(NAME, ARGS, BLOCK, FINISH, THREADS, FILE, LINE, COL)          \
-    CN_COOP_EMU_BLOCKS(NAME, ARGS, BLOCK)                                                    \
-    static void NAME##_last(void *e, size_t lo, size_t hi)                                   \
-    {                                                                                        \
-        FINISH((const ARGS *)((const struct cn_coop_emu *)e)->args);                         \
-        (void)lo, (void)hi;                                                                  \
-    }                                                                                        \
-    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, true, NAME##_blocks, NAME##_last};
+#define CN_COOP_TEAMS_FINISH(NAME, BODY, BODY_LAYOUT, FINISH, FINISH_LAYOUT, THREADS)       \
+    static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, true, BODY_LAYOUT, FINISH_LAYOUT, BODY, FINISH};
 
-/* The region's blocks on the pool, then its finish on this thread, once
- * (also for an empty grid), each behind the emulated trap trampoline; one
- * launch counted, as the device makes one. */
+/* Each thread of the launch is a lane of it for the trap path: a failed
+ * guard longjmps to the thread's way out of the region. The thread is new,
+ * and ends with the region, so nothing needs putting back. */
+static inline void cn_coop_emu_enter(void *e, struct cn_coop_thread *th)
+{
+    cn_emu_lane_now.launch = ((struct cn_coop_emu *)e)->launch;
+    cn_emu_lane_now.trap_exit = cn_coop_trap_exit(th);
+}
+
+static inline bool cn_coop_emu_stop(void *e)
+{
+    (void)e;
+    return cn_emu_poisoned();
+}
+
+/* The region's blocks on teams of host threads, then its finish once (also
+ * for an empty grid), each thread behind the emulated trap path; one launch
+ * counted, as the device makes one. */
 static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_kernel *k,
                                   const struct cn_coop_grid *g, const void *args)
 {
@@ -827,16 +863,14 @@ static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_
     CN_DEV_COUNT(launch, 1);
     cn_dev_log_kernel(s, k->name);
     cn_dev_queued(s);
-    struct cn_coop_emu E = {args, g};
-    struct cn_dev_kernel kb = {k->name, k->threads, true, k->blocks};
-    struct cn_emu_launch L = {&kb, &E, s};
-    if (!cn_emu_poisoned() && g->total)
-        cn_pool_for((size_t)g->total, cn_emu_run_lanes, &L);
-    if (!cn_emu_poisoned() && k->finish) {
-        struct cn_dev_kernel kf = {k->name, k->threads, true, k->last};
-        struct cn_emu_launch F = {&kf, &E, s};
-        cn_emu_run_lanes(&F, 0, 1);
-    }
+    if (cn_emu_poisoned()) /* nothing queued after a trap runs */
+        return;
+    struct cn_dev_kernel kd = {k->name, k->threads, true, NULL};
+    struct cn_emu_launch L = {&kd, args, s};
+    struct cn_coop_emu E = {args, g, &L};
+    struct cn_coop_hooks H = {cn_coop_emu_enter, cn_coop_emu_stop, &E};
+    (void)cn_coop_run_hooked((size_t)g->total, k->threads, k->body_layout, k->body, k->finish_layout, k->last, &E,
+                             &H);
 }
 
 #endif /* CN_DEV_EMULATED */

@@ -708,12 +708,9 @@ void check_coop(Ctx *x, Node *s)
         if (s->coop.finish)
             local_storage(x, s, s->coop.finish, "finish");
     }
-    /* The emulated machine would run each block as a team of host threads
-     * (cairn_coopdev.h's emulated kernels run whole blocks); that lowering
-     * is not written yet, so --emulate refuses every region, on either side. */
-    if (x->c->emulate)
-        unsupported(x, s->span, "cooperative regions under --emulate (issue 13, continuing: build for the device, "
-                                "or run the region on host threads without --emulate)", NULL);
+    /* Under --emulate a region runs too: one on the host as on the host, one
+     * on the device on the emulated machine's teams of host threads
+     * (emit_coop.c, cairn_coopdev.h). */
 }
 
 static bool declared_in(const Node *body, const Node *s)

@@ -74,6 +74,8 @@ typedef struct {
     bool coop_device;     /* ... and it runs on the device: CUDA's barrier and warp intrinsics */
     const PtrMap *fast;   /* ... and these of its operations are proved at launch (emit_fast.c) */
     const PtrMap *fast_pre;   /* ... and these reads were loaded ahead: N_INDEX -> its C local */
+    Buf *coop_emu;        /* ... or it is a device region's body written for the emulated machine:
+                             the section its combine functions go to (emit_coop.c) */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
     Vec fn_bufs;          /* Buf*: the output of each level of function being written */

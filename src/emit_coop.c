@@ -35,6 +35,15 @@
  * warp operations are cn_coopd_* (__shfl_*_sync and the votes over the full
  * mask, the host's edge lanes, the host's butterfly); a failed guard traps
  * as a device lane's does.
+ *
+ * Under --emulate the same file runs on the emulated machine, so each device
+ * region is written twice (coop_emulated): first, under `#if
+ * CN_DEV_EMULATED`, its body and finish in the host's lowering (body_fn,
+ * reading the device struct through the launch and naming its block from
+ * the grid's dividers) with a CN_COOP_TEAMS(_FINISH) descriptor of the same
+ * name as the kernel's; then, under `#else`, the CUDA kernel above. The
+ * launch where the region stands is one text for both; cairn_coopdev.h
+ * runs the emulated one on cairn_coop.h's teams of real threads.
  */
 #include "emit.h"
 #include "par.h"
@@ -73,8 +82,9 @@ static void layout_of(Ex *x, Node *body, Layout *L)
     }
 }
 
-/* The static layout table, named, at file scope. */
-static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *name)
+/* The static layout table, named, at file scope: into OUT (the types, or
+ * the emulated section). */
+static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *name, Buf *out)
 {
     Buf b = {0};
     int k = 0;
@@ -94,7 +104,7 @@ static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *
     }
     buf_printf(x->a, &b, "static const struct cn_coop_layout %s = {%lld, %s, %d};\n\n", name, (long long)L->bytes,
                L->syms.n ? emit_fmt(x, "%s_arrays", name) : "NULL", L->syms.n);
-    buf_append(x->a, &x->types, &b);
+    buf_append(x->a, out, &b);
     return name;
 }
 
@@ -167,31 +177,122 @@ static const char **thread_exts(Ex *x, const Vec *text)
     return te;
 }
 
-/* One body function: the region's or its finish's. */
-static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **gext)
+/* The emulated machine's body function reads the device region's struct
+ * through the launch (cairn_coopdev.h, cn_coop_emu_args). */
+static void emu_unpack(Ex *x, Ctxt *u)
+{
+    emit_line(x, "const struct %s *cn_c = (const struct %s *)cn_coop_emu_args(cn_vc);", u->name, u->name);
+    for (int i = 0; i < u->fields.n; i++)
+        emit_line(x, "%s %s = cn_c->%s; (void)%s;", (const char *)u->ctypes.v[i], (const char *)u->fields.v[i],
+                  (const char *)u->fields.v[i], (const char *)u->fields.v[i]);
+}
+
+/* ... and names its block from the grid's dividers, as the device does. */
+static void emu_block_names(Ex *x, Node *s)
+{
+    static const char *const bv[3] = {"cn_b0", "cn_b1", "cn_b2"};
+    emit_line(x, "size_t cn_b0, cn_b1, cn_b2;");
+    emit_line(x, "cn_coop_emu_names(cn_vc, cn_block, &cn_b0, &cn_b1, &cn_b2);");
+    emit_line(x, "(void)cn_b0; (void)cn_b1; (void)cn_b2;");
+    for (int i = 0; i < s->coop.bsyms.n && i < 3; i++) {
+        Sym *b = s->coop.bsyms.v[i];
+        emit_line(x, "const size_t %s = %s;", b->cname, bv[i]);
+        emit_line(x, "(void)%s;", b->cname);
+    }
+}
+
+/* A body function's opening: its header, then its context's fields as
+ * locals. The host's goes among the definitions (with a prototype); the
+ * emulated machine's into EMU. */
+static void body_open(Ex *x, LaneFn *F, const char *header, Ctxt *u, Buf *emu)
+{
+    if (emu) {
+        lane_fn_open(x, F);
+        buf_printf(x->a, &F->out, "%s\n{\n", header);
+        emu_unpack(x, u);
+    } else {
+        lane_fn_begin(x, F, header);
+        ctx_unpack(x, u);
+    }
+}
+
+static void body_close(Ex *x, LaneFn *F, Buf *emu)
+{
+    if (!emu) {
+        lane_fn_end(x, F);
+        return;
+    }
+    buf_printf(x->a, &F->out, "}\n\n");
+    x->fn = F->saved;
+    buf_append(x->a, emu, &F->out);
+}
+
+/* The statements of a body in the host's lowering, its shared arrays at
+ * L's offsets (and, emulated, its combine functions into EMU). */
+static void body_stmts(Ex *x, Node *body, const Layout *L, Buf *emu)
+{
+    const Layout *saved = x->coop_layout;
+    Buf *saved_emu = x->coop_emu;
+    bool saved_dev = x->coop_device;
+    x->coop_layout = L;
+    x->coop_emu = emu;
+    x->coop_device = false;
+    emit_line(x, "{");
+    emit_block(x, body, false);
+    emit_line(x, "}");
+    x->coop_layout = saved;
+    x->coop_emu = saved_emu;
+    x->coop_device = saved_dev;
+}
+
+/* One body function: the region's or its finish's, in the host's lowering
+ * (threads meeting at cn_coop_barrier, the host's warp operations). With
+ * EMU it is a device region's, written for the emulated machine into EMU
+ * (the emitted file's CN_DEV_EMULATED section, with its layout and combine
+ * functions); without, a host region's, among the definitions. */
+static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **gext, Buf *emu)
 {
     Node *body = finish ? s->coop.finish : s->coop.body;
     const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
     Layout *L = arena_alloc(x->a, sizeof *L);
     layout_of(x, body, L);
-    const char *name = emit_fmt(x, "%s_%s", u->name, finish ? "finish" : "body");
+    const char *name = emit_fmt(x, "%s_%s%s", u->name, emu ? "e" : "", finish ? "finish" : "body");
     LaneFn F;
-    lane_fn_begin(x, &F, emit_fmt(x, "static void %s(void *cn_vc, size_t cn_block, unsigned cn_thread, unsigned char "
-                                     "*cn_shared, struct cn_coop_thread *cn_th)", name));
-    ctx_unpack(x, u);
+    body_open(x, &F, emit_fmt(x, "static void %s(void *cn_vc, size_t cn_block, unsigned cn_thread, unsigned char "
+                                 "*cn_shared, struct cn_coop_thread *cn_th)", name), u, emu);
     emit_line(x, "(void)cn_block; (void)cn_shared; (void)cn_th;");
-    if (!finish)
+    if (!finish && emu)
+        emu_block_names(x, s);
+    else if (!finish)
         names_from(x, &s->coop.bsyms, "cn_block", gext);
     names_from(x, tsyms, "(size_t)cn_thread", thread_exts(x, text));
-    const Layout *saved = x->coop_layout;
-    x->coop_layout = L;
-    emit_line(x, "{");
-    emit_block(x, body, false);
-    emit_line(x, "}");
-    x->coop_layout = saved;
-    lane_fn_end(x, &F);
-    layout_table(x, body, L, emit_fmt(x, "%s_layout", name));
+    body_stmts(x, body, L, emu);
+    body_close(x, &F, emu);
+    layout_table(x, body, L, emit_fmt(x, "%s_layout", name), emu ? emu : &x->types);
     return name;
+}
+
+/* A device region for the emulated machine: its body and finish in the
+ * host's lowering and its kernel descriptor, CN_COOP_TEAMS(_FINISH), in the
+ * emitted file's `#if CN_DEV_EMULATED` section, which this opens and whose
+ * `#else` it writes; the CUDA kernel follows it, then the `#endif`. One
+ * emitted file for every machine; the launch where the region stands is the
+ * same cn_exec_coop_launch (cairn_coopdev.h runs it on teams of threads). */
+static void coop_emulated(Ex *x, Node *s, Ctxt *u)
+{
+    Buf emu = {0};
+    buf_printf(x->a, &emu, "#if CN_DEV_EMULATED\n");
+    const char *body = body_fn(x, s, false, u, NULL, &emu);
+    const char *fin = s->coop.finish ? body_fn(x, s, true, u, NULL, &emu) : NULL;
+    buf_printf(x->a, &emu, "static const char %s_k_what[] = %s;\n", u->name, u->what);
+    if (fin)
+        buf_printf(x->a, &emu, "CN_COOP_TEAMS_FINISH(%s_k, %s, &%s_layout, %s, &%s_layout, %lld)\n", u->name, body, body,
+                   fin, fin, (long long)s->coop.threads);
+    else
+        buf_printf(x->a, &emu, "CN_COOP_TEAMS(%s_k, %s, &%s_layout, %lld)\n", u->name, body, body,
+                   (long long)s->coop.threads);
+    buf_printf(x->a, &emu, "#else /* the CUDA machine's kernel */\n\n");
+    buf_append(x->a, &x->kernels, &emu);
 }
 
 static void coop_device(Ex *x, Node *s);
@@ -238,8 +339,8 @@ void emit_coop(Ex *x, Node *s)
     const char *v = ctx_fill(x, &u);
     for (int i = 0; i < s->coop.bext.n && i < 3; i++)
         gext[i] = (const char *)u.fields.v[i];
-    const char *body = body_fn(x, s, false, &u, gext);
-    const char *fin = s->coop.finish ? body_fn(x, s, true, &u, gext) : NULL;
+    const char *body = body_fn(x, s, false, &u, gext, NULL);
+    const char *fin = s->coop.finish ? body_fn(x, s, true, &u, gext, NULL) : NULL;
     emit_line(x, "(void)cn_coop_run(%s, %lldu, &%s_layout, %s, %s, %s, &%s);", G, (long long)s->coop.threads, body,
               body, fin ? emit_fmt(x, "&%s_layout", fin) : "NULL", fin ? fin : "NULL", v);
     x->fn->indent--;
@@ -348,6 +449,7 @@ static void coop_device(Ex *x, Node *s)
     x->fn->indent--;
     emit_line(x, "}");
 
+    coop_emulated(x, s, &u); /* under CN_DEV_EMULATED; the CUDA kernel below is its #else */
     /* the layouts first: the body and the finish share one buffer of the larger's bytes */
     Layout *Lb = arena_alloc(x->a, sizeof *Lb), *Lf = arena_alloc(x->a, sizeof *Lf);
     layout_of(x, s->coop.body, Lb);
@@ -366,6 +468,7 @@ static void coop_device(Ex *x, Node *s)
     else
         buf_printf(x->a, &x->kernels, "CN_COOP_KERNEL(%s_k, struct %s, %s, %lld)\n\n", u.name, u.name, body,
                    (long long)s->coop.threads);
+    buf_printf(x->a, &x->kernels, "#endif /* CN_DEV_EMULATED */\n\n");
 }
 
 /* ------------------------------------------------------------ warp operations */
@@ -435,7 +538,7 @@ const char *emit_warp_reduce(Ex *x, Node *e)
         buf_printf(x->a, &d, "    %s a = (%s)cn_lo, b = (%s)cn_hi;\n", ct, ct, ct);
         buf_printf(x->a, &d, "    return (%s)(%s);\n}\n\n", u, emit_combine(x, e->collect.op, t, "a", "b", e->span));
     }
-    buf_append(x->a, x->coop_device ? &x->kernels : &x->types, &d);
+    buf_append(x->a, x->coop_device ? &x->kernels : x->coop_emu ? x->coop_emu : &x->types, &d);
     const char *v = emit_operand(x, e->collect.value);
     bool w;
     const char *bits = to_bits(x, t, v, &w);

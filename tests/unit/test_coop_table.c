@@ -17,8 +17,14 @@
  *   - the device blocks of a launch: min(total, wave), one wave at most
  *     CN_DEV_MAX_BLOCKS, and one block for an empty grid with a finish;
  *   - on the counting machine a region with a finish over a 3-D grid runs
- *     every block exactly once with the right names, then the finish once,
- *     and counts one launch; an empty grid runs the finish once and no block.
+ *     every block exactly once, on a team of T threads that meet at a
+ *     barrier, with the right names, then the finish once, and counts one
+ *     launch; an empty grid runs the finish once and no block;
+ *   - a machine poisoned by other work while a region runs stops it where
+ *     its next block would start (no finish, no thread left waiting);
+ *   - a thread that fails a guard there traps as an emulated lane does: the
+ *     message in the stream, the machine poisoned, the region cancelled (no
+ *     hang; the finish does not run), and a later launch runs nothing.
  *
  * Prints FAIL lines and a last line `N passed, N failed, N skipped`.
  */
@@ -170,41 +176,72 @@ static void device_blocks(void)
 
 /* ---- a region on the counting machine */
 
+/* The threads of a block: a team of real threads (cairn_coop.h). */
+#define REG_T 32
+
 struct reg {
     size_t g0, g1, g2;
-    uint32_t *hits;     /* per block: how often it ran */
-    uint32_t *bad;      /* names that do not give back the block's number */
+    uint32_t *hits;     /* per block: how many of its threads ran */
+    uint32_t *bad;      /* names that do not give back the block's number; a thread that
+                           passed the barrier before every thread of its block had arrived */
     uint64_t *partial;  /* per block: b0 + 3 * b1 + 5 * b2 */
     uint64_t *out;      /* out[0]: the finish's total; out[1]: finishes run */
+    size_t trap_at;     /* the block whose thread 5 fails a guard (SIZE_MAX: none) */
+    size_t poison_at;   /* the block whose thread 0 poisons the machine, as a trap in other
+                           work would (SIZE_MAX: none) */
 };
 
-static void reg_block(const struct reg *a, size_t b0, size_t b1, size_t b2)
+static void reg_body(void *e, size_t p, unsigned t, unsigned char *sh, struct cn_coop_thread *th)
 {
-    size_t p = b0 + a->g0 * (b1 + a->g1 * b2);
-    if (b0 >= a->g0 || b1 >= a->g1 || b2 >= a->g2)
+    const struct reg *a = (const struct reg *)cn_coop_emu_args(e);
+    size_t b0, b1, b2;
+    cn_coop_emu_names(e, p, &b0, &b1, &b2);
+    (void)sh;
+    if (b0 >= a->g0 || b1 >= a->g1 || b2 >= a->g2 || b0 + a->g0 * (b1 + a->g1 * b2) != p)
         __atomic_fetch_add(a->bad, 1, __ATOMIC_RELAXED);
+    if (p == a->trap_at && t == 5)
+        cn_dev_trap("coop.cairn", 7, 9, "a thread's guard");
+    if (p == a->poison_at && t == 0)
+        __atomic_store_n(&cn_emu_machine_global.poisoned, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&a->hits[p], 1, __ATOMIC_RELAXED);
-    a->partial[p] = b0 + 3 * b1 + 5 * b2;
+    cn_coop_barrier(th);
+    if (__atomic_load_n(&a->hits[p], __ATOMIC_RELAXED) != REG_T)
+        __atomic_fetch_add(a->bad, 1, __ATOMIC_RELAXED);
+    if (t == 0)
+        a->partial[p] = b0 + 3 * b1 + 5 * b2;
 }
 
-static void reg_finish(const struct reg *a)
+static void reg_finish(void *e, size_t p, unsigned t, unsigned char *sh, struct cn_coop_thread *th)
 {
+    const struct reg *a = (const struct reg *)cn_coop_emu_args(e);
+    (void)p, (void)sh, (void)th;
+    if (t != 0)
+        return;
     uint64_t s = 0;
-    for (size_t p = 0; p < a->g0 * a->g1 * a->g2; p++)
-        s += a->partial[p];
+    for (size_t q = 0; q < a->g0 * a->g1 * a->g2; q++)
+        s += a->partial[q];
     a->out[0] = s;
     a->out[1]++;
 }
 
+static const struct cn_coop_layout reg_layout = {0, NULL, 0};
 static const char reg_k_what[] = "region at coop.cairn:1:1";
-CN_COOP_KERNEL_FINISH(reg_k, struct reg, reg_block, reg_finish, 64, "coop.cairn", 1, 1)
+CN_COOP_TEAMS_FINISH(reg_k, reg_body, &reg_layout, reg_finish, &reg_layout, REG_T)
 
-static void emulated_region(size_t g0, size_t g1, size_t g2)
+static struct reg reg_new(size_t g0, size_t g1, size_t g2)
 {
     size_t n = g0 * g1 * g2;
     struct reg a = {g0, g1, g2, (uint32_t *)calloc(n + 1, 4), (uint32_t *)calloc(1, 4),
-                    (uint64_t *)calloc(n + 1, 8), (uint64_t *)calloc(2, 8)};
+                    (uint64_t *)calloc(n + 1, 8), (uint64_t *)calloc(2, 8), SIZE_MAX, SIZE_MAX};
     a.out[0] = 12345;
+    return a;
+}
+
+static void reg_free(struct reg *a) { free(a->hits), free(a->bad), free(a->partial), free(a->out); }
+
+static void emulated_region(size_t g0, size_t g1, size_t g2)
+{
+    struct reg a = reg_new(g0, g1, g2);
     struct cn_coop_grid g;
     cn_coop_grid_make(&g, g0, g1, g2);
     struct cn_dev_stream s;
@@ -217,15 +254,65 @@ static void emulated_region(size_t g0, size_t g1, size_t g2)
     for (size_t c = 0; c < g2; c++)
         for (size_t b = 0; b < g1; b++)
             for (size_t x = 0; x < g0; x++) {
-                once = once && a.hits[x + g0 * (b + g1 * c)] == 1;
+                once = once && a.hits[x + g0 * (b + g1 * c)] == REG_T;
                 want += x + 3 * b + 5 * c;
             }
-    char what[160];
-    snprintf(what, sizeof what, "grid %zu x %zu x %zu: every block once, names right, the finish once with the "
-             "total, one launch", g0, g1, g2);
+    char what[200];
+    snprintf(what, sizeof what, "grid %zu x %zu x %zu: every block once on a team of %d threads, names right, "
+             "the finish once with the total, one launch", g0, g1, g2, REG_T);
     check(once && *a.bad == 0 && a.out[1] == 1 && a.out[0] == want &&
           cn_dev_count_snapshot().launch == before + 1, what);
-    free(a.hits), free(a.bad), free(a.partial), free(a.out);
+    reg_free(&a);
+}
+
+/* Work on another stream traps while a region runs (here: a block poisons
+ * the machine as that trap would): no later block starts, as no later index
+ * of a lane does, the finish does not run, and the region ends, no thread
+ * left waiting. The machine is then made clean again for the next test. */
+static void emulated_stop(void)
+{
+    struct reg a = reg_new(200, 1, 1);
+    a.poison_at = 5;
+    struct cn_coop_grid g;
+    cn_coop_grid_make(&g, 200, 1, 1);
+    struct cn_dev_stream s;
+    cn_dev_stream_create(&s);
+    cn_coop_launch(&s, &reg_k, &g, &a);
+    size_t ran = 0;
+    for (size_t p = 0; p < 200; p++)
+        ran += a.hits[p] != 0;
+    /* at most the blocks the two teams had started when block 5 poisoned the machine */
+    check(cn_emu_poisoned() && !s.trapped && a.hits[5] == REG_T && ran <= 8 && a.out[1] == 0,
+          "a machine poisoned while a region runs: no later block starts, the finish does not run");
+    __atomic_store_n(&cn_emu_machine_global.poisoned, 0, __ATOMIC_RELEASE);
+    reg_free(&a);
+}
+
+/* Last: the machine stays poisoned for the rest of the process. */
+static void emulated_trap(void)
+{
+    struct reg a = reg_new(40, 1, 1);
+    a.trap_at = 3;
+    struct cn_coop_grid g;
+    cn_coop_grid_make(&g, 40, 1, 1);
+    struct cn_dev_stream s;
+    cn_dev_stream_create(&s);
+    cn_coop_launch(&s, &reg_k, &g, &a);
+    size_t ran = 0;
+    for (size_t p = 0; p < 40; p++)
+        ran += a.hits[p] != 0;
+    check(cn_emu_poisoned() && s.trapped && strstr(s.trap_text, "coop.cairn:7:9: guard failed: a thread's guard") &&
+          s.trap_kernel == reg_k.name, "a thread's failed guard: the message in its stream, the machine poisoned");
+    check(a.out[1] == 0 && a.out[0] == 12345 && ran < 40 && a.hits[3] < REG_T,
+          "a thread's failed guard: the region is cancelled, no later block starts, the finish does not run");
+    struct reg b = reg_new(4, 1, 1);
+    cn_coop_grid_make(&g, 4, 1, 1);
+    unsigned long before = cn_dev_count_snapshot().launch;
+    cn_coop_launch(&s, &reg_k, &g, &b);
+    check(b.hits[0] == 0 && b.out[1] == 0 && cn_dev_count_snapshot().launch == before + 1,
+          "after a trap a launch is counted and runs nothing");
+    reg_free(&a);
+    reg_free(&b);
 }
 
 int main(void)
@@ -242,6 +329,8 @@ int main(void)
     emulated_region(0, 4, 4);
     emulated_region(4, 0, 4);
     emulated_region(4, 4, 0);
+    emulated_stop();
+    emulated_trap();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);
     return failed != 0;
 }
