@@ -150,6 +150,39 @@ CN_PAR_ATOMIC_FLOAT(f64, double, uint64_t)
  *     the flush is the language's (numerics.md: "on the device an f32 add
  *     also flushes a subnormal operand or result to zero"), in shared memory
  *     as in global memory, whatever ptxas picks. */
+
+/* The update of an 8- or 16-bit element inside its aligned 32-bit word,
+ * which a device compare-and-swap loop applies (below): the word after the
+ * update of the `bits`-wide field at bit `sh` of w by op with the new
+ * bits v (and, for a cas, the expected bits e), and the field's old bits in
+ * *old. Plain integer code, so the suite checks it on the host for every
+ * pair of 8-bit values at every position (tests/coop/test_coop_atomics.sh). */
+enum { CN_SUB_ADD, CN_SUB_MIN, CN_SUB_MAX, CN_SUB_AND, CN_SUB_OR, CN_SUB_XOR, CN_SUB_CAS };
+
+static CN_HD inline int64_t cn_subword_num(uint32_t f, unsigned bits, bool sgn)
+{
+    return sgn ? (int64_t)((int32_t)(f << (32 - bits)) >> (32 - bits)) : (int64_t)f;
+}
+
+static CN_HD inline uint32_t cn_subword_update(uint32_t w, unsigned sh, unsigned bits, bool sgn, int op, uint32_t v,
+                                               uint32_t e, uint32_t *old)
+{
+    uint32_t low = (1u << bits) - 1, m = low << sh, f = (w & m) >> sh, r;
+    v &= low;
+    e &= low;
+    switch (op) {
+    case CN_SUB_ADD: r = f + v; break;
+    case CN_SUB_MIN: r = cn_subword_num(v, bits, sgn) < cn_subword_num(f, bits, sgn) ? v : f; break;
+    case CN_SUB_MAX: r = cn_subword_num(v, bits, sgn) > cn_subword_num(f, bits, sgn) ? v : f; break;
+    case CN_SUB_AND: r = f & v; break;
+    case CN_SUB_OR: r = f | v; break;
+    case CN_SUB_XOR: r = f ^ v; break;
+    default: r = f == e ? v : f; break;
+    }
+    *old = f;
+    return (w & ~m) | ((r << sh) & m);
+}
+
 #if defined(__CUDA_ARCH__)
 #define CN_DEV_RLX cuda::std::memory_order_relaxed
 
@@ -169,36 +202,16 @@ static __device__ inline uint32_t cn_shs_cas32(uint32_t a, uint32_t expected, ui
     return old;
 }
 
-enum { CN_SHS_ADD, CN_SHS_MIN, CN_SHS_MAX, CN_SHS_AND, CN_SHS_OR, CN_SHS_XOR, CN_SHS_CAS };
-
-/* An 8- or 16-bit field's value, sign-extended when its type is signed. */
-static __device__ inline int64_t cn_shs_num(uint32_t f, unsigned bits, bool sgn)
-{
-    return sgn ? (int64_t)((int32_t)(f << (32 - bits)) >> (32 - bits)) : (int64_t)f;
-}
-
-/* One update of the `bits`-wide element at p (v and e its new bits), by a
+/* One update of the `bits`-wide field at p (v and e its new bits), by a
  * compare-and-swap on its word. An update that leaves the word as the load
  * found it (a min that loses, a failed cas) writes nothing: the load is its
- * moment. Returns the element's old bits. */
+ * moment. Returns the field's old bits. */
 static __device__ inline uint32_t cn_shs_sub(const void *p, unsigned bits, bool sgn, int op, uint32_t v, uint32_t e)
 {
-    uint32_t a = cn_shs_addr(p), w = a & ~3u, sh = (a & 3u) * 8, low = (1u << bits) - 1, m = low << sh;
-    v &= low;
-    e &= low;
+    uint32_t a = cn_shs_addr(p), w = a & ~3u, sh = (a & 3u) * 8;
     uint32_t cur = cn_shs_load32(w);
     for (;;) {
-        uint32_t f = (cur & m) >> sh, r = f;
-        switch (op) {
-        case CN_SHS_ADD: r = f + v; break;
-        case CN_SHS_MIN: r = cn_shs_num(v, bits, sgn) < cn_shs_num(f, bits, sgn) ? v : f; break;
-        case CN_SHS_MAX: r = cn_shs_num(v, bits, sgn) > cn_shs_num(f, bits, sgn) ? v : f; break;
-        case CN_SHS_AND: r = f & v; break;
-        case CN_SHS_OR: r = f | v; break;
-        case CN_SHS_XOR: r = f ^ v; break;
-        default: r = f == e ? v : f; break;
-        }
-        uint32_t next = (cur & ~m) | ((r << sh) & m);
+        uint32_t f, next = cn_subword_update(cur, sh, bits, sgn, op, v, e, &f);
         if (next == cur)
             return f;
         uint32_t seen = cn_shs_cas32(w, cur, next);
@@ -209,13 +222,13 @@ static __device__ inline uint32_t cn_shs_sub(const void *p, unsigned bits, bool 
 }
 
 #define CN_SHS_SUB(T, C, BITS, SGN)                                           \
-    static __device__ inline C cn_shs_add_wrap_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_ADD, (uint32_t)v, 0); } \
-    static __device__ inline C cn_shs_min_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_MIN, (uint32_t)v, 0); } \
-    static __device__ inline C cn_shs_max_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_MAX, (uint32_t)v, 0); } \
-    static __device__ inline C cn_shs_and_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_AND, (uint32_t)v, 0); } \
-    static __device__ inline C cn_shs_or_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_OR, (uint32_t)v, 0); } \
-    static __device__ inline C cn_shs_xor_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_XOR, (uint32_t)v, 0); } \
-    static __device__ inline C cn_shs_cas_##T(C *p, C e, C d) { return (C)cn_shs_sub(p, BITS, SGN, CN_SHS_CAS, (uint32_t)d, (uint32_t)e); }
+    static __device__ inline C cn_shs_add_wrap_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_ADD, (uint32_t)v, 0); } \
+    static __device__ inline C cn_shs_min_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_MIN, (uint32_t)v, 0); } \
+    static __device__ inline C cn_shs_max_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_MAX, (uint32_t)v, 0); } \
+    static __device__ inline C cn_shs_and_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_AND, (uint32_t)v, 0); } \
+    static __device__ inline C cn_shs_or_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_OR, (uint32_t)v, 0); } \
+    static __device__ inline C cn_shs_xor_##T(C *p, C v) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_XOR, (uint32_t)v, 0); } \
+    static __device__ inline C cn_shs_cas_##T(C *p, C e, C d) { return (C)cn_shs_sub(p, BITS, SGN, CN_SUB_CAS, (uint32_t)d, (uint32_t)e); }
 CN_SHS_SUB(i8, int8_t, 8, true)
 CN_SHS_SUB(u8, uint8_t, 8, false)
 CN_SHS_SUB(i16, int16_t, 16, true)
@@ -224,7 +237,7 @@ CN_SHS_SUB(u16, uint16_t, 16, false)
 
 static __device__ inline bool cn_shs_cas_bool(bool *p, bool e, bool d)
 {
-    return cn_shs_sub(p, 8, false, CN_SHS_CAS, d ? 1u : 0u, e ? 1u : 0u) != 0;
+    return cn_shs_sub(p, 8, false, CN_SUB_CAS, d ? 1u : 0u, e ? 1u : 0u) != 0;
 }
 
 /* One instruction: atom.shared.OP.TY with the register kind R ("r": 32
