@@ -191,7 +191,7 @@ static __device__ inline uint32_t cn_shs_addr(const void *p) { return (uint32_t)
 static __device__ inline uint32_t cn_shs_load32(uint32_t a)
 {
     uint32_t v;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+    asm volatile("ld.relaxed.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
     return v;
 }
 

@@ -117,12 +117,14 @@ if command -v nvcc >/dev/null 2>&1; then
     } >"$T/every.cu"
     if nvcc -std=c++17 -x cu -ptx -arch=sm_90a -Iruntime -w -o "$T/every.ptx" "$T/every.cu" >"$T/every.log" 2>&1; then
         ok "every region update compiles for sm_90a" 0
+        ptxas -arch=sm_90a -o "$T/every.cubin" "$T/every.ptx" >"$T/ptxas.log" 2>&1
+        ok "... and ptxas assembles it ($(head -2 "$T/ptxas.log" | tr '\n' ' '))" "$?"
         sed -n '/\.entry .*k_shared/,/^}/p' "$T/every.ptx" >"$T/shared.ptx"
         sed -n '/\.entry .*k_outside/,/^}/p' "$T/every.ptx" >"$T/outside.ptx"
         ok "shared forms: no atomic outside shared memory ($(grep -E '^\s*atom\.' "$T/shared.ptx" | grep -v 'atom\.shared\.' | head -2 | tr -s ' \t' ' '))" \
             "$(! grep -E '^\s*atom\.' "$T/shared.ptx" | grep -qv 'atom\.shared\.'; echo $?)"
-        ok "shared forms: their loads are ld.volatile.shared (the kernel's own are its parameter and out's store)" \
-            "$(! grep -E '^\s*(ld|st)\.' "$T/shared.ptx" | grep -v 'ld\.param\|ld\.volatile\.shared\.u32\|st\.global\.u64' | grep -q .; echo $?)"
+        ok "shared forms: their loads are ld.relaxed.cta.shared (the kernel's own are its parameter and out's store)" \
+            "$(! grep -E '^\s*(ld|st)\.' "$T/shared.ptx" | grep -v 'ld\.param\|ld\.relaxed\.cta\.shared\.u32\|st\.global\.u64' | grep -q .; echo $?)"
         for i in add.u32 add.u64 min.s32 min.u32 min.s64 min.u64 max.s32 max.u32 max.s64 max.u64 and.b32 and.b64 \
                  or.b32 or.b64 xor.b32 xor.b64 cas.b32 cas.b64 add.f64; do
             ok "shared forms: atom.shared.$i" "$(grep -q "atom\.shared\.$i" "$T/shared.ptx"; echo $?)"
