@@ -13,7 +13,7 @@
  *   cn_pmul                          a checked integer product: zero, sign and
  *                                    magnitude (saturated past 2^64), exact enough
  *                                    to say whether the product fits
- *   cn_atomic_OP_T(p, v)             atomics on an element: seq_cst, old value
+ *   cn_atomic_OP_T(p, v)             atomics on an element (cairn_atomic.h)
  */
 #ifndef CAIRN_PAR_H
 #define CAIRN_PAR_H
@@ -134,99 +134,6 @@ static inline CN_HD cn_i128 cn_pmul_value(cn_pmul p)
     return p.neg ? -(cn_i128)p.mag : (cn_i128)p.mag;
 }
 
-/* --------------------------------------------------------------- atomics */
-
-/* Every update is sequentially consistent: an atomic counter handed out in
- * a region (a histogram bin, a slot index) must not be reordered with the
- * plain accesses around it, and relaxed order would allow that. Each
- * returns the element's old value. Signed integers wrap (the __atomic
- * builtins are two's complement, and so are the device's).
- *
- * In a device lane (nvcc's device pass, __CUDA_ARCH__) the same update goes
- * through libcu++'s cuda::atomic_ref at device scope, seq_cst: atom.add and
- * its kin, or a compare-and-swap loop where PTX has no instruction for the
- * width. A float add there is atom.add.f32/.f64, which flushes an f32
- * subnormal (numerics.md). */
-#if defined(__CUDACC__)
-#include <cuda/atomic>
-#define CN_DEV_ATOMIC_REF(C, p) cuda::atomic_ref<C, cuda::thread_scope_device>(*(p))
-#define CN_DEV_SEQ cuda::std::memory_order_seq_cst
-#endif
-#if defined(__CUDA_ARCH__)
-#define CN_PAR_ATOMIC_RMW(C, p, v, dev, host) return CN_DEV_ATOMIC_REF(C, p).dev(v, CN_DEV_SEQ)
-#else
-#define CN_PAR_ATOMIC_RMW(C, p, v, dev, host) return host(p, v, __ATOMIC_SEQ_CST)
-#endif
-
-#if defined(__CUDA_ARCH__)
-#define CN_PAR_ATOMIC_CAS(C, p, expected, desired)                            \
-    CN_DEV_ATOMIC_REF(C, p).compare_exchange_strong(expected, desired, CN_DEV_SEQ); \
-    return expected
-#define CN_PAR_ATOMIC_MINMAX(C, p, v, dev, cmp) return CN_DEV_ATOMIC_REF(C, p).dev(v, CN_DEV_SEQ)
-#else
-#define CN_PAR_ATOMIC_CAS(C, p, expected, desired)                            \
-    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-    return expected
-#define CN_PAR_ATOMIC_MINMAX(C, p, v, dev, cmp)                               \
-    C old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                             \
-    while (v cmp old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) \
-        ;                                                                     \
-    return old
-#endif
-
-#define CN_PAR_ATOMIC_INT(T, C)                                               \
-    static CN_HD inline C cn_atomic_add_wrap_##T(C *p, C v) { CN_PAR_ATOMIC_RMW(C, p, v, fetch_add, __atomic_fetch_add); } \
-    static CN_HD inline C cn_atomic_and_##T(C *p, C v) { CN_PAR_ATOMIC_RMW(C, p, v, fetch_and, __atomic_fetch_and); } \
-    static CN_HD inline C cn_atomic_or_##T(C *p, C v) { CN_PAR_ATOMIC_RMW(C, p, v, fetch_or, __atomic_fetch_or); } \
-    static CN_HD inline C cn_atomic_xor_##T(C *p, C v) { CN_PAR_ATOMIC_RMW(C, p, v, fetch_xor, __atomic_fetch_xor); } \
-    static CN_HD inline C cn_atomic_cas_##T(C *p, C expected, C desired) { CN_PAR_ATOMIC_CAS(C, p, expected, desired); } \
-    static CN_HD inline C cn_atomic_min_##T(C *p, C v) { CN_PAR_ATOMIC_MINMAX(C, p, v, fetch_min, <); } \
-    static CN_HD inline C cn_atomic_max_##T(C *p, C v) { CN_PAR_ATOMIC_MINMAX(C, p, v, fetch_max, >); }
-CN_PAR_ATOMIC_INT(i8, int8_t)
-CN_PAR_ATOMIC_INT(i16, int16_t)
-CN_PAR_ATOMIC_INT(i32, int32_t)
-CN_PAR_ATOMIC_INT(i64, int64_t)
-CN_PAR_ATOMIC_INT(u8, uint8_t)
-CN_PAR_ATOMIC_INT(u16, uint16_t)
-CN_PAR_ATOMIC_INT(u32, uint32_t)
-CN_PAR_ATOMIC_INT(u64, uint64_t)
-CN_PAR_ATOMIC_INT(usize, size_t)
-#undef CN_PAR_ATOMIC_INT
-
-static CN_HD inline bool cn_atomic_cas_bool(bool *p, bool expected, bool desired)
-{
-    CN_PAR_ATOMIC_CAS(bool, p, expected, desired);
-}
-#undef CN_PAR_ATOMIC_RMW
-#undef CN_PAR_ATOMIC_CAS
-#undef CN_PAR_ATOMIC_MINMAX
-
-/* A float add in whatever order the lanes arrive: on the host a
- * compare-and-swap loop on the bits, each add rounded once; in a device
- * lane the device's atomic add. */
-#if defined(__CUDA_ARCH__)
-#define CN_PAR_ATOMIC_FLOAT(T, C, B)                                          \
-    static CN_HD inline C cn_atomic_add_unordered_##T(C *p, C v)              \
-    {                                                                         \
-        return CN_DEV_ATOMIC_REF(C, p).fetch_add(v, CN_DEV_SEQ);              \
-    }
-#else
-#define CN_PAR_ATOMIC_FLOAT(T, C, B)                                          \
-    static CN_HD inline C cn_atomic_add_unordered_##T(C *p, C v)              \
-    {                                                                         \
-        B *q = (B *)(void *)p;                                                \
-        B old = __atomic_load_n(q, __ATOMIC_SEQ_CST), nw;                     \
-        C o, s;                                                               \
-        do {                                                                  \
-            memcpy(&o, &old, sizeof o);                                       \
-            s = o + v;                                                        \
-            memcpy(&nw, &s, sizeof nw);                                       \
-        } while (!__atomic_compare_exchange_n(q, &old, nw, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
-        return o;                                                             \
-    }
-#endif
-CN_PAR_ATOMIC_FLOAT(f32, float, uint32_t)
-CN_PAR_ATOMIC_FLOAT(f64, double, uint64_t)
-#undef CN_PAR_ATOMIC_FLOAT
+#include "cairn_atomic.h" /* cn_atomic_OP_T: the atomics, in lanes and regions */
 
 #endif

@@ -340,16 +340,54 @@ void numerics_add_exact_sum(Ctx *x, const Type *t)
 
 /* atomic_add_unordered's contract (numerics.md, "Atomic float addition"):
  * each partial sum rounded once, in the order the adds arrive; on the device
- * an f32 add flushes a subnormal operand or result to zero (atom.add.f32),
- * an f64 add and every host add (an emulated device one too) keep them. */
+ * an f32 add flushes a subnormal operand or result to zero (atom.add.f32 in
+ * global memory, the runtime's add.rn.ftz loop in shared memory), an f64 add
+ * and every host add (an emulated device one too) keep them; and the bound
+ * that follows, as the page states it, after k adds. */
 void numerics_add_atomic(Ctx *x, const Type *t, bool device)
 {
     bool flush = device && t->kind == TY_F32 && !x->c->emulate;   /* emulated: a host add, which keeps them */
+    const char *bound = t->kind == TY_F32 ? "k * 2^-23 * (|old| + sum |v|) + k * 2^-125, k < 2^22"
+                                          : "k * 2^-52 * (|old| + sum |v|), k < 2^51";
     numerics_push(x, arena_printf(x->a, "{\"op\": \"atomic_add\", \"from\": \"%s\", \"to\": \"%s\", \"rounding\": "
                                         "\"nearest-even\", \"order\": \"unspecified\", \"where\": \"%s\", "
-                                        "\"subnormals\": \"%s\"}",
+                                        "\"subnormals\": \"%s\", \"bound\": \"%s\"}",
                                   type_str(x->a, t), type_str(x->a, t), device ? "device" : "host",
-                                  flush ? "flushed" : "kept"));
+                                  flush ? "flushed" : "kept", bound));
+}
+
+/* Whether an atomic's element is one of a cooperative region's shared
+ * arrays: where its add runs is the region's place, which is known only
+ * once the whole region is checked (check_coop lists it then). */
+bool numerics_atomic_in_shared(Ctx *x, Node *el)
+{
+    Sym *root = view_root(el);
+    return x->fs && x->fs->coop && root && root->decl && root->decl->kind == N_SHARED;
+}
+
+static bool shared_atomic_visit(Node *n, void *ctx)
+{
+    void **c = ctx;
+    Ctx *x = c[0];
+    Node *region = c[1];
+    if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_ATOMIC_ADD_UNORDERED &&
+        n->call.args.n == 2) {
+        Node *el = n->call.args.v[0];
+        Sym *root = view_root(el);
+        if (el->ty && type_is_float(el->ty) && root && root->decl && root->decl->kind == N_SHARED)
+            numerics_add_atomic(x, el->ty, region->coop.device);
+    }
+    return true;
+}
+
+/* The float atomic adds on a region's shared arrays, listed where the
+ * region runs: on the device when it indexes a device view. */
+void numerics_add_region_atomics(Ctx *x, Node *region)
+{
+    void *c[2] = {x, region};
+    par_walk(region->coop.body, shared_atomic_visit, c);
+    if (region->coop.finish)
+        par_walk(region->coop.finish, shared_atomic_visit, c);
 }
 
 /* ---------------------------------------------------- closing brace */

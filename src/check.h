@@ -101,6 +101,8 @@ void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, cons
 void numerics_add_unordered(Ctx *x, const char *op, const Type *t);
 void numerics_add_exact_sum(Ctx *x, const Type *t);
 void numerics_add_atomic(Ctx *x, const Type *t, bool device);
+bool numerics_atomic_in_shared(Ctx *x, Node *el);   /* listed by numerics_add_region_atomics */
+void numerics_add_region_atomics(Ctx *x, Node *region);
 void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding,
                            const char *overflow);
 const char *fresh_cname(Ctx *x, const char *prefix, const char *id);

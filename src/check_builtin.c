@@ -497,7 +497,7 @@ Type *check_atomic(Ctx *x, Node *e, Builtin b)
     }
     for (int i = 1; i < want; i++)
         check_expectf(x, e->call.args.v[i], t, "the value %s takes", name, NULL, NULL);
-    if (fl)
+    if (fl && !numerics_atomic_in_shared(x, el))
         numerics_add_atomic(x, t, el->index.base->ty->place != PLACE_HOST && el->index.base->ty->place != PLACE_PINNED);
     return t;
 }

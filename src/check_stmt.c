@@ -703,6 +703,7 @@ void check_coop(Ctx *x, Node *s)
     }
     s->coop.threads = t;
     s->coop.device = lanes_end(x, &lp, arena_printf(x->a, "the cooperative region at line %d", s->span.line));
+    numerics_add_region_atomics(x, s);
     if (!x->generic_unknown) {
         local_storage(x, s, s->coop.body, "blocks");
         if (s->coop.finish)

@@ -762,6 +762,18 @@ const char *emit_par_collect(Ex *x, Node *e)
 
 /* ----------------------------------------------------------------- atomics */
 
+/* Which family of runtime/cairn_atomic.h an update calls: in a region on
+ * the device, a shared array's is a shared-memory atomic ("shared_") and an
+ * outside array's a relaxed one ("relaxed_"), which the phase rule makes
+ * enough; everywhere else the seq_cst update a lane needs (""). */
+static const char *atomic_family(const Ex *x, Node *el)
+{
+    if (!x->coop_device)
+        return "";
+    Sym *root = view_root(el);
+    return root && root->decl && root->decl->kind == N_SHARED ? "shared_" : "relaxed_";
+}
+
 const char *emit_par_atomic(Ex *x, Node *e)
 {
     x->uses_par = true;
@@ -779,8 +791,8 @@ const char *emit_par_atomic(Ex *x, Node *e)
             v[1] = tmp;
         }
     }
-    const char *name = builtin_name(b) + strlen("atomic_");
+    const char *name = builtin_name(b) + strlen("atomic_"), *fam = atomic_family(x, el);
     if (b == B_ATOMIC_CAS)
-        return emit_fmt(x, "cn_atomic_cas_%s(%s, %s, %s)", emit_suffix(t), p, v[1], v[2]);
-    return emit_fmt(x, "cn_atomic_%s_%s(%s, %s)", name, emit_suffix(t), p, v[1]);
+        return emit_fmt(x, "cn_atomic_%scas_%s(%s, %s, %s)", fam, emit_suffix(t), p, v[1], v[2]);
+    return emit_fmt(x, "cn_atomic_%s%s_%s(%s, %s)", fam, name, emit_suffix(t), p, v[1]);
 }
