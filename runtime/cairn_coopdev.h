@@ -343,6 +343,14 @@ static inline bool cn_iv_fine(struct cn_iv a) { return a.empty || !a.bad; }
 /* ... and lies below n: a marked index of a view of length n. */
 static inline bool cn_iv_below(struct cn_iv a, uint64_t n) { return a.empty || (!a.bad && a.hi < n); }
 
+/* Which version a launch runs, on stderr, in a build with
+ * -DCN_COOP_FAST_TRACE (tests/coop/test_coop_fast.sh); nothing otherwise. */
+#ifdef CN_COOP_FAST_TRACE
+#define CN_COOP_FAST_NOTE(what, fast) fprintf(stderr, "cairn: %s: the %s version\n", what, (fast) ? "fast" : "checked")
+#else
+#define CN_COOP_FAST_NOTE(what, fast) ((void)0)
+#endif
+
 /* ------------------------------------- the counters: host bookkeeping */
 
 /* Words of the table: each stream in use and each captured launch holds

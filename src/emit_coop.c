@@ -444,6 +444,7 @@ static void coop_device(Ex *x, Node *s)
     const char *proved = fast_prove(x, s, v, gv, &caps, fast);
     if (proved)
         emit_line(x, "%s.cn_fast = %s;", v, proved);
+    emit_line(x, "CN_COOP_FAST_NOTE(%s, %s.cn_fast);", u.what, v);
     emit_line(x, "cn_exec_coop_launch(cn_exec_get(), &%s_k, &%s, &%s);", u.name, grid, v);
     emit_dev_after_op(x);
     x->fn->indent--;

@@ -2,7 +2,7 @@
 # The device programs under compute-sanitizer, on a machine with a GPU, after tests/device/run.sh has
 # built them into OUTDIR/dev (default build/gpu): memcheck (with leak check) on every program whose
 # expectation is `run exit 0`, and racecheck and synccheck on those with block passes in shared
-# memory (collectors). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
+# memory (collectors, cooperative regions). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
 # run with the sanitizer's error summary, and a last line `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
@@ -28,7 +28,7 @@ for f in tests/dev/*.cairn tests/spec/d*.cairn; do
     exe="$OUTDIR/dev/$name/$name"
     [ -x "$exe" ] || { echo "SKIP $name: not built (run tests/device/run.sh first)"; skip=$((skip + 1)); continue; }
     one memcheck "$name" "$exe" --leak-check full
-    if grep -qE 'reduce|scan|compact' "$f"; then
+    if grep -qE 'reduce|scan|compact|^ *blocks [a-z]' "$f"; then
         one racecheck "$name" "$exe"
         one synccheck "$name" "$exe"
     fi
