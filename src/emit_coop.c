@@ -80,6 +80,10 @@ static void layout_of(Ex *x, Node *body, Layout *L)
         vec_push(x->a, &L->offs, (void *)(intptr_t)off);
         L->bytes = off + n * elem_bytes(s->buffer.sym->ty->elem);
     }
+    /* whole 8-byte words: an atomic on an 8- or 16-bit element updates the
+     * 32-bit word that holds it (cairn_atomic.h), which may reach past the
+     * last array's end (compute-sanitizer's memcheck saw u8[2] at the end) */
+    L->bytes = (L->bytes + 7) / 8 * 8;
 }
 
 /* The static layout table, named, at file scope: into OUT (the types, or
