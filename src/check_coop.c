@@ -56,6 +56,7 @@ typedef struct {
     PtrSet uniform;       /* conditions, loops and shared accesses whose value (index) is the same in
                              every thread of the block, as the uniformity pass found */
     PtrSet written;       /* Sym*: the outside arrays the body writes or updates atomically */
+    PtrMap ends;          /* Node* (an assignment) -> where its write happens (end_pos) */
 } Block;
 
 /* "t = 255" or "(tx = 3, ty = 1)". */
@@ -613,7 +614,29 @@ typedef struct {
 
 static int pos_of(const Node *n)
 {
-    return n ? n->span.line * 4096 + (n->span.col < 4095 ? n->span.col : 4095) : 0;
+    return n ? n->span.line * 4096 + (n->span.col < 4094 ? n->span.col : 4094) : 0;
+}
+
+static bool end_visit(Node *n, void *c)
+{
+    int *m = c, p = pos_of(n);
+    *m = p > *m ? p : *m;
+    return true;
+}
+
+/* Where an assignment's write happens: after everything the statement
+ * reads, so just past the last of its parts, whichever line that is on
+ * (the same in every thread). */
+static int end_pos(Block *B, Node *n)
+{
+    intptr_t p = (intptr_t)ptrmap_get(&B->ends, n);
+    if (!p) {
+        int m = 0;
+        walk_tree(n, WALK_CODE, end_visit, &m);
+        p = m + 1;
+        ptrmap_put(B->a, &B->ends, n, (void *)p);
+    }
+    return (int)p;
 }
 
 static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
@@ -718,7 +741,7 @@ static void run_assign(Run *r, Node *n)
         if (n->assign.op != T_ASSIGN)   /* s[i] += v reads s[i] first */
             record(r, lhs, lhs->index.base, lhs->index.index, EV_READ, pos_of(lhs));
         /* the write happens after everything the statement reads */
-        record(r, lhs, lhs->index.base, lhs->index.index, EV_WRITE, pos_of(n) + 4095);
+        record(r, lhs, lhs->index.base, lhs->index.index, EV_WRITE, end_pos(r->B, n));
     } else {
         run_expr(r, lhs);
     }
@@ -1208,7 +1231,7 @@ static bool written_visit(Node *n, void *c)
 
 static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, const Vec *tsyms, const Vec *text)
 {
-    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false, {0}, {0}};
+    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false, {0}, {0}, {0}};
     if (tsyms->n < 1 || tsyms->n > 3 || tsyms->n != text->n)
         return;
     for (int i = 0; i < tsyms->n; i++) {
