@@ -621,22 +621,29 @@ static bool pinned_alike(const Glob *g, const GAcc *X, const GAcc *Y, const SKey
     return false;
 }
 
-/* Where two accesses' names' parts are equal (s, the split of X), do equal
- * parts mean one thread? The part takes each value once (its weights, the
- * conditions both hold), and each name it leaves out is pinned alike in
- * both, or has one value. */
-static bool one_thread_where_equal(const Glob *g, const GAcc *X, const GAcc *Y, const Split *s)
+/* The names' part of a split index: the sum of each name times its weight. */
+static bool names_part(const Glob *g, const Split *s, SForm *L)
 {
-    SForm L = sform_const(0);
+    *L = sform_const(0);
     for (int i = 0; i < g->nnames; i++) {
         SForm key = sform_key(g->names[i]), p;
-        if (!sform_mul(&p, &s->w[i], &key) || !sform_add(&L, &L, &p, 1))
+        if (!sform_mul(&p, &s->w[i], &key) || !sform_add(L, L, &p, 1))
             return false;
     }
+    return true;
+}
+
+/* Where two accesses' parts L (a sum over keys: the names, and a counter
+ * where counter_as_name says) are equal, do equal parts mean one thread? L
+ * takes each value once (its weights, the conditions both hold), and each
+ * name it leaves out is pinned alike in both, or has one value. */
+static bool one_thread_where_equal(const Glob *g, const GAcc *X, const GAcc *Y, const SForm *L, const SKey **keys,
+                                   int nk)
+{
     Term t[MAX_NAMES + 8];
     const SKey *left[MAX_NAMES + 8];
     int n, nleft;
-    if (!terms_of(&L, g->names, g->nnames, t, &n, left, &nleft))
+    if (!terms_of(L, keys, nk, t, &n, left, &nleft))
         return false;
     GAcc both = *X;   /* the conditions X and Y both hold */
     both.nconds = 0;
@@ -654,6 +661,57 @@ static bool one_thread_where_equal(const Glob *g, const GAcc *X, const GAcc *Y, 
             return false;
     }
     return true;
+}
+
+/* The loop part of an index as coef * k, one counter k with a weight the
+ * same in every thread (256 * g * steps(i)); false when it is not. */
+static bool one_counter(const SForm *loops, const SKey **k, SForm *coef)
+{
+    SForm rest;
+    SNum r;
+    if (loops->any || loops->n == 0)
+        return false;
+    *k = NULL;
+    for (int j = 0; j < loops->t[0].deg && !*k; j++)
+        if (loops->t[0].v[j]->kind == SK_COUNTER)
+            *k = loops->t[0].v[j];
+    return *k && sform_split(loops, *k, coef, &rest) && sform_is_const(&rest, &r) && r == 0 && fixed_form(coef);
+}
+
+/* Two accesses whose indices are L + c * kx + F and L + c * ky + F, one
+ * counter each (two loops over one range, two strides alike, or one loop):
+ * the counter is one more name of the sum. They meet in two threads only if
+ * L + c * k takes a value twice over the wider of the two counters' ranges;
+ * when it does not (and the names it leaves out are pinned alike), equal
+ * values mean one thread and one iteration's value. */
+static bool counter_as_name(const Glob *g, const GAcc *X, const GAcc *Y, const Split *a, const Split *b)
+{
+    const SKey *kx, *ky;
+    SForm cx, cy;
+    if (!one_counter(&a->loops, &kx, &cx) || !one_counter(&b->loops, &ky, &cy) || !sform_equal(&cx, &cy))
+        return false;
+    SNum xl, xh, yl, yh;
+    if (!kx->lo || !kx->hi || !ky->lo || !ky->hi || !sform_lower(kx->lo, &xl) || !sform_upper(kx->hi, &xh) ||
+        !sform_lower(ky->lo, &yl) || !sform_upper(ky->hi, &yh))
+        return false;
+    const SKey *k = xl <= yl && xh >= yh ? kx : yl <= xl && yh >= xh ? ky : NULL;
+    if (!k)
+        return false;
+    Split z = *a;
+    z.loops = sform_const(0);
+    SForm key = sform_key(k), zf = sform_const(0), p;
+    for (int i = 0; i < g->nnames; i++) {
+        SForm name = sform_key(g->names[i]);
+        if (!sform_mul(&p, &z.w[i], &name) || !sform_add(&zf, &zf, &p, 1))
+            return false;
+    }
+    if (!sform_mul(&p, &cx, &key) || !sform_add(&zf, &zf, &p, 1))
+        return false;
+    const SKey *keys[MAX_NAMES + 1];
+    for (int i = 0; i < g->nnames; i++)
+        keys[i] = g->names[i];
+    keys[g->nnames] = k;
+    return one_thread_where_equal(g, X, Y, &zf, keys, g->nnames + 1);
 }
 
 /* Can a thread's access X and another thread's access Y (of one array)
@@ -684,16 +742,23 @@ static bool apart(const Glob *g, const GAcc *X, const GAcc *Y)
     }
     SForm fd;
     SNum c0, al, ah, bl, bh, lo, hi;
-    if (!sform_add(&fd, &b.fixed, &a.fixed, -1) || !sform_is_const(&fd, &c0) || !sform_lower(&a.loops, &al) ||
-        !sform_upper(&a.loops, &ah) || !sform_lower(&b.loops, &bl) || !sform_upper(&b.loops, &bh) ||
-        __builtin_sub_overflow(bl, ah, &lo) || __builtin_sub_overflow(bh, al, &hi) ||
+    if (!sform_add(&fd, &b.fixed, &a.fixed, -1) || !sform_is_const(&fd, &c0))
+        return false;
+    if (c0 == 0 && counter_as_name(g, X, Y, &a, &b))
+        return true;
+    if (!sform_lower(&a.loops, &al) || !sform_upper(&a.loops, &ah) || !sform_lower(&b.loops, &bl) ||
+        !sform_upper(&b.loops, &bh) || __builtin_sub_overflow(bl, ah, &lo) || __builtin_sub_overflow(bh, al, &hi) ||
         __builtin_add_overflow(lo, c0, &lo) || __builtin_add_overflow(hi, c0, &hi))
         return false;
     if (nonzero_multiple_in(gd, lo, hi))
         return false;
     if (lo > 0 || hi < 0)
         return true;
-    return one_thread_where_equal(g, X, Y, &a);
+    SForm L;
+    const SKey *keys[MAX_NAMES];
+    for (int i = 0; i < g->nnames; i++)
+        keys[i] = g->names[i];
+    return names_part(g, &a, &L) && one_thread_where_equal(g, X, Y, &L, keys, g->nnames);
 }
 
 static void check_array(Glob *g, const Sym *arr)

@@ -107,14 +107,16 @@ class OutOfBounds(Exception):
 
 
 class Thread:
-    """What one thread does: its events in order. An access is (phase, array, element, kind, step,
-    line) with kind 'R', 'W' or 'A' (atomic), kept in sh (shared arrays) or acc (outside arrays); a
-    barrier or warp operation is (step, line)."""
+    """What one thread does: its events in order, and the values it reads and writes. An access is
+    (phase, array, element, kind, step, line) with kind 'R', 'W' or 'A' (atomic), kept in sh (shared
+    arrays) or acc (outside arrays); a barrier or warp operation is (step, line). mem holds the
+    arrays' values: the block's shared arrays (one list each, the block's threads share it) and the
+    outside ones (the grid's)."""
 
-    __slots__ = ("lens", "shared", "phase", "sh", "acc", "bars", "warps")
+    __slots__ = ("lens", "shared", "phase", "sh", "acc", "bars", "warps", "mem")
 
-    def __init__(self, lens, shared):
-        self.lens, self.shared, self.phase = lens, shared, 0
+    def __init__(self, lens, shared, mem):
+        self.lens, self.shared, self.phase, self.mem = lens, shared, 0, mem
         self.sh, self.acc, self.bars, self.warps = [], [], [], []
 
     def _rec(self, a, e, kind, step, line):
@@ -123,13 +125,21 @@ class Thread:
         (self.sh if a in self.shared else self.acc).append((self.phase, a, e, kind, step, line))
 
     def rd(self, a, e, step, line):
+        """Records a read of a[e] and gives its value."""
         self._rec(a, e, "R", step, line)
+        return self.mem[a][e]
 
-    def wr(self, a, e, step, line):
+    def wr(self, a, e, step, line, v=0):
+        """Records a write of v into a[e] (the value's reads are recorded first: it is an argument)."""
         self._rec(a, e, "W", step, line)
+        self.mem[a][e] = v
 
     def at(self, a, e, step, line):
+        """An atomic add of 1: records it, gives the old value."""
         self._rec(a, e, "A", step, line)
+        old = self.mem[a][e]
+        self.mem[a][e] = old + 1
+        return old
 
     def bar(self, step, line):
         self.bars.append((step, line))
@@ -180,13 +190,85 @@ class Shape:
         return "block (" + ", ".join(f"{n} = {v}" for n, v in zip(self.bnames, vals)) + ")"
 
 
-def run_block(fn, shape, lens, shared, g, b):
-    threads = []
-    for t in range(shape.T):
-        th = Thread(lens, shared)
-        fn(th, g, b, t)
-        threads.append(th)
+POISON = -7777              # what an unzeroed shared element holds until written
+
+
+def x_value(i):
+    """x's elements, small and uneven, so that values read from it differ from thread to thread."""
+    return (i * 7 + 3) % 10
+
+
+def run_block(fn, shape, lens, shared, unzeroed, g, b, outside):
+    """Runs one block's threads together, as the device does: a thread's model is a generator that
+    yields at each barrier (('bar',)) and each warp operation ((kind, step, args...)). Every thread
+    runs to its next such point, one after another; then the warps whose 32 threads all wait at a
+    warp operation get its result (a warp reduction's total, a shuffle's value from the lane it
+    names, a vote's answer); when no warp is whole, the threads that wait at warp operations get
+    results among the threads that are there (a warp split: the judge's E-COOP-WARP); when every
+    thread left waits at a barrier, they all go on. Within a phase the threads run one after another,
+    so a read sees what threads before it wrote: one order of the phase, the only one where the
+    program is race-free."""
+    mem = dict(outside)
+    for a in shared:
+        mem[a] = [POISON if a in unzeroed else 0] * lens[a]
+    threads = [Thread(lens, shared, mem) for _ in range(shape.T)]
+    gens = [fn(threads[t], g, b, t) for t in range(shape.T)]
+    wait = [None] * shape.T
+
+    def go(u, value):
+        try:
+            wait[u] = gens[u].send(value)
+        except StopIteration:
+            wait[u] = None
+
+    for u in range(shape.T):
+        if hasattr(gens[u], "send"):     # a model with no yield at all ran when it was called
+            go(u, None)
+    while True:
+        live = [u for u in range(shape.T) if wait[u] is not None]
+        if not live:
+            break
+        warps = {}
+        for u in live:
+            if wait[u][0] != "bar":
+                warps.setdefault(u // 32, []).append(u)
+        whole = [w for w, us in warps.items() if len(us) == 32]
+        if warps:
+            for w in (whole or list(warps)):
+                for u, v in warp_results({u: wait[u] for u in warps[w]}).items():
+                    go(u, v)
+            continue
+        for u in live:
+            go(u, None)
     return threads
+
+
+def warp_results(reqs):
+    """The results of the warp operations the lanes in reqs wait at, lane by lane: lanes at one
+    operation (one step) combine with each other only."""
+    out, by_step = {}, {}
+    for u, r in reqs.items():
+        by_step.setdefault(r[1], {})[u] = r
+    for rs in by_step.values():
+        kind = next(iter(rs.values()))[0]
+        lanes = sorted(rs)
+        if kind == "reduce":
+            vals = [rs[u][3] for u in lanes]
+            total = sum(vals) if rs[lanes[0]][2] == "+" else max(vals)
+            out.update({u: total for u in lanes})
+        elif kind in ("any", "all", "ballot"):
+            cs = {u: bool(rs[u][2]) for u in lanes}
+            ans = any(cs.values()) if kind == "any" else all(cs.values()) if kind == "all" else \
+                sum(1 << (u % 32) for u in lanes if cs[u])
+            out.update({u: ans for u in lanes})
+        else:                                # ("shfl", step, mode, arg, v)
+            for u in lanes:
+                mode, arg, own = rs[u][2], rs[u][3], rs[u][4]
+                lane = u % 32
+                src = {"xor": lane ^ arg, "down": lane + arg, "up": lane - arg, "idx": arg}[mode]
+                src = u - lane + src if 0 <= src < 32 else u
+                out[u] = rs[src][4] if src in rs else own
+    return out
 
 
 def sequences(shape, threads, key, g, b, group, code, what):
@@ -325,9 +407,12 @@ def judge_fn(fn, shape, lens, shared, unzeroed, uses_g):
     operations) are judged once: the rules inside a block see nothing else."""
     found, seen = {}, set()
     for g in (GS if uses_g else (max(GS),)):
-        runs = [run_block(fn, shape, lens, shared, g, b) for b in range(shape.blocks(g))]
+        outside = {a: ([x_value(i) for i in range(n)] if a == "x" else [0] * n)
+                   for a, n in lens.items() if a not in shared}
+        runs = [run_block(fn, shape, lens, shared, unzeroed, g, b, outside) for b in range(shape.blocks(g))]
         for b, threads in enumerate(runs):
             sig = hash(tuple((tuple(th.sh), tuple(th.bars), tuple(th.warps)) for th in threads))
+
             if sig in seen:
                 continue
             seen.add(sig)
