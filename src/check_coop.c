@@ -57,6 +57,7 @@ typedef struct {
                              every thread of the block, as the uniformity pass found */
     PtrSet written;       /* Sym*: the outside arrays the body writes or updates atomically */
     PtrMap ends;          /* Node* (an assignment) -> where its write happens (end_pos) */
+    Arena *keep;          /* what lives through every world's run (ends), where `a` is given back */
 } Block;
 
 /* "t = 255" or "(tx = 3, ty = 1)". */
@@ -634,7 +635,7 @@ static int end_pos(Block *B, Node *n)
         int m = 0;
         walk_tree(n, WALK_CODE, end_visit, &m);
         p = m + 1;
-        ptrmap_put(B->a, &B->ends, n, (void *)p);
+        ptrmap_put(B->keep, &B->ends, n, (void *)p);
     }
     return (int)p;
 }
@@ -1231,7 +1232,7 @@ static bool written_visit(Node *n, void *c)
 
 static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, const Vec *tsyms, const Vec *text)
 {
-    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false, {0}, {0}, {0}};
+    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false, {0}, {0}, {0}, NULL};
     if (tsyms->n < 1 || tsyms->n > 3 || tsyms->n != text->n)
         return;
     for (int i = 0; i < tsyms->n; i++) {
@@ -1247,6 +1248,7 @@ static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, 
     check_uniform(&B);
     if (B.failed)
         return;
+    B.keep = arena_new();
     /* world 0 first; it says how many undecided conditions around barriers
      * the block meets, and the other worlds follow */
     int worlds = 1;
@@ -1255,6 +1257,7 @@ static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, 
         if (w == 0)
             worlds = 1 << decisions;
     }
+    arena_free(B.keep);
 }
 
 typedef struct {

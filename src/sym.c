@@ -1242,6 +1242,31 @@ static const Sym *stride_of(Node *st, Node **amount, int *sign)
     return NULL;
 }
 
+/* The iterations a while loop's condition lets run, once its strides are
+ * bound: from each part `S * j + R < 0` (or <= 0) of it, with S a positive
+ * constant and R bounded below by R0, j < (-R0) / S rounded up (a for over
+ * the same progression has as many). false: no such part. */
+static bool while_trips(SEnv *e, Node *cond, const SKey *j, SNum *trips)
+{
+    SCond parts[8];
+    int n = sym_conds(e, cond, true, parts, 8);
+    bool found = false;
+    for (int i = 0; i < n; i++) {
+        SForm coef, rest;
+        SNum step, r0, lim;
+        if ((parts[i].op != T_LT && parts[i].op != T_LE) || !sform_split(&parts[i].d, j, &coef, &rest) ||
+            !sform_is_const(&coef, &step) || step <= 0 || !sform_lower(&rest, &r0))
+            continue;
+        /* S * j < -R0 (LT), <= -R0 (LE) */
+        SNum room = -r0 - (parts[i].op == T_LT ? 1 : 0);
+        lim = room < 0 ? 0 : room / step + 1;
+        if (!found || lim < *trips)
+            *trips = lim;
+        found = true;
+    }
+    return found;
+}
+
 SKey *senv_while_counter(SEnv *e, Node *loop)
 {
     Node *body = loop->loop.body;
@@ -1290,6 +1315,11 @@ SKey *senv_while_counter(SEnv *e, Node *loop)
         if (!sform_mul(&scaled, &step.f, &jf) || !sform_add(&f, &starts[i].f, &scaled, 1))
             continue;
         senv_bind(e, vs[i], val(f, starts[i].uniform && step.uniform));
+    }
+    SNum trips = 0;
+    if (j && while_trips(e, loop->loop.cond, j, &trips)) {
+        SForm hi = sform_const(trips);
+        j->hi = form_copy(e, &hi);
     }
     return j;
 }
