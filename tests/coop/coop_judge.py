@@ -10,7 +10,7 @@ finish"): a generator of small random regions and a brute-force judge of each.
 SEEDS is one seed (7), a list (1,2,3) or a range (1-20); COUNT programs are made from each seed.
 
 THE PROGRAMS. Each is one function `fn f(g:usize, out:rw<i32>[LEN], hist:rw<i32>[LEN],
-x:ro<i32>[LEN])` holding one region `blocks B in G threads T in X { ... }`: one to three names on
+x:ro<i32>[LEN], y:rw<i32>[LEN])` holding one region `blocks B in G threads T in X { ... }`: one to three names on
 each side (thread shapes from 32 to 256 threads, such as `t in 64`, `tx, ty in 16, 4`, `tx, ty, tz
 in 32, 2, 2`; grids `b in g`, `bx, by in g, 2`, `bx, by, bz in 2, g, 1`), shared arrays zeroed
 (`shared s1:i32[N] = zeroed;`) or not (`shared w1:i32[N];`), phases separated by barriers, `for k in
@@ -19,21 +19,36 @@ t % 2 == 0, t / 32 == w, tx == 31 && ty == 1, ty < 1) and on block names and g, 
 names, block names and loop counters (t, 63 - t, (t + 1) % 64, t * 2 + 1, t / 2, ty * 33 + tx,
 b * 64 + t, (b * 64 + t) * 8 + k ...), a tree reduction whose stride is a local (shr(32, k)), the
 spec's 33-wide tile transpose, warp operations (`reduce + warp yield v`, `shuffle_xor(v, 1)`) under
-warp-uniform and divergent conditions, and atomic updates (`atomic_add_wrap(hist[k], 1)`, also on
-shared arrays), sometimes beside plain accesses. Barriers sit at top level, in loops, under
-block-uniform conditions and (on purpose, sometimes) under thread-dependent ones. Each piece keeps to
-a discipline that makes it legal (each phase writes a shared array only at a one-to-one index of the
-thread and reads it only there; an outside array has one layout whose elements each belong to one
-thread of one block) unless the generator means to break it, which it does in about half the
-programs. No index or condition depends on data, so one run of each thread is all it can do.
+warp-uniform and divergent conditions, under votes (`warp_any(c)`, `warp_all(c)`, `!warp_all(c)`,
+`warp_ballot(c) != 0`, c on the thread's names or on a value) and under a warp reduction's answer,
+and atomic updates (`atomic_add_wrap(hist[k], 1)`, also on shared arrays), sometimes beside plain
+accesses. While loops: a grid-stride loop over y (i from the block's and thread's place by the grid's
+threads, `i += g * 64`), a block-stride loop that covers a shared array (`j += 64`), and
+`let mut k = 0; while k < K { ...; barrier; k += 1; }`. A phase may write a shared array at an index
+the same in every thread (g % n, (b + 3) % n, a loop counter) from one pinned thread. Barriers sit
+at top level, in loops, under block-uniform conditions, under conditions on a shared element read at
+an index the same in every thread (s[g % 64] > 2), and (on purpose, sometimes) under thread-dependent
+ones or votes. Each piece keeps to a discipline that makes it legal (each phase writes a shared array
+only at a one-to-one index of the thread and reads it only there; an outside array has one layout
+whose elements each belong to one thread of one block) unless the generator means to break it, which
+it does in about half the programs.
 
-Each program is made twice, in step: as CAIRN text and as a Python function thread(L, g, b, t) of
+Each program is made twice, in step: as CAIRN text and as a Python generator thread(L, g, b, t) of
 the flat block number and the flat thread number (tx + X * ty + X * Y * tz) that runs the thread and
 records, through L, every barrier and warp operation it reaches and every element it reads, writes or
 updates atomically, each with its phase (the barriers this thread has passed), its step and its line.
+It computes values too: L's reads give the element's value (the block's shared arrays, zeroed or
+holding a poison value; the grid's outside arrays), writes store one, and the thread yields at each
+barrier and warp operation. The judge runs a block's threads together (run_block): each thread runs
+to its next barrier or warp operation; a warp whose 32 threads wait at a warp operation gets its
+result (a reduction's total, a shuffled value, a vote's answer); when every thread left waits at a
+barrier, all go on. So conditions on values (a shared element, a vote) take the values the device
+would give a race-free program.
 A step places an access in the body's order, loops unrolled: a tuple (statement, iteration,
 statement, ..., part), where part 0 is the statement's reads and part 1 its write, so tuples compare
-as the body runs. The model shares nothing with the checker's reasoning: it executes.
+as the body runs. The model shares nothing with the checker's reasoning: it executes. Every program is run on two
+contents of x (uneven from thread to thread, and 9 or 0 by warps, so that votes differ between
+warps); what it breaks on either, it breaks.
 
 THE JUDGE runs every thread of every block for g in 1..4 (only g = 4 when the body does not name g:
 a block's run does not depend on g then, so the larger grid holds every smaller one's blocks). Its
@@ -53,7 +68,7 @@ states them, made concrete:
   E-COOP-UNWRITTEN  a thread reads (or updates atomically) an element of an unzeroed shared array
                     that neither it wrote at an earlier step nor any thread wrote in an earlier
                     phase ("by that thread earlier or by any thread before a barrier between them").
-  E-COOP-GLOBAL     an element of an outside array (out, hist) is written by two threads (of one
+  E-COOP-GLOBAL     an element of an outside array (out, hist, y) is written by two threads (of one
                     block or two), or read by one thread and written by another. A thread's own
                     reads of what it writes are allowed. Barriers do not matter: nothing orders blocks.
   E-ATOMIC-MIXED    an outside array is updated atomically by some thread and read or written plainly
