@@ -171,6 +171,9 @@ bool coop_warp_place(Ctx *x, Node *e, const char *what);   /* a warp operation i
 void coop_rules(Ctx *x);
 /* ---- coop_global.c: arrays from outside a region (E-COOP-GLOBAL) */
 void coop_global(Ctx *x, Arena *scratch, Node *region, bool finish);
+/* The atomic update e's value comes from (through lets and assignments in
+ * body), for messages: an index an atomic counter hands out. NULL: none. */
+Node *coop_atomic_origin(Node *body, Node *e);
 
 /* ---- check_par.c: lanes and plans (issue 4), the parallel-rules pass */
 void check_par_program(Ctx *x);             /* after every body is typed */

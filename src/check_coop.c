@@ -53,6 +53,11 @@ typedef struct {
     int nt;
     int64_t T;
     bool failed;          /* a rule reported: the next ones would only echo it */
+    PtrSet uniform;       /* conditions, loops and shared accesses whose value (index) is the same in
+                             every thread of the block, as the uniformity pass found */
+    PtrSet written;       /* Sym*: the outside arrays the body writes or updates atomically */
+    PtrMap ends;          /* Node* (an assignment) -> where its write happens (end_pos) */
+    Arena *keep;          /* what lives through every world's run (ends), where `a` is given back */
 } Block;
 
 /* "t = 255" or "(tx = 3, ty = 1)". */
@@ -76,6 +81,11 @@ static void bind_thread(const Block *B, SEnv *e, int64_t flat)
     }
 }
 
+static bool is_shared_view(const Node *v)
+{
+    return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared;
+}
+
 static void report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
 {
     B->failed = true;
@@ -85,13 +95,13 @@ static void report(Block *B, Span at, DiagCode code, const char *help, const cha
 /* --------------------------------------------- barriers and warps, statically */
 
 /* A condition around a barrier or a warp operation: what it says, and
- * whether its value is the same in every thread of the block. */
+ * whether its value is the same in every thread of the block, or of a warp. */
 typedef struct {
     Node *node;
     SCond conds[MAX_CONDS];
     int n;
     bool uniform;         /* the same in every thread of the block */
-    bool vote;            /* a vote's answer: the same in every thread of a warp */
+    bool warp;            /* the same in every thread of a warp: a vote's answer, a warp reduction's */
 } Guard;
 
 typedef struct {
@@ -101,28 +111,168 @@ typedef struct {
     Guard *guards[64];
     int ng;
     int loops_with_exit;  /* enclosing loops a break or continue can leave early */
+    PtrSet warp_lets;     /* immutable locals whose value is the same in every thread of a warp */
 } Uni;
 
-static bool is_vote(const Node *c)
+/* Whether an element read has one value wherever every thread of the block
+ * (or of a warp) reads it: an element of a shared array does, since the
+ * phase rule leaves no thread writing it in a phase where another reads it
+ * (and the run of the block checks that, read by read); so does an element
+ * of an outside array the body never writes. */
+static bool elem_fixed(void *ctx, Node *elem)
 {
-    while (c && c->kind == N_UNARY && c->unary.op == T_BANG)
-        c = c->unary.a;
-    return c && c->kind == N_CALL && c->call.ck == CALL_BUILTIN &&
-           (c->call.builtin == B_WARP_ANY || c->call.builtin == B_WARP_ALL);
+    const Block *B = ctx;
+    const Sym *root = view_root(elem->index.base);
+    return root && root->ty && root->ty->kind == TY_VIEW && (root->ty->shared || !ptrset_has(&B->written, root));
 }
 
-static void guard_push(Uni *u, Node *c, bool truth, bool uniform)
+/* The value of the integer form f, thread by thread (false: it names more
+ * than the thread's names), the same in the 32 threads of each warp. */
+static bool lanes_agree(const Uni *u, const SForm *f)
+{
+    const SKey *keys[3];
+    SNum vals[3], first = 0, v;
+    for (int i = 0; i < u->B->nt; i++)
+        keys[i] = u->keys[i];
+    SAssign as = {keys, vals, u->B->nt};
+    for (int64_t t = 0; t < u->B->T; t++) {
+        int64_t flat = t;
+        for (int i = 0; i < u->B->nt; i++) {
+            vals[i] = flat % u->B->ext[i];
+            flat /= u->B->ext[i];
+        }
+        if (!sform_eval(f, &as, &v))
+            return false;
+        if (t % 32 == 0)
+            first = v;
+        else if (v != first)
+            return false;
+    }
+    return true;
+}
+
+static bool is_vote_call(const Node *e)
+{
+    return e->kind == N_CALL && e->call.ck == CALL_BUILTIN &&
+           (e->call.builtin == B_WARP_ANY || e->call.builtin == B_WARP_ALL || e->call.builtin == B_WARP_BALLOT);
+}
+
+/* Is e's value the same in every thread of a warp? Where it is the same in
+ * every thread of the block; a vote (devices.md: "each gives every thread of
+ * the warp the same answer") and a warp reduction (every thread gets its
+ * answer); a form of the thread's names that takes one value in each warp
+ * (t / 32); and what is computed from those alone. */
+static bool warp_uniform(Uni *u, Node *e)
+{
+    if (!e)
+        return true;
+    SVal v = sym_eval(u->env, e);
+    if (v.uniform || (!v.f.any && e->ty && type_is_int(e->ty) && lanes_agree(u, &v.f)))
+        return true;
+    switch (e->kind) {
+    case N_NAME: return e->name.sym && ptrset_has(&u->warp_lets, e->name.sym);
+    case N_UNARY: return warp_uniform(u, e->unary.a);
+    case N_BINARY: return warp_uniform(u, e->binary.a) && warp_uniform(u, e->binary.b);
+    case N_COLLECT: return e->collect.mode == MODE_WARP && e->collect.kind == COLLECT_REDUCE;
+    case N_INDEX:
+        return e->index.base && e->index.base->ty && e->index.base->ty->kind == TY_VIEW &&
+               elem_fixed(u->B, e) && warp_uniform(u, e->index.index);
+    case N_CALL:
+        if (is_vote_call(e))
+            return true;
+        if (e->call.ck != CALL_CONVERT && e->call.ck != CALL_MATH &&
+            !(e->call.ck == CALL_BUILTIN && (e->call.builtin == B_MIN || e->call.builtin == B_MAX ||
+                                             e->call.builtin == B_SHL || e->call.builtin == B_SHR ||
+                                             e->call.builtin == B_ABS)))
+            return false;
+        for (int i = 0; i < e->call.args.n; i++)
+            if (!warp_uniform(u, e->call.args.v[i]))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool is_thread_name(const Block *B, const Sym *s)
+{
+    for (int i = 0; i < B->nt; i++)
+        if (B->tsyms->v[i] == s)
+            return true;
+    return false;
+}
+
+/* What makes e's value differ between the block's threads (between the
+ * threads of a warp, where warp): the first part of it that does, in words,
+ * for a message. */
+static const char *why_differs(Uni *u, Node *e, bool warp, int depth)
+{
+    Arena *a = u->B->a;
+    if (!e || depth > 6)
+        return "a value the checker cannot follow";
+    const char *text = expand_expr_short(a, e, 40);
+    switch (e->kind) {
+    case N_NAME: {
+        const Sym *s = e->name.sym;
+        if (s && is_thread_name(u->B, s))
+            return arena_printf(a, "the thread's name `%s`", s->id);
+        if (s && ptrset_has(&u->warp_lets, s))
+            return arena_printf(a, "`%s`, a vote's answer or a warp reduction's, the same in every thread of a warp "
+                                "but not across the block", s->id);
+        if (s && !s->mut && s->decl && s->decl->kind == N_LET && s->decl->let.init)
+            return arena_printf(a, "`%s` (line %d), which is %s", s->id, s->decl->span.line,
+                                why_differs(u, s->decl->let.init, warp, depth + 1));
+        if (s && s->mut)
+            return arena_printf(a, "`%s`, a `let mut` assigned a value that differs between threads, or under a "
+                                "condition that does", s->id);
+        return arena_printf(a, "`%s`", text);
+    }
+    case N_UNARY: return why_differs(u, e->unary.a, warp, depth);
+    case N_BINARY: {
+        bool a_ok = warp ? warp_uniform(u, e->binary.a) : sym_eval(u->env, e->binary.a).uniform;
+        return why_differs(u, a_ok ? e->binary.b : e->binary.a, warp, depth);
+    }
+    case N_COLLECT:
+        return arena_printf(a, "a warp reduction, `%s`: the same in every thread of a warp, not across the block", text);
+    case N_INDEX: {
+        const Sym *root = view_root(e->index.base);
+        if (root && !elem_fixed(u->B, e))
+            return arena_printf(a, "an element of `%s`, which the region writes", root->id);
+        return arena_printf(a, "an element of `%s` at an index that differs between threads: %s", root ? root->id : "?",
+                            why_differs(u, e->index.index, warp, depth + 1));
+    }
+    case N_CALL:
+        if (is_vote_call(e))
+            return arena_printf(a, "a vote, `%s`: the same in every thread of a warp, not across the block", text);
+        if (e->call.ck == CALL_BUILTIN && builtin_is_atomic(e->call.builtin))
+            return arena_printf(a, "what an atomic update returns (`%s`), which differs between threads", text);
+        if (e->call.ck == CALL_BUILTIN && e->call.builtin >= B_SHUFFLE && e->call.builtin <= B_WARP_MATCH)
+            return arena_printf(a, "`%s`, which differs from lane to lane", text);
+        for (int i = 0; i < e->call.args.n; i++) {
+            Node *x = e->call.args.v[i];
+            if (!(warp ? warp_uniform(u, x) : sym_eval(u->env, x).uniform))
+                return why_differs(u, x, warp, depth);
+        }
+        return arena_printf(a, "what `%s` returns", text);
+    default:
+        return arena_printf(a, "`%s`", text);
+    }
+}
+
+static void guard_push(Uni *u, Node *c, bool truth, bool uniform, bool warp)
 {
     Guard *g = arena_alloc(u->B->a, sizeof *g);
     g->node = c;
     g->uniform = uniform;
-    g->vote = is_vote(c);
+    g->warp = uniform || warp;
     g->n = c ? sym_conds(u->env, c, truth, g->conds, MAX_CONDS) : 1;
     if (!c)
         g->conds[0] = (SCond){sform_any(), T_EQ};   /* a for loop's trip: not a comparison the core states */
     if (u->ng < 64)
         u->guards[u->ng] = g;
     u->ng++;
+    if (uniform && c)
+        ptrset_add(u->B->a, &u->B->uniform, c);
 }
 
 /* The guard's truth in thread `flat`; false with *known false when the
@@ -149,18 +299,26 @@ static bool guard_in(const Uni *u, const Guard *g, int64_t flat, bool *known)
     return *known;
 }
 
+/* Does the guard split nothing the operation needs whole: the same in every
+ * thread of the block (a barrier), or of a warp (a warp operation)? */
+static bool guard_whole(const Guard *g, bool warp)
+{
+    return g->uniform || (warp && g->warp);
+}
+
 /* Whether thread `flat` reaches the point the guards lead to: every guard
- * that may differ between threads holds (the others hold in all or none).
+ * holds that the thread's names decide, and every other may differ between
+ * threads (the rest hold in all the threads that matter or in none).
  * *known false when one of them names more than the thread's names; *first
  * is then that guard. */
-static bool reaches(const Uni *u, int64_t flat, bool *known, const Guard **first)
+static bool reaches(const Uni *u, int64_t flat, bool warp, bool *known, const Guard **first)
 {
     *known = true;
     for (int i = 0; i < u->ng && i < 64; i++) {
         const Guard *g = u->guards[i];
-        if (g->uniform || g->vote)
-            continue;
         bool k, h = guard_in(u, g, flat, &k);
+        if (!k && guard_whole(g, warp))
+            continue;   /* the same in all the threads that matter: it keeps them together */
         if (!k) {
             *known = false;
             *first = g;
@@ -173,10 +331,10 @@ static bool reaches(const Uni *u, int64_t flat, bool *known, const Guard **first
 }
 
 /* The innermost guard that may differ between threads (for messages). */
-static const Guard *split_guard(const Uni *u)
+static const Guard *split_guard(const Uni *u, bool warp)
 {
     for (int i = (u->ng < 64 ? u->ng : 64) - 1; i >= 0; i--)
-        if (!u->guards[i]->uniform && !u->guards[i]->vote)
+        if (!guard_whole(u->guards[i], warp))
             return u->guards[i];
     return NULL;
 }
@@ -188,6 +346,14 @@ static const char *guard_text(const Uni *u, const Guard *g)
     return arena_printf(u->B->a, "`%s` (line %d)", expand_expr_short(u->B->a, g->node, 60), g->node->span.line);
 }
 
+/* Why the guard g may differ between threads, for a message. */
+static const char *guard_why(Uni *u, const Guard *g, bool warp)
+{
+    if (!g || !g->node)
+        return "its trip count may differ between threads";
+    return arena_printf(u->B->a, "it depends on %s", why_differs(u, g->node, warp, 0));
+}
+
 static void check_barrier_guards(Uni *u, Node *at)
 {
     Block *B = u->B;
@@ -196,7 +362,7 @@ static void check_barrier_guards(Uni *u, Node *at)
                "a barrier in a loop that a break or continue can leave early: the threads that leave would never arrive");
         return;
     }
-    const Guard *g = split_guard(u);
+    const Guard *g = split_guard(u, false);
     if (!g)
         return;
     /* every thread of the block reaches it, or none does: then the
@@ -205,7 +371,7 @@ static void check_barrier_guards(Uni *u, Node *at)
     bool known = true;
     const Guard *unknown = NULL;
     for (int64_t t = 0; t < B->T && known && (in < 0 || out < 0); t++) {
-        bool r = reaches(u, t, &known, &unknown);
+        bool r = reaches(u, t, false, &known, &unknown);
         if (known && r && in < 0)
             in = t;
         if (known && !r && out < 0)
@@ -213,18 +379,20 @@ static void check_barrier_guards(Uni *u, Node *at)
     }
     if (known && (in < 0 || out < 0))
         return;
+    const Guard *at_g = known ? g : unknown;
     const char *why = known
-        ? arena_printf(B->a, "thread %s reaches it and thread %s never does", thread_str(B, in), thread_str(B, out))
-        : "its value may differ between the block's threads";
+        ? arena_printf(B->a, "%s: thread %s reaches it and thread %s never does", guard_why(u, at_g, false),
+                       thread_str(B, in), thread_str(B, out))
+        : arena_printf(B->a, "%s", guard_why(u, at_g, false));
     report(B, at->span, E_COOP_BARRIER, "every thread of the block must reach each barrier: move it out of the condition",
-           arena_printf(B->a, "a barrier under %s, a condition that depends on a thread's name: %s",
-                        guard_text(u, known ? g : unknown), why));
+           arena_printf(B->a, "a barrier under %s, whose value may differ between the block's threads: %s",
+                        guard_text(u, at_g), why));
 }
 
 static void check_warp_guards(Uni *u, Node *at, const char *what)
 {
     Block *B = u->B;
-    const Guard *g = split_guard(u);
+    const Guard *g = split_guard(u, true);
     if (!g)
         return;
     /* whole warps: the threads of each warp all reach it or none does */
@@ -232,27 +400,29 @@ static void check_warp_guards(Uni *u, Node *at, const char *what)
     bool known = true;
     const Guard *unknown = NULL;
     for (int64_t w = 0; w * 32 < B->T && known && bad_a < 0; w++) {
-        bool first = reaches(u, w * 32, &known, &unknown);
+        bool first = reaches(u, w * 32, true, &known, &unknown);
         for (int64_t l = 1; l < 32 && known && bad_a < 0; l++)
-            if (reaches(u, w * 32 + l, &known, &unknown) != first && known) {
+            if (reaches(u, w * 32 + l, true, &known, &unknown) != first && known) {
                 bad_a = w * 32;
                 bad_b = w * 32 + l;
             }
     }
     if (known && bad_a < 0)
         return;
+    const Guard *at_g = known ? g : unknown;
     const char *why = known
         ? arena_printf(B->a, "threads %s and %s of one warp disagree on it", thread_str(B, bad_a), thread_str(B, bad_b))
-        : "the checker cannot show it keeps each warp whole";
+        : arena_printf(B->a, "the checker cannot show it keeps each warp whole: %s", guard_why(u, at_g, true));
     report(B, at->span, E_COOP_WARP, "put warp operations under conditions that keep each warp whole: `if t < 32`, "
            "`if t / 32 == w`, or a vote",
-           arena_printf(B->a, "%s under %s: %s", what, guard_text(u, known ? g : unknown), why));
+           arena_printf(B->a, "%s under %s: %s", what, guard_text(u, at_g), why));
 }
 
 static void uni_stmt(Uni *u, Node *n);
 
 /* Warp operations in an expression; the right side of && and || runs only
- * where the left one lets it. */
+ * where the left one lets it. Notes the shared accesses whose index is the
+ * same in every thread. */
 static void uni_expr(Uni *u, Node *e)
 {
     if (!e || u->B->failed)
@@ -263,7 +433,7 @@ static void uni_expr(Uni *u, Node *e)
         if (e->binary.op == T_ANDAND || e->binary.op == T_OROR) {
             SVal l = sym_eval(u->env, e->binary.a);
             int ng = u->ng;
-            guard_push(u, e->binary.a, e->binary.op == T_ANDAND, l.uniform);
+            guard_push(u, e->binary.a, e->binary.op == T_ANDAND, l.uniform, !l.uniform && warp_uniform(u, e->binary.a));
             uni_expr(u, e->binary.b);
             u->ng = ng;
         } else {
@@ -271,7 +441,12 @@ static void uni_expr(Uni *u, Node *e)
         }
         return;
     case N_UNARY: uni_expr(u, e->unary.a); return;
-    case N_INDEX: uni_expr(u, e->index.base); uni_expr(u, e->index.index); return;
+    case N_INDEX:
+        uni_expr(u, e->index.base);
+        uni_expr(u, e->index.index);
+        if (is_shared_view(e->index.base) && sym_eval(u->env, e->index.index).uniform)
+            ptrset_add(u->B->a, &u->B->uniform, e);
+        return;
     case N_SLICE: uni_expr(u, e->slice.base); uni_expr(u, e->slice.lo); uni_expr(u, e->slice.hi); return;
     case N_FIELD: uni_expr(u, e->field.base); return;
     case N_COLLECT:
@@ -309,21 +484,45 @@ static bool own_exit(Node *n)
     }
 }
 
-static void uni_loop(Uni *u, Node *n, bool uniform)
+/* A loop's body, once for all its iterations: the loop's guard (its trip
+ * count, the same in every thread or not) around it. */
+static void uni_loop(Uni *u, Node *n, bool uniform, bool warp)
 {
     int ng = u->ng;
     bool exits = own_exit(n->loop.body);
-    guard_push(u, n->kind == N_WHILE ? n->loop.cond : NULL, true, uniform);
+    guard_push(u, n->kind == N_WHILE ? n->loop.cond : NULL, true, uniform, warp);
+    if (uniform)
+        ptrset_add(u->B->a, &u->B->uniform, n);
     u->loops_with_exit += exits;
-    senv_havoc_assigned(u->env, n->loop.body);
-    if (n->kind == N_FOR) {
-        SVal lo = sym_eval(u->env, n->loop.lo), hi = sym_eval(u->env, n->loop.hi);
-        senv_counter(u->env, n->loop.sym, &lo, &hi);
-    }
     uni_stmt(u, n->loop.body);
     senv_havoc_assigned(u->env, n->loop.body);
     u->loops_with_exit -= exits;
     u->ng = ng;
+}
+
+static void uni_let(Uni *u, Node *n)
+{
+    uni_expr(u, n->let.init);
+    sym_let(u->env, n);
+    Sym *s = n->let.sym;
+    if (s && !s->mut && n->let.init && !sym_eval(u->env, n->let.init).uniform && warp_uniform(u, n->let.init))
+        ptrset_add(u->B->a, &u->warp_lets, s);
+}
+
+static void uni_if(Uni *u, Node *n)
+{
+    uni_expr(u, n->if_.cond);
+    SVal c = sym_eval(u->env, n->if_.cond);
+    bool warp = !c.uniform && warp_uniform(u, n->if_.cond);
+    int ng = u->ng, mark = senv_mark(u->env);
+    guard_push(u, n->if_.cond, true, c.uniform, warp);
+    uni_stmt(u, n->if_.then);
+    u->ng = ng;
+    SJoin *j = senv_join_begin(u->env, mark);
+    guard_push(u, n->if_.cond, false, c.uniform, warp);
+    uni_stmt(u, n->if_.els);
+    u->ng = ng;
+    senv_join_end(u->env, j, c.uniform);
 }
 
 static void uni_stmt(Uni *u, Node *n)
@@ -335,36 +534,29 @@ static void uni_stmt(Uni *u, Node *n)
         for (int i = 0; i < n->block.stmts.n && !u->B->failed; i++)
             uni_stmt(u, n->block.stmts.v[i]);
         return;
-    case N_LET: uni_expr(u, n->let.init); sym_let(u->env, n); return;
+    case N_LET: uni_let(u, n); return;
     case N_ASSIGN: uni_expr(u, n->assign.rhs); uni_expr(u, n->assign.lhs); sym_assign(u->env, n); return;
     case N_EXPR_STMT: uni_expr(u, n->unary.a); if (n->unary.a) sym_lend(u->env, n->unary.a); return;
     case N_BARRIER: check_barrier_guards(u, n); return;
-    case N_IF: {
-        uni_expr(u, n->if_.cond);
-        SVal c = sym_eval(u->env, n->if_.cond);
-        int ng = u->ng, mark = senv_mark(u->env);
-        guard_push(u, n->if_.cond, true, c.uniform);
-        uni_stmt(u, n->if_.then);
-        u->ng = ng;
-        SJoin *j = senv_join_begin(u->env, mark);
-        guard_push(u, n->if_.cond, false, c.uniform);
-        uni_stmt(u, n->if_.els);
-        u->ng = ng;
-        senv_join_end(u->env, j, c.uniform);
-        return;
-    }
+    case N_IF: uni_if(u, n); return;
     case N_FOR: {
         uni_expr(u, n->loop.lo);
         uni_expr(u, n->loop.hi);
-        bool uniform = sym_eval(u->env, n->loop.lo).uniform && sym_eval(u->env, n->loop.hi).uniform;
-        uni_loop(u, n, uniform);
+        SVal lo = sym_eval(u->env, n->loop.lo), hi = sym_eval(u->env, n->loop.hi);
+        bool uniform = lo.uniform && hi.uniform;
+        bool warp = !uniform && warp_uniform(u, n->loop.lo) && warp_uniform(u, n->loop.hi);
+        senv_havoc_assigned(u->env, n->loop.body);
+        senv_counter(u->env, n->loop.sym, &lo, &hi);
+        uni_loop(u, n, uniform, warp);
         return;
     }
     case N_WHILE: {
-        /* the condition as the loop sees it: after any iteration */
-        senv_havoc_assigned(u->env, n->loop.body);
+        /* the condition as the loop sees it: after any iteration, its
+         * strides followed */
+        senv_while_counter(u->env, n);
         uni_expr(u, n->loop.cond);
-        uni_loop(u, n, sym_eval(u->env, n->loop.cond).uniform);
+        bool uniform = sym_eval(u->env, n->loop.cond).uniform;
+        uni_loop(u, n, uniform, !uniform && warp_uniform(u, n->loop.cond));
         return;
     }
     default:
@@ -375,7 +567,9 @@ static void uni_stmt(Uni *u, Node *n)
 
 static void check_uniform(Block *B)
 {
-    Uni u = {B, senv_new(B->a, SN_FIXED), {0}, {0}, 0, 0};
+    Uni u = {B, senv_new(B->a, SN_FIXED), {0}, {0}, 0, 0, {0}};
+    senv_hook(u.env, elem_fixed, B);
+    senv_elems_opaque(u.env);
     for (int i = 0; i < B->nt; i++) {
         SForm ext = sform_const(B->ext[i]);
         u.keys[i] = senv_lane(u.env, B->tsyms->v[i], &ext);
@@ -393,6 +587,8 @@ typedef struct {
     SNum elem;
     bool known;           /* elem is a constant */
     bool sure;            /* the thread surely makes it (no undecided condition, no uncounted loop) */
+    bool uniform;         /* its index is the same in every thread (at one point of the body) */
+    bool together;        /* the conditions left undecided around it are the same in every thread */
     EvKind kind;
     int phase;
     int64_t thread;
@@ -410,6 +606,7 @@ typedef struct {
     int iter[4];
     int niter;
     int maybe;            /* undecided conditions and uncounted loops around the walk */
+    int split;            /* of those, the ones that may differ between threads */
     Vec *evs;             /* Ev*, in each thread's order */
     int max_phase;
     unsigned world;       /* the paths taken at undecided conditions around barriers, a bit each */
@@ -418,12 +615,29 @@ typedef struct {
 
 static int pos_of(const Node *n)
 {
-    return n ? n->span.line * 4096 + (n->span.col < 4095 ? n->span.col : 4095) : 0;
+    return n ? n->span.line * 4096 + (n->span.col < 4094 ? n->span.col : 4094) : 0;
 }
 
-static bool is_shared_view(const Node *v)
+static bool end_visit(Node *n, void *c)
 {
-    return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared;
+    int *m = c, p = pos_of(n);
+    *m = p > *m ? p : *m;
+    return true;
+}
+
+/* Where an assignment's write happens: after everything the statement
+ * reads, so just past the last of its parts, whichever line that is on
+ * (the same in every thread). */
+static int end_pos(Block *B, Node *n)
+{
+    intptr_t p = (intptr_t)ptrmap_get(&B->ends, n);
+    if (!p) {
+        int m = 0;
+        walk_tree(n, WALK_CODE, end_visit, &m);
+        p = m + 1;
+        ptrmap_put(B->keep, &B->ends, n, (void *)p);
+    }
+    return (int)p;
 }
 
 static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
@@ -438,6 +652,8 @@ static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
     e->phase = r->phase;
     e->thread = r->thread;
     e->sure = r->maybe == 0;
+    e->uniform = ptrset_has(&r->B->uniform, at);
+    e->together = r->split == 0;
     e->niter = r->niter;
     memcpy(e->iter, r->iter, sizeof e->iter);
     e->pos = pos;
@@ -467,9 +683,12 @@ static void run_expr(Run *r, Node *e)
                     run_expr(r, e->binary.b);
                 return;
             }
+            bool split = !ptrset_has(&r->B->uniform, e->binary.a);
             r->maybe++;
+            r->split += split;
             run_expr(r, e->binary.b);
             r->maybe--;
+            r->split -= split;
             return;
         }
         run_expr(r, e->binary.b);
@@ -523,7 +742,7 @@ static void run_assign(Run *r, Node *n)
         if (n->assign.op != T_ASSIGN)   /* s[i] += v reads s[i] first */
             record(r, lhs, lhs->index.base, lhs->index.index, EV_READ, pos_of(lhs));
         /* the write happens after everything the statement reads */
-        record(r, lhs, lhs->index.base, lhs->index.index, EV_WRITE, pos_of(n) + 4095);
+        record(r, lhs, lhs->index.base, lhs->index.index, EV_WRITE, end_pos(r->B, n));
     } else {
         run_expr(r, lhs);
     }
@@ -533,18 +752,23 @@ static void run_assign(Run *r, Node *n)
 static void run_loop_once(Run *r, Node *n)
 {
     /* a loop the run cannot count: walked once for every iteration, what it
-     * does not sure, its counter an unknown */
-    senv_havoc_assigned(r->env, n->loop.body);
+     * does not sure, its counter an unknown (a while loop's strides
+     * followed) */
     if (n->kind == N_FOR) {
         SVal lo = sym_eval(r->env, n->loop.lo), hi = sym_eval(r->env, n->loop.hi);
+        senv_havoc_assigned(r->env, n->loop.body);
         senv_counter(r->env, n->loop.sym, &lo, &hi);
     } else {
+        senv_while_counter(r->env, n);
         run_expr(r, n->loop.cond);
     }
+    bool split = !ptrset_has(&r->B->uniform, n);
     r->maybe++;
+    r->split += split;
     int phase = r->phase;
     run_stmt(r, n->loop.body);
     r->maybe--;
+    r->split -= split;
     if (r->phase != phase && !r->B->failed)
         report(r->B, n->span, E_COOP_UNDECIDED, "give a loop with a barrier in it constant bounds: `for k in 0..8`",
                arena_printf(r->B->a, "a barrier in a loop whose trip count the checker cannot count (line %d): "
@@ -559,6 +783,10 @@ static void run_for(Run *r, Node *n)
     SNum lo, count;
     if (!sym_trip(r->env, n, &lo, &count) || count > UNROLL_LIMIT || r->niter == 4)
         return run_loop_once(r, n);
+    /* a break or continue may end an iteration early: what follows it in
+     * the body is not sure */
+    bool exits = own_exit(n->loop.body);
+    r->maybe += exits;
     r->niter++;
     for (SNum k = 0; k < count && !r->B->failed; k++) {
         r->iter[r->niter - 1] = (int)k;
@@ -567,6 +795,37 @@ static void run_for(Run *r, Node *n)
     }
     r->niter--;
     r->iter[r->niter] = 0;
+    r->maybe -= exits;
+}
+
+/* A while loop, as a for over the same progression: iteration after
+ * iteration while the thread's values decide its condition (its counter
+ * advancing by a constant stride from a thread's name, say), then, from the
+ * first iteration they do not decide, once for all the rest. */
+static void run_while(Run *r, Node *n)
+{
+    if (r->niter == 4)
+        return run_loop_once(r, n);
+    bool exits = own_exit(n->loop.body);
+    r->maybe += exits;
+    r->niter++;
+    bool done = false, decided = true;
+    for (int k = 0; k < UNROLL_LIMIT && decided && !done && !r->B->failed; k++) {
+        bool c;
+        decided = sym_truth(r->env, n->loop.cond, &c);
+        if (!decided)
+            break;
+        r->iter[r->niter - 1] = k;
+        run_expr(r, n->loop.cond);
+        done = !c;
+        if (c)
+            run_stmt(r, n->loop.body);
+    }
+    r->niter--;
+    r->iter[r->niter] = 0;
+    r->maybe -= exits;
+    if (!done && !r->B->failed)
+        run_loop_once(r, n);
 }
 
 static bool has_barrier_visit(Node *n, void *c)
@@ -604,12 +863,15 @@ static void run_if(Run *r, Node *n)
         bool take = (r->world >> r->decisions++) & 1;
         return run_stmt(r, take ? n->if_.els : n->if_.then);
     }
+    bool split = !ptrset_has(&r->B->uniform, n->if_.cond);
     int mark = senv_mark(r->env);
     r->maybe++;
+    r->split += split;
     run_stmt(r, n->if_.then);
     SJoin *j = senv_join_begin(r->env, mark);
     run_stmt(r, n->if_.els);
     r->maybe--;
+    r->split -= split;
     senv_join_end(r->env, j, true);
 }
 
@@ -632,7 +894,7 @@ static void run_stmt(Run *r, Node *n)
         return;
     case N_IF: return run_if(r, n);
     case N_FOR: return run_for(r, n);
-    case N_WHILE: return run_loop_once(r, n);
+    case N_WHILE: return run_while(r, n);
     default: run_expr(r, n); return;
     }
 }
@@ -692,6 +954,79 @@ static void report_pair(Block *B, const Ev *w, const Ev *o)
     }
 }
 
+/* Where an access is in the body: its node, then the unrolled loops'
+ * iterations; then the thread. */
+static int point_cmp(const void *pa, const void *pb)
+{
+    const Ev *a = *(Ev *const *)pa, *b = *(Ev *const *)pb;
+    if (a->node != b->node)
+        return (uintptr_t)a->node < (uintptr_t)b->node ? -1 : 1;
+    if (a->niter != b->niter)
+        return a->niter < b->niter ? -1 : 1;
+    for (int i = 0; i < a->niter; i++)
+        if (a->iter[i] != b->iter[i])
+            return a->iter[i] < b->iter[i] ? -1 : 1;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/* Two threads that write at an index the same in every thread, at one
+ * point of the body (one iteration of each unrolled loop), with no
+ * condition that may differ between threads left undecided around them:
+ * whatever the element is, they both write it whenever the write runs.
+ * Returns the pair, or false. */
+static bool uniform_twins(Block *B, Ev **evs, int n, const Ev **first, const Ev **second)
+{
+    Ev **w = arena_alloc(B->a, sizeof *w * (size_t)(n + 1));
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (evs[i]->kind == EV_WRITE && evs[i]->uniform && !evs[i]->known && evs[i]->together)
+            w[m++] = evs[i];
+    qsort(w, (size_t)m, sizeof *w, point_cmp);
+    for (int i = 1; i < m; i++) {
+        const Ev *a = w[i - 1], *b = w[i];
+        bool same = a->node == b->node && a->niter == b->niter && a->thread != b->thread;
+        for (int k = 0; same && k < a->niter; k++)
+            same = a->iter[k] == b->iter[k];
+        if (same) {
+            *first = w[i - 1];
+            *second = w[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *index_text(Block *B, const Ev *e)
+{
+    Node *x = e->node && e->node->kind == N_INDEX ? e->node->index.index : NULL;
+    return x ? expand_expr_short(B->a, x, 40) : "?";
+}
+
+/* A refusal for an access at an index the run cannot follow, in a phase
+ * that writes the array. */
+static void report_undecided(Block *B, const Ev *unknown, const Ev *write)
+{
+    const char *verb = unknown->kind == EV_WRITE ? "writes" : "reads";
+    Node *x = unknown->node && unknown->node->kind == N_INDEX ? unknown->node->index.index : NULL;
+    Node *atomic = x ? coop_atomic_origin(B->body, x) : NULL;
+    if (atomic) {
+        report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, loop "
+               "counters and constants: the slots an atomic counter hands out are not followed",
+               arena_printf(B->a, "thread %s %s %s[%s] (line %d) at an index an atomic update hands out (`%s`, line %d), "
+                            "which differs between threads, in a phase where %s is written (line %d): the checker "
+                            "cannot tell which threads meet", thread_str(B, unknown->thread), verb, unknown->arr->id,
+                            index_text(B, unknown), unknown->node->span.line, expand_expr_short(B->a, atomic, 40),
+                            atomic->span.line, write->arr->id, write->node->span.line));
+        return;
+    }
+    report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, "
+           "loop counters and constants",
+           arena_printf(B->a, "thread %s %s %s at an index the checker cannot follow (line %d), in a phase where "
+                        "%s is written (line %d): it cannot tell which threads meet",
+                        thread_str(B, unknown->thread), verb, unknown->arr->id, unknown->node->span.line,
+                        write->arr->id, write->node->span.line));
+}
+
 /* One phase of one array: its accesses sorted by element. */
 static void check_phase(Block *B, Ev **evs, int n)
 {
@@ -713,17 +1048,25 @@ static void check_phase(Block *B, Ev **evs, int n)
                             atomic->arr->id, atomic->node->span.line, plain->node->span.line));
         return;
     }
-    if (unknown && write) {
-        report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, "
-               "loop counters and constants",
-               arena_printf(B->a, "thread %s %s %s at an index the checker cannot follow (line %d), in a phase where "
-                            "%s is written (line %d): it cannot tell which threads meet",
-                            thread_str(B, unknown->thread), unknown->kind == EV_WRITE ? "writes" : "reads",
-                            unknown->arr->id, unknown->node->span.line, write->arr->id, write->node->span.line));
+    bool one_thread = true;   /* the rule is about two threads: one alone meets nobody */
+    for (int i = 1; i < n && one_thread; i++)
+        one_thread = evs[i]->thread == evs[0]->thread;
+    if (!write || one_thread)
+        return;
+    const Ev *ta, *tb;
+    if (uniform_twins(B, evs, n, &ta, &tb)) {
+        report(B, tb->node->span, E_COOP_CONFLICT, "let one thread write it (`if t == 0 { ... }`), or index it by the "
+               "thread's names",
+               arena_printf(B->a, "threads %s and %s both write %s[%s] in one phase (line %d): the index is the same in "
+                            "every thread, so they write one element%s", thread_str(B, ta->thread),
+                            thread_str(B, tb->thread), ta->arr->id, index_text(B, ta), ta->node->span.line,
+                            ta->sure && tb->sure ? "" : " whenever the write runs"));
         return;
     }
-    if (!write)
+    if (unknown) {
+        report_undecided(B, unknown, write);
         return;
+    }
     qsort(evs, (size_t)n, sizeof *evs, ev_cmp);
     for (int i = 0; i < n && !B->failed;) {
         int j = i;
@@ -851,7 +1194,7 @@ static int run_world(Block *B, Node *body, unsigned world)
     Arena *envs = arena_new();   /* each thread's environment, given back after it */
     for (int64_t t = 0; t < B->T && !B->failed; t++) {
         ArenaMark m = arena_mark(envs);
-        Run r = {B, senv_new(envs, SN_FIXED), t, 0, {0}, 0, 0, &evs, 0, world, 0};
+        Run r = {B, senv_new(envs, SN_FIXED), t, 0, {0}, 0, 0, 0, &evs, 0, world, 0};
         bind_thread(B, r.env, t);
         run_stmt(&r, body);
         if (r.max_phase > phases)
@@ -876,9 +1219,32 @@ static int run_world(Block *B, Node *body, unsigned world)
     return decisions;
 }
 
+static bool written_visit(Node *n, void *c)
+{
+    Block *B = c;
+    const Sym *root = NULL;
+    if (n->kind == N_ASSIGN && n->assign.lhs->kind == N_INDEX)
+        root = view_root(n->assign.lhs->index.base);
+    if (n->kind == N_CALL) {
+        bool atomic = n->call.ck == CALL_BUILTIN && builtin_is_atomic(n->call.builtin);
+        Type *ft = n->call.ck == CALL_FN && n->call.callee ? n->call.callee->ty : NULL;
+        for (int i = 0; i < n->call.args.n; i++) {
+            Node *a = n->call.args.v[i];
+            Type *pt = ft && ft->kind == TY_FN && i < ft->params.n ? ft->params.v[i] : NULL;
+            if (i == 0 && atomic && a->kind == N_INDEX)
+                ptrset_add(B->a, &B->written, view_root(a->index.base));
+            else if (pt && pt->kind == TY_VIEW && pt->access == ACC_RW)
+                ptrset_add(B->a, &B->written, view_root(a));
+        }
+    }
+    if (root)
+        ptrset_add(B->a, &B->written, root);
+    return true;
+}
+
 static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, const Vec *tsyms, const Vec *text)
 {
-    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false};
+    Block B = {x, scratch, region, body, tsyms, {1, 1, 1}, tsyms->n, 1, false, {0}, {0}, {0}, NULL};
     if (tsyms->n < 1 || tsyms->n > 3 || tsyms->n != text->n)
         return;
     for (int i = 0; i < tsyms->n; i++) {
@@ -890,9 +1256,11 @@ static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, 
     }
     if (B.T < 32 || B.T > 1024)
         return;
+    walk_tree(body, WALK_CODE, written_visit, &B);   /* closures too */
     check_uniform(&B);
     if (B.failed)
         return;
+    B.keep = arena_new();
     /* world 0 first; it says how many undecided conditions around barriers
      * the block meets, and the other worlds follow */
     int worlds = 1;
@@ -901,6 +1269,7 @@ static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, 
         if (w == 0)
             worlds = 1 << decisions;
     }
+    arena_free(B.keep);
 }
 
 typedef struct {

@@ -151,16 +151,20 @@ static void push_conds(Glob *g, Node *c, bool truth)
         g->npath += sym_conds(g->env, c, truth, g->path + g->npath, MAX_PATH - g->npath);
 }
 
+/* A loop, once for all its iterations: a for's counter, or a while's (its
+ * strides followed, `i += g * 256`), is a name the index may weigh, and one
+ * it leaves out rewrites the thread's own element. */
 static void walk_loop(Glob *g, Node *n)
 {
-    senv_havoc_assigned(g->env, n->loop.body);
     SKey *k = NULL;
     if (n->kind == N_FOR) {
         walk_expr(g, n->loop.lo);
         walk_expr(g, n->loop.hi);
         SVal lo = sym_eval(g->env, n->loop.lo), hi = sym_eval(g->env, n->loop.hi);
+        senv_havoc_assigned(g->env, n->loop.body);
         k = senv_counter(g->env, n->loop.sym, &lo, &hi);
     } else {
+        k = senv_while_counter(g->env, n);
         walk_expr(g, n->loop.cond);
     }
     int np = g->npath;
@@ -214,6 +218,69 @@ static void walk(Glob *g, Node *n)
     case N_FOR: case N_WHILE: return walk_loop(g, n);
     default: walk_expr(g, n); return;
     }
+}
+
+/* ------------------------------------------------------------ atomic slots */
+
+typedef struct {
+    Node *body;
+    const Sym *s;
+    Node *found;
+    int depth;
+} Origin;
+
+static Node *atomic_in(Node *body, Node *e, int depth);
+
+static bool origin_visit(Node *n, void *c)
+{
+    Origin *o = c;
+    if (!o->found && n->kind == N_ASSIGN && n->assign.lhs->kind == N_NAME && n->assign.lhs->name.sym == o->s)
+        o->found = atomic_in(o->body, n->assign.rhs, o->depth + 1);
+    return !o->found;
+}
+
+/* The atomic update e's value comes from: e itself, a part of it, or the
+ * value of a local it names (its let, its assignments in body). */
+static Node *atomic_in(Node *body, Node *e, int depth)
+{
+    if (!e || depth > 8)
+        return NULL;
+    switch (e->kind) {
+    case N_CALL: {
+        if (e->call.ck == CALL_BUILTIN && builtin_is_atomic(e->call.builtin))
+            return e;
+        for (int i = 0; i < e->call.args.n; i++) {
+            Node *f = atomic_in(body, e->call.args.v[i], depth + 1);
+            if (f)
+                return f;
+        }
+        return NULL;
+    }
+    case N_BINARY: {
+        Node *f = atomic_in(body, e->binary.a, depth + 1);
+        return f ? f : atomic_in(body, e->binary.b, depth + 1);
+    }
+    case N_UNARY: return atomic_in(body, e->unary.a, depth + 1);
+    case N_INDEX: return atomic_in(body, e->index.index, depth + 1);
+    case N_NAME: {
+        const Sym *s = e->name.sym;
+        if (!s || s->kind != SYM_LOCAL || !s->decl || s->decl->kind != N_LET)
+            return NULL;
+        Node *f = atomic_in(body, s->decl->let.init, depth + 1);
+        if (f || !s->mut)
+            return f;
+        Origin o = {body, s, NULL, depth};
+        walk_tree(body, WALK_CODE, origin_visit, &o);
+        return o.found;
+    }
+    default:
+        return NULL;
+    }
+}
+
+Node *coop_atomic_origin(Node *body, Node *e)
+{
+    return atomic_in(body, e, 0);
 }
 
 /* ------------------------------------------------------------ one writer */
@@ -405,6 +472,16 @@ static void two_values(const GAcc *A, const SKey *k, SNum *v0, SNum *v1)
 /* The weighted-sum rule for one write; false: refused. */
 static bool one_writer(Glob *g, const GAcc *A)
 {
+    Node *slot = A->f.any && A->node->kind == N_INDEX
+        ? coop_atomic_origin(g->finish ? g->region->coop.finish : g->region->coop.body, A->node->index.index) : NULL;
+    if (slot) {
+        refuse(g, A, "write outside arrays at an index made of the block's and thread's names (a static schedule); "
+               "writes at the slots a counter hands out are foreign CUDA (devices.md, \"Persistent kernels\")",
+               arena_printf(g->a, "%s writes %s at an index an atomic update hands out (`%s`, line %d): what an atomic "
+                            "returns differs between threads, and no rule shows such writes one writer per element",
+                            acc_str(g, A), A->arr->id, expand_expr_short(g->a, slot, 40), slot->span.line));
+        return false;
+    }
     if (A->f.any) {
         refuse(g, A, "write outside arrays element by element, at an index made of the block's and thread's names",
                arena_printf(g->a, "%s writes %s where the checker cannot follow which elements: two threads may write "
@@ -464,6 +541,44 @@ static bool own_read(const GAcc *R, const GAcc *W)
     return true;
 }
 
+/* An index split by what moves it: a weight per block or thread name, the
+ * terms with a loop counter, and the rest, the same in every thread. */
+typedef struct {
+    SForm w[MAX_NAMES];
+    SForm loops;
+    SForm fixed;
+} Split;
+
+static bool split_index(const Glob *g, const SForm *f, Split *s)
+{
+    SForm rest = *f;
+    if (f->any)
+        return false;
+    for (int i = 0; i < g->nnames; i++) {
+        SForm r;
+        if (!sform_split(&rest, g->names[i], &s->w[i], &r) || !fixed_form(&s->w[i]))
+            return false;   /* a product of two names, or an atom of one */
+        rest = r;
+    }
+    s->loops = sform_const(0);
+    s->fixed = sform_const(rest.k);
+    for (int i = 0; i < rest.n; i++) {
+        bool counter = false;
+        for (int j = 0; j < rest.t[i].deg; j++) {
+            SKeyKind k = rest.t[i].v[j]->kind;
+            if (k != SK_SYM && k != SK_COUNTER)
+                return false;
+            counter = counter || k == SK_COUNTER;
+        }
+        SForm term = sform_const(0);
+        term.n = 1;
+        term.t[0] = rest.t[i];
+        if (!sform_add(counter ? &s->loops : &s->fixed, counter ? &s->loops : &s->fixed, &term, 1))
+            return false;
+    }
+    return true;
+}
+
 static SNum gcd(SNum a, SNum b)
 {
     a = a < 0 ? -a : a;
@@ -476,46 +591,174 @@ static SNum gcd(SNum a, SNum b)
     return a;
 }
 
-/* Two writes of one array, each with one writer per element: can a thread
- * of one meet a thread of the other? Apart when their values lie in
- * separate ranges, or when they differ by a constant that no combination of
- * their (common) weights makes: 2 * i and 2 * i + 1. */
-static bool writes_apart(const Glob *g, const GAcc *A, const GAcc *B)
+/* Is a multiple of d other than 0 in [lo, hi]? (d = 0: only 0 is.) */
+static bool nonzero_multiple_in(SNum d, SNum lo, SNum hi)
 {
-    SNum ah, bl, al, bh;
-    if ((sform_upper(&A->f, &ah) && sform_lower(&B->f, &bl) && ah < bl) ||
-        (sform_upper(&B->f, &bh) && sform_lower(&A->f, &al) && bh < al))
-        return true;
-    SForm d;
-    SNum dlo, dhi;
-    if (!sform_add(&d, &B->f, &A->f, -1) || !sform_lower(&d, &dlo) || !sform_upper(&d, &dhi) || dhi - dlo > 4096)
+    if (d == 0 || lo > hi)
         return false;
-    for (int i = 0; i < d.n; i++)   /* the difference may move with loop counters, not with names */
-        for (int j = 0; j < d.t[i].deg; j++)
-            if (d.t[i].v[j]->kind == SK_LANE)
-                return false;
-    /* the names' weights (those of extent 1 add nothing), all constants */
+    SNum m = lo >= 0 ? (lo + d - 1) / d * d : -((-lo) / d * d);   /* the least multiple >= lo */
+    if (m == 0)
+        m = d;
+    return m <= hi;
+}
+
+/* Do both accesses hold one condition that pins name k (as pinned() says)?
+ * Then a thread of each has one value of k. */
+static bool pinned_alike(const Glob *g, const GAcc *X, const GAcc *Y, const SKey *k)
+{
+    for (int c = 0; c < X->nconds; c++) {
+        const SCond *p = &X->conds[c];
+        Term t[MAX_NAMES + 8];
+        const SKey *left[MAX_NAMES + 8];
+        int n, nleft;
+        if (p->op != T_EQ || !sform_has(&p->d, k) || !terms_of(&p->d, g->names, g->nnames, t, &n, left, &nleft) ||
+            !injective(NULL, t, n))
+            continue;
+        for (int d = 0; d < Y->nconds; d++)
+            if (Y->conds[d].op == T_EQ && sform_equal(&Y->conds[d].d, &p->d))
+                return true;
+    }
+    return false;
+}
+
+/* The names' part of a split index: the sum of each name times its weight. */
+static bool names_part(const Glob *g, const Split *s, SForm *L)
+{
+    *L = sform_const(0);
+    for (int i = 0; i < g->nnames; i++) {
+        SForm key = sform_key(g->names[i]), p;
+        if (!sform_mul(&p, &s->w[i], &key) || !sform_add(L, L, &p, 1))
+            return false;
+    }
+    return true;
+}
+
+/* Where two accesses' parts L (a sum over keys: the names, and a counter
+ * where counter_as_name says) are equal, do equal parts mean one thread? L
+ * takes each value once (its weights, the conditions both hold), and each
+ * name it leaves out is pinned alike in both, or has one value. */
+static bool one_thread_where_equal(const Glob *g, const GAcc *X, const GAcc *Y, const SForm *L, const SKey **keys,
+                                   int nk)
+{
     Term t[MAX_NAMES + 8];
     const SKey *left[MAX_NAMES + 8];
     int n, nleft;
-    SNum gd = 0;
-    if (!terms_of(&A->f, g->names, g->nnames, t, &n, left, &nleft))
+    if (!terms_of(L, keys, nk, t, &n, left, &nleft))
         return false;
-    for (int i = 0; i < n; i++) {
-        /* a weight known only when it runs is a multiple of its terms' coefficients */
-        gd = gcd(gd, t[i].w.k);
-        for (int j = 0; j < t[i].w.n; j++)
-            gd = gcd(gd, t[i].w.t[j].c);
-    }
-    if (gd <= 1)
+    GAcc both = *X;   /* the conditions X and Y both hold */
+    both.nconds = 0;
+    for (int c = 0; c < X->nconds; c++)
+        for (int d = 0; d < Y->nconds; d++)
+            if (X->conds[c].op == Y->conds[d].op && sform_equal(&X->conds[c].d, &Y->conds[d].d)) {
+                both.conds[both.nconds++] = X->conds[c];
+                break;
+            }
+    if (!injective(&both, t, n))
         return false;
-    /* L, the names' part, takes each value once (one_writer), so a
-     * difference of 0 is the thread itself; any other multiple of the
-     * weights' divisor may be another thread */
-    for (SNum v = dlo; v <= dhi; v++)
-        if (v != 0 && v % gd == 0)
+    for (int i = 0; i < nleft; i++) {
+        SNum ext;
+        if (!(left[i]->hi && sform_is_const(left[i]->hi, &ext) && ext <= 1) && !pinned_alike(g, X, Y, left[i]))
             return false;
+    }
     return true;
+}
+
+/* The loop part of an index as coef * k, one counter k with a weight the
+ * same in every thread (256 * g * steps(i)); false when it is not. */
+static bool one_counter(const SForm *loops, const SKey **k, SForm *coef)
+{
+    SForm rest;
+    SNum r;
+    if (loops->any || loops->n == 0)
+        return false;
+    *k = NULL;
+    for (int j = 0; j < loops->t[0].deg && !*k; j++)
+        if (loops->t[0].v[j]->kind == SK_COUNTER)
+            *k = loops->t[0].v[j];
+    return *k && sform_split(loops, *k, coef, &rest) && sform_is_const(&rest, &r) && r == 0 && fixed_form(coef);
+}
+
+/* Two accesses whose indices are L + c * kx + F and L + c * ky + F, one
+ * counter each (two loops over one range, two strides alike, or one loop):
+ * the counter is one more name of the sum. They meet in two threads only if
+ * L + c * k takes a value twice over the wider of the two counters' ranges;
+ * when it does not (and the names it leaves out are pinned alike), equal
+ * values mean one thread and one iteration's value. */
+static bool counter_as_name(const Glob *g, const GAcc *X, const GAcc *Y, const Split *a, const Split *b)
+{
+    const SKey *kx, *ky;
+    SForm cx, cy;
+    if (!one_counter(&a->loops, &kx, &cx) || !one_counter(&b->loops, &ky, &cy) || !sform_equal(&cx, &cy))
+        return false;
+    SNum xl, xh, yl, yh;
+    if (!kx->lo || !kx->hi || !ky->lo || !ky->hi || !sform_lower(kx->lo, &xl) || !sform_upper(kx->hi, &xh) ||
+        !sform_lower(ky->lo, &yl) || !sform_upper(ky->hi, &yh))
+        return false;
+    const SKey *k = xl <= yl && xh >= yh ? kx : yl <= xl && yh >= xh ? ky : NULL;
+    if (!k)
+        return false;
+    Split z = *a;
+    z.loops = sform_const(0);
+    SForm key = sform_key(k), zf = sform_const(0), p;
+    for (int i = 0; i < g->nnames; i++) {
+        SForm name = sform_key(g->names[i]);
+        if (!sform_mul(&p, &z.w[i], &name) || !sform_add(&zf, &zf, &p, 1))
+            return false;
+    }
+    if (!sform_mul(&p, &cx, &key) || !sform_add(&zf, &zf, &p, 1))
+        return false;
+    const SKey *keys[MAX_NAMES + 1];
+    for (int i = 0; i < g->nnames; i++)
+        keys[i] = g->names[i];
+    keys[g->nnames] = k;
+    return one_thread_where_equal(g, X, Y, &zf, keys, g->nnames + 1);
+}
+
+/* Can a thread's access X and another thread's access Y (of one array)
+ * reach one element? Apart when their values lie in separate ranges; or
+ * when the names weigh alike in both, L, and what else they add differs by
+ * D: two threads meet only where L's difference, a multiple of the weights'
+ * common divisor, is -D, so never when no such multiple lies in D's range,
+ * or only 0 does and equal L means one thread (2 * i and 2 * i + 1; (b * 64
+ * + t) * 8 + 3 and (b * 64 + t) * 8 + k with k < 8). Loop counters count
+ * as independent in X and Y: they may be in different iterations. */
+static bool apart(const Glob *g, const GAcc *X, const GAcc *Y)
+{
+    SNum xl, xh, yl, yh;
+    if ((sform_upper(&X->f, &xh) && sform_lower(&Y->f, &yl) && xh < yl) ||
+        (sform_upper(&Y->f, &yh) && sform_lower(&X->f, &xl) && yh < xl))
+        return true;
+    Split a, b;
+    if (!split_index(g, &X->f, &a) || !split_index(g, &Y->f, &b))
+        return false;
+    SNum gd = 0;
+    for (int i = 0; i < g->nnames; i++) {
+        if (!sform_equal(&a.w[i], &b.w[i]))
+            return false;
+        /* a weight known only when it runs is a multiple of its terms' coefficients */
+        gd = gcd(gd, a.w[i].k);
+        for (int j = 0; j < a.w[i].n; j++)
+            gd = gcd(gd, a.w[i].t[j].c);
+    }
+    SForm fd;
+    SNum c0, al, ah, bl, bh, lo, hi;
+    if (!sform_add(&fd, &b.fixed, &a.fixed, -1) || !sform_is_const(&fd, &c0))
+        return false;
+    if (c0 == 0 && counter_as_name(g, X, Y, &a, &b))
+        return true;
+    if (!sform_lower(&a.loops, &al) || !sform_upper(&a.loops, &ah) || !sform_lower(&b.loops, &bl) ||
+        !sform_upper(&b.loops, &bh) || __builtin_sub_overflow(bl, ah, &lo) || __builtin_sub_overflow(bh, al, &hi) ||
+        __builtin_add_overflow(lo, c0, &lo) || __builtin_add_overflow(hi, c0, &hi))
+        return false;
+    if (nonzero_multiple_in(gd, lo, hi))
+        return false;
+    if (lo > 0 || hi < 0)
+        return true;
+    SForm L;
+    const SKey *keys[MAX_NAMES];
+    for (int i = 0; i < g->nnames; i++)
+        keys[i] = g->names[i];
+    return names_part(g, &a, &L) && one_thread_where_equal(g, X, Y, &L, keys, g->nnames);
 }
 
 static void check_array(Glob *g, const Sym *arr)
@@ -546,7 +789,7 @@ static void check_array(Glob *g, const Sym *arr)
     for (int i = 0; i < writes.n && !g->failed; i++)
         for (int j = i + 1; j < writes.n && !g->failed; j++) {
             const GAcc *A = writes.v[i], *B = writes.v[j];
-            if (sform_equal(&A->f, &B->f) || writes_apart(g, A, B))
+            if (apart(g, A, B))
                 continue;
             refuse(g, B, "let each thread write its own elements: the writes of one array at one index form, or "
                    "at forms that cannot meet (`2 * i` and `2 * i + 1`)",
@@ -559,12 +802,12 @@ static void check_array(Glob *g, const Sym *arr)
         if (R->arr != arr || R->kind != GA_READ)
             continue;
         /* its own write's element, or an element no write reaches */
-        bool own = false, apart = true;
+        bool own = false, away = true;
         for (int k = 0; k < writes.n && !own; k++)
             own = own_read(R, writes.v[k]);
-        for (int k = 0; k < writes.n && apart && !own; k++)
-            apart = !R->f.any && writes_apart(g, R, writes.v[k]);
-        own = own || apart;
+        for (int k = 0; k < writes.n && away && !own; k++)
+            away = apart(g, R, writes.v[k]);
+        own = own || away;
         if (!own) {
             const GAcc *W = writes.v[0];
             refuse(g, R, "read an outside array the region writes only at the element the thread itself writes, under "

@@ -513,6 +513,7 @@ struct SEnv {
     int depth;
     SElemFixed elem_fixed;
     void *hook;
+    bool elems_opaque;        /* fixed elements read are uniform unknowns, not atoms */
 };
 
 SEnv *senv_new(Arena *a, SNames names)
@@ -527,6 +528,11 @@ void senv_hook(SEnv *e, SElemFixed f, void *ctx)
 {
     e->elem_fixed = f;
     e->hook = ctx;
+}
+
+void senv_elems_opaque(SEnv *e)
+{
+    e->elems_opaque = true;
 }
 
 bool senv_saw_mut(SEnv *e, bool reset)
@@ -977,7 +983,7 @@ static SVal eval_index(SEnv *e, Node *x)
         return val_any(b.uniform && i.uniform);       /* an element of an Array value */
     if (!e->elem_fixed || !i.uniform || !e->elem_fixed(e->hook, x))
         return val_any(false);
-    if (!x->ty || !type_is_int(x->ty) || i.f.any || e->names != SN_FIXED)
+    if (!x->ty || !type_is_int(x->ty) || i.f.any || e->names != SN_FIXED || e->elems_opaque)
         return val_any(true);
     /* the root view and the element's offset in it: one unknown per element */
     Node *v = x->index.base;
@@ -1145,6 +1151,177 @@ void senv_havoc_assigned(SEnv *e, Node *body)
             }
         }
     }
+}
+
+/* ---------------------------------------------------------- while loops */
+
+typedef struct {
+    const Sym *s;
+    int assigns;          /* assignments and rw lendings of s in the loop, closures too */
+} Count;
+
+static bool count_visit(Node *n, void *c)
+{
+    Count *k = c;
+    if (n->kind == N_ASSIGN && assigned_local(n->assign.lhs) == k->s)
+        k->assigns++;
+    if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.callee && n->call.callee->ty &&
+        n->call.callee->ty->kind == TY_FN) {
+        Type *ft = n->call.callee->ty;
+        for (int i = 0; i < n->call.args.n && i < ft->params.n; i++) {
+            Type *pt = ft->params.v[i];
+            if (pt && pt->kind == TY_REF && assigned_local(n->call.args.v[i]) == k->s)
+                k->assigns++;
+        }
+    }
+    return true;
+}
+
+/* A continue of the loop itself (not of a loop inside it). */
+static bool own_continue(Node *n)
+{
+    if (!n)
+        return false;
+    switch (n->kind) {
+    case N_CONTINUE: return true;
+    case N_BLOCK: case N_UNSAFE:
+        for (int i = 0; i < n->block.stmts.n; i++)
+            if (own_continue(n->block.stmts.v[i]))
+                return true;
+        return false;
+    case N_IF: return own_continue(n->if_.then) || own_continue(n->if_.els);
+    default: return false;
+    }
+}
+
+/* Does f read an element (an amount that may change between iterations)? */
+static bool form_reads_elems(const SForm *f, int depth)
+{
+    for (int i = 0; !f->any && i < f->n; i++)
+        for (int j = 0; j < f->t[i].deg; j++) {
+            const SKey *k = f->t[i].v[j];
+            if (k->kind != SK_ATOM)
+                continue;
+            if (!k->b || depth > 16 || form_reads_elems(k->a, depth + 1) || form_reads_elems(k->b, depth + 1))
+                return true;
+        }
+    return false;
+}
+
+/* `v += S`, `v -= S`, `v = v + S`, `v = S + v`, `v = v - S`: v and S (and
+ * the sign), or NULL. */
+static const Sym *stride_of(Node *st, Node **amount, int *sign)
+{
+    if (!st || st->kind != N_ASSIGN || !st->assign.lhs || st->assign.lhs->kind != N_NAME)
+        return NULL;
+    const Sym *v = st->assign.lhs->name.sym;
+    Node *r = st->assign.rhs;
+    if (!v || v->kind != SYM_LOCAL || !v->mut || !v->ty || !type_is_int(v->ty) || !r)
+        return NULL;
+    *amount = r;
+    *sign = 1;
+    switch (st->assign.op) {
+    case T_PLUSEQ: return v;
+    case T_MINUSEQ: *sign = -1; return v;
+    case T_ASSIGN: break;
+    default: return NULL;
+    }
+    if (r->kind != N_BINARY || (r->binary.op != T_PLUS && r->binary.op != T_MINUS))
+        return NULL;
+    bool left = r->binary.a && r->binary.a->kind == N_NAME && r->binary.a->name.sym == v;
+    bool right = r->binary.b && r->binary.b->kind == N_NAME && r->binary.b->name.sym == v;
+    if (left) {
+        *amount = r->binary.b;
+        *sign = r->binary.op == T_MINUS ? -1 : 1;
+        return v;
+    }
+    if (right && r->binary.op == T_PLUS) {
+        *amount = r->binary.a;
+        return v;
+    }
+    return NULL;
+}
+
+/* The iterations a while loop's condition lets run, once its strides are
+ * bound: from each part `S * j + R < 0` (or <= 0) of it, with S a positive
+ * constant and R bounded below by R0, j < (-R0) / S rounded up (a for over
+ * the same progression has as many). false: no such part. */
+static bool while_trips(SEnv *e, Node *cond, const SKey *j, SNum *trips)
+{
+    SCond parts[8];
+    int n = sym_conds(e, cond, true, parts, 8);
+    bool found = false;
+    for (int i = 0; i < n; i++) {
+        SForm coef, rest;
+        SNum step, r0, lim;
+        if ((parts[i].op != T_LT && parts[i].op != T_LE) || !sform_split(&parts[i].d, j, &coef, &rest) ||
+            !sform_is_const(&coef, &step) || step <= 0 || !sform_lower(&rest, &r0))
+            continue;
+        /* S * j < -R0 (LT), <= -R0 (LE) */
+        SNum room = -r0 - (parts[i].op == T_LT ? 1 : 0);
+        lim = room < 0 ? 0 : room / step + 1;
+        if (!found || lim < *trips)
+            *trips = lim;
+        found = true;
+    }
+    return found;
+}
+
+SKey *senv_while_counter(SEnv *e, Node *loop)
+{
+    Node *body = loop->loop.body;
+    enum { MAX_STRIDES = 8 };
+    const Sym *vs[MAX_STRIDES];
+    Node *amounts[MAX_STRIDES];
+    int signs[MAX_STRIDES];
+    SVal starts[MAX_STRIDES];
+    int n = 0;
+    if (loop->kind == N_WHILE && body && (body->kind == N_BLOCK || body->kind == N_UNSAFE) && !own_continue(body))
+        for (int i = 0; i < body->block.stmts.n && n < MAX_STRIDES; i++) {
+            Node *amount;
+            int sign;
+            const Sym *v = stride_of(body->block.stmts.v[i], &amount, &sign);
+            Count c = {v, 0};
+            if (!v || !senv_lookup(e, v, &starts[n]))
+                continue;
+            walk_tree(body, WALK_CODE, count_visit, &c);   /* closures too */
+            if (c.assigns != 1)
+                continue;
+            vs[n] = v;
+            amounts[n] = amount;
+            signs[n++] = sign;
+        }
+    senv_havoc_assigned(e, body);
+    SKey *j = NULL;
+    for (int i = 0; i < n; i++) {
+        /* evaluated with the body's locals havocked: an amount that reads
+         * one (or the local itself) is any */
+        SVal step = eval(e, amounts[i]);
+        SForm scaled, f;
+        if (step.f.any || form_reads_elems(&step.f, 0) || !sform_scale(&step.f, &step.f, signs[i]))
+            continue;
+        if (!j) {
+            SKey *trips = key_new(e, SK_SYM, arena_printf(e->a, "trips(%s)", vs[i]->id));
+            trips->has_lo = trips->has_hi = true;
+            trips->rlo = 0;
+            trips->rhi = ((SNum)1 << 64) - 1;
+            SForm zero = sform_const(0), hi = sform_key(trips);
+            j = key_new(e, SK_COUNTER, arena_printf(e->a, "steps(%s)", vs[i]->id));
+            j->lo = form_copy(e, &zero);
+            j->hi = form_copy(e, &hi);
+            j->uniform = true;    /* the iteration's number: the same in every thread that runs it */
+        }
+        SForm jf = sform_key(j);
+        if (!sform_mul(&scaled, &step.f, &jf) || !sform_add(&f, &starts[i].f, &scaled, 1))
+            continue;
+        senv_bind(e, vs[i], val(f, starts[i].uniform && step.uniform));
+    }
+    SNum trips = 0;
+    if (j && while_trips(e, loop->loop.cond, j, &trips)) {
+        SForm hi = sform_const(trips);
+        j->hi = form_copy(e, &hi);
+    }
+    return j;
 }
 
 bool sym_trip(SEnv *e, Node *loop, SNum *lo, SNum *count)

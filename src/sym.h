@@ -106,6 +106,11 @@ typedef enum {
 } SNames;
 
 SEnv *senv_new(Arena *a, SNames names);
+/* Element reads the hook calls fixed are uniform unknowns, not one unknown
+ * per element: for a scope where an element may change between two reads
+ * (a cooperative region's shared arrays, between barriers), where two reads
+ * of one element must not be taken for one value. */
+void senv_elems_opaque(SEnv *e);
 /* Whether the element x[i] a scope reads has one value throughout it (no
  * lane of it writes the view): then a read with a uniform index is a
  * uniform unknown, else any. Without a hook every element read is any. */
@@ -135,6 +140,16 @@ SKey *senv_counter(SEnv *e, const Sym *k, const SVal *lo, const SVal *hi);
  * between iterations), uniform when every assignment to it is. Call before
  * walking a body once for all its iterations. */
 void senv_havoc_assigned(SEnv *e, Node *body);
+/* A `while` loop walked once for all its iterations, its strides followed:
+ * a `let mut` the body advances once an iteration by an amount the same in
+ * every iteration (`i += 64;`, `i = i + g * 256;`, a statement of the body
+ * itself, which no continue of the loop skips, and the local's only
+ * assignment in the loop) is start + amount * j, with j a counter key
+ * (SK_COUNTER) for the iteration, in [0, trips) where trips is an unknown;
+ * every other local the body assigns is havocked. Call before walking the
+ * condition and the body; returns j, or NULL when no local advances so (and
+ * then it is senv_havoc_assigned). */
+SKey *senv_while_counter(SEnv *e, Node *loop);
 
 /* ---- evaluation */
 SVal sym_eval(SEnv *e, Node *x);

@@ -10,7 +10,7 @@ finish"): a generator of small random regions and a brute-force judge of each.
 SEEDS is one seed (7), a list (1,2,3) or a range (1-20); COUNT programs are made from each seed.
 
 THE PROGRAMS. Each is one function `fn f(g:usize, out:rw<i32>[LEN], hist:rw<i32>[LEN],
-x:ro<i32>[LEN])` holding one region `blocks B in G threads T in X { ... }`: one to three names on
+x:ro<i32>[LEN], y:rw<i32>[LEN])` holding one region `blocks B in G threads T in X { ... }`: one to three names on
 each side (thread shapes from 32 to 256 threads, such as `t in 64`, `tx, ty in 16, 4`, `tx, ty, tz
 in 32, 2, 2`; grids `b in g`, `bx, by in g, 2`, `bx, by, bz in 2, g, 1`), shared arrays zeroed
 (`shared s1:i32[N] = zeroed;`) or not (`shared w1:i32[N];`), phases separated by barriers, `for k in
@@ -19,21 +19,36 @@ t % 2 == 0, t / 32 == w, tx == 31 && ty == 1, ty < 1) and on block names and g, 
 names, block names and loop counters (t, 63 - t, (t + 1) % 64, t * 2 + 1, t / 2, ty * 33 + tx,
 b * 64 + t, (b * 64 + t) * 8 + k ...), a tree reduction whose stride is a local (shr(32, k)), the
 spec's 33-wide tile transpose, warp operations (`reduce + warp yield v`, `shuffle_xor(v, 1)`) under
-warp-uniform and divergent conditions, and atomic updates (`atomic_add_wrap(hist[k], 1)`, also on
-shared arrays), sometimes beside plain accesses. Barriers sit at top level, in loops, under
-block-uniform conditions and (on purpose, sometimes) under thread-dependent ones. Each piece keeps to
-a discipline that makes it legal (each phase writes a shared array only at a one-to-one index of the
-thread and reads it only there; an outside array has one layout whose elements each belong to one
-thread of one block) unless the generator means to break it, which it does in about half the
-programs. No index or condition depends on data, so one run of each thread is all it can do.
+warp-uniform and divergent conditions, under votes (`warp_any(c)`, `warp_all(c)`, `!warp_all(c)`,
+`warp_ballot(c) != 0`, c on the thread's names or on a value) and under a warp reduction's answer,
+and atomic updates (`atomic_add_wrap(hist[k], 1)`, also on shared arrays), sometimes beside plain
+accesses. While loops: a grid-stride loop over y (i from the block's and thread's place by the grid's
+threads, `i += g * 64`), a block-stride loop that covers a shared array (`j += 64`), and
+`let mut k = 0; while k < K { ...; barrier; k += 1; }`. A phase may write a shared array at an index
+the same in every thread (g % n, (b + 3) % n, a loop counter) from one pinned thread. Barriers sit
+at top level, in loops, under block-uniform conditions, under conditions on a shared element read at
+an index the same in every thread (s[g % 64] > 2), and (on purpose, sometimes) under thread-dependent
+ones or votes. Each piece keeps to a discipline that makes it legal (each phase writes a shared array
+only at a one-to-one index of the thread and reads it only there; an outside array has one layout
+whose elements each belong to one thread of one block) unless the generator means to break it, which
+it does in about half the programs.
 
-Each program is made twice, in step: as CAIRN text and as a Python function thread(L, g, b, t) of
+Each program is made twice, in step: as CAIRN text and as a Python generator thread(L, g, b, t) of
 the flat block number and the flat thread number (tx + X * ty + X * Y * tz) that runs the thread and
 records, through L, every barrier and warp operation it reaches and every element it reads, writes or
 updates atomically, each with its phase (the barriers this thread has passed), its step and its line.
+It computes values too: L's reads give the element's value (the block's shared arrays, zeroed or
+holding a poison value; the grid's outside arrays), writes store one, and the thread yields at each
+barrier and warp operation. The judge runs a block's threads together (run_block): each thread runs
+to its next barrier or warp operation; a warp whose 32 threads wait at a warp operation gets its
+result (a reduction's total, a shuffled value, a vote's answer); when every thread left waits at a
+barrier, all go on. So conditions on values (a shared element, a vote) take the values the device
+would give a race-free program.
 A step places an access in the body's order, loops unrolled: a tuple (statement, iteration,
 statement, ..., part), where part 0 is the statement's reads and part 1 its write, so tuples compare
-as the body runs. The model shares nothing with the checker's reasoning: it executes.
+as the body runs. The model shares nothing with the checker's reasoning: it executes. Every program is run on two
+contents of x (uneven from thread to thread, and 9 or 0 by warps, so that votes differ between
+warps); what it breaks on either, it breaks.
 
 THE JUDGE runs every thread of every block for g in 1..4 (only g = 4 when the body does not name g:
 a block's run does not depend on g then, so the larger grid holds every smaller one's blocks). Its
@@ -53,7 +68,7 @@ states them, made concrete:
   E-COOP-UNWRITTEN  a thread reads (or updates atomically) an element of an unzeroed shared array
                     that neither it wrote at an earlier step nor any thread wrote in an earlier
                     phase ("by that thread earlier or by any thread before a barrier between them").
-  E-COOP-GLOBAL     an element of an outside array (out, hist) is written by two threads (of one
+  E-COOP-GLOBAL     an element of an outside array (out, hist, y) is written by two threads (of one
                     block or two), or read by one thread and written by another. A thread's own
                     reads of what it writes are allowed. Barriers do not matter: nothing orders blocks.
   E-ATOMIC-MIXED    an outside array is updated atomically by some thread and read or written plainly
@@ -107,14 +122,16 @@ class OutOfBounds(Exception):
 
 
 class Thread:
-    """What one thread does: its events in order. An access is (phase, array, element, kind, step,
-    line) with kind 'R', 'W' or 'A' (atomic), kept in sh (shared arrays) or acc (outside arrays); a
-    barrier or warp operation is (step, line)."""
+    """What one thread does: its events in order, and the values it reads and writes. An access is
+    (phase, array, element, kind, step, line) with kind 'R', 'W' or 'A' (atomic), kept in sh (shared
+    arrays) or acc (outside arrays); a barrier or warp operation is (step, line). mem holds the
+    arrays' values: the block's shared arrays (one list each, the block's threads share it) and the
+    outside ones (the grid's)."""
 
-    __slots__ = ("lens", "shared", "phase", "sh", "acc", "bars", "warps")
+    __slots__ = ("lens", "shared", "phase", "sh", "acc", "bars", "warps", "mem")
 
-    def __init__(self, lens, shared):
-        self.lens, self.shared, self.phase = lens, shared, 0
+    def __init__(self, lens, shared, mem):
+        self.lens, self.shared, self.phase, self.mem = lens, shared, 0, mem
         self.sh, self.acc, self.bars, self.warps = [], [], [], []
 
     def _rec(self, a, e, kind, step, line):
@@ -123,13 +140,21 @@ class Thread:
         (self.sh if a in self.shared else self.acc).append((self.phase, a, e, kind, step, line))
 
     def rd(self, a, e, step, line):
+        """Records a read of a[e] and gives its value."""
         self._rec(a, e, "R", step, line)
+        return self.mem[a][e]
 
-    def wr(self, a, e, step, line):
+    def wr(self, a, e, step, line, v=0):
+        """Records a write of v into a[e] (the value's reads are recorded first: it is an argument)."""
         self._rec(a, e, "W", step, line)
+        self.mem[a][e] = v
 
     def at(self, a, e, step, line):
+        """An atomic add of 1: records it, gives the old value."""
         self._rec(a, e, "A", step, line)
+        old = self.mem[a][e]
+        self.mem[a][e] = old + 1
+        return old
 
     def bar(self, step, line):
         self.bars.append((step, line))
@@ -180,13 +205,87 @@ class Shape:
         return "block (" + ", ".join(f"{n} = {v}" for n, v in zip(self.bnames, vals)) + ")"
 
 
-def run_block(fn, shape, lens, shared, g, b):
-    threads = []
-    for t in range(shape.T):
-        th = Thread(lens, shared)
-        fn(th, g, b, t)
-        threads.append(th)
+POISON = -7777              # what an unzeroed shared element holds until written
+
+
+# x's elements, two ways: small and uneven, so that values read from it differ from thread to thread;
+# and by warps, 9 in every other warp's stretch and 0 in the others, so that a vote on them differs
+# from warp to warp. A program is judged on both (what it breaks on either, it breaks).
+X_DATA = [("", [(i * 7 + 3) % 10 for i in range(LEN)]),
+          (" (x by warps)", [9 if (i // 32) % 2 == 0 else 0 for i in range(LEN)])]
+
+
+def run_block(fn, shape, lens, shared, unzeroed, g, b, outside):
+    """Runs one block's threads together, as the device does: a thread's model is a generator that
+    yields at each barrier (('bar',)) and each warp operation ((kind, step, args...)). Every thread
+    runs to its next such point, one after another; then the warps whose 32 threads all wait at a
+    warp operation get its result (a warp reduction's total, a shuffle's value from the lane it
+    names, a vote's answer); when no warp is whole, the threads that wait at warp operations get
+    results among the threads that are there (a warp split: the judge's E-COOP-WARP); when every
+    thread left waits at a barrier, they all go on. Within a phase the threads run one after another,
+    so a read sees what threads before it wrote: one order of the phase, the only one where the
+    program is race-free."""
+    mem = dict(outside)
+    for a in shared:
+        mem[a] = [POISON if a in unzeroed else 0] * lens[a]
+    threads = [Thread(lens, shared, mem) for _ in range(shape.T)]
+    gens = [fn(threads[t], g, b, t) for t in range(shape.T)]
+    wait = [None] * shape.T
+
+    def go(u, value):
+        try:
+            wait[u] = gens[u].send(value)
+        except StopIteration:
+            wait[u] = None
+
+    for u in range(shape.T):
+        if hasattr(gens[u], "send"):     # a model with no yield at all ran when it was called
+            go(u, None)
+    while True:
+        live = [u for u in range(shape.T) if wait[u] is not None]
+        if not live:
+            break
+        warps = {}
+        for u in live:
+            if wait[u][0] != "bar":
+                warps.setdefault(u // 32, []).append(u)
+        whole = [w for w, us in warps.items() if len(us) == 32]
+        if warps:
+            for w in (whole or list(warps)):
+                for u, v in warp_results({u: wait[u] for u in warps[w]}).items():
+                    go(u, v)
+            continue
+        for u in live:
+            go(u, None)
     return threads
+
+
+def warp_results(reqs):
+    """The results of the warp operations the lanes in reqs wait at, lane by lane: lanes at one
+    operation (one step) combine with each other only."""
+    out, by_step = {}, {}
+    for u, r in reqs.items():
+        by_step.setdefault(r[1], {})[u] = r
+    for rs in by_step.values():
+        kind = next(iter(rs.values()))[0]
+        lanes = sorted(rs)
+        if kind == "reduce":
+            vals = [rs[u][3] for u in lanes]
+            total = sum(vals) if rs[lanes[0]][2] == "+" else max(vals)
+            out.update({u: total for u in lanes})
+        elif kind in ("any", "all", "ballot"):
+            cs = {u: bool(rs[u][2]) for u in lanes}
+            ans = any(cs.values()) if kind == "any" else all(cs.values()) if kind == "all" else \
+                sum(1 << (u % 32) for u in lanes if cs[u])
+            out.update({u: ans for u in lanes})
+        else:                                # ("shfl", step, mode, arg, v)
+            for u in lanes:
+                mode, arg, own = rs[u][2], rs[u][3], rs[u][4]
+                lane = u % 32
+                src = {"xor": lane ^ arg, "down": lane + arg, "up": lane - arg, "idx": arg}[mode]
+                src = u - lane + src if 0 <= src < 32 else u
+                out[u] = rs[src][4] if src in rs else own
+    return out
 
 
 def sequences(shape, threads, key, g, b, group, code, what):
@@ -324,8 +423,10 @@ def judge_fn(fn, shape, lens, shared, unzeroed, uses_g):
     whose threads do the same inside the block (the same shared accesses, barriers and warp
     operations) are judged once: the rules inside a block see nothing else."""
     found, seen = {}, set()
-    for g in (GS if uses_g else (max(GS),)):
-        runs = [run_block(fn, shape, lens, shared, g, b) for b in range(shape.blocks(g))]
+    for (data, xs), g in ((d, g) for d in X_DATA for g in (GS if uses_g else (max(GS),))):
+        outside = {a: (xs if a == "x" else [0] * n) for a, n in lens.items() if a not in shared}
+        runs = [run_block(fn, shape, lens, shared, unzeroed, g, b, outside) for b in range(shape.blocks(g))]
+        before = set(found)
         for b, threads in enumerate(runs):
             sig = hash(tuple((tuple(th.sh), tuple(th.bars), tuple(th.warps)) for th in threads))
             if sig in seen:
@@ -339,6 +440,8 @@ def judge_fn(fn, shape, lens, shared, unzeroed, uses_g):
                         found[hit[0]] = hit[1]
             shared_rules(shape, threads, shared, unzeroed, g, b, found)
         outside_rules(shape, runs, g, found)
+        for c in set(found) - before:
+            found[c] += data
     return found
 
 
@@ -375,10 +478,11 @@ def op(o, a, b):
 class Cond:
     """A condition, CAIRN and Python, with what the generator means by it: 'block' (the same in
     every thread of a block), 'warp' (the same in every thread of a warp) or 'thread' (it splits
-    warps). The judge does not trust the label; it runs the threads."""
+    warps); pre holds the Python lines to run before it (a vote's: the vote is a warp operation).
+    The judge does not trust the label; it runs the threads."""
 
-    def __init__(self, c, p, kind):
-        self.c, self.p, self.kind = c, p, kind
+    def __init__(self, c, p, kind, pre=()):
+        self.c, self.p, self.kind, self.pre = c, p, kind, list(pre)
 
 
 def cmp(a, o, b, kind):
@@ -386,8 +490,10 @@ def cmp(a, o, b, kind):
 
 
 def both(c1, c2):
+    """c1 && c2; a vote may only be c1 (the right side runs only where the left lets it)."""
+    assert not c2.pre
     kind = "thread" if "thread" in (c1.kind, c2.kind) else ("warp" if "warp" in (c1.kind, c2.kind) else "block")
-    return Cond(f"{c1.c} && {c2.c}", f"({c1.p}) and ({c2.p})", kind)
+    return Cond(f"{c1.c} && {c2.c}", f"({c1.p}) and ({c2.p})", kind, c1.pre)
 
 
 THREAD_SHAPES = [(("t",), (32,)), (("t",), (64,)), (("t",), (64,)), (("t",), (128,)), (("t",), (256,)),
@@ -421,7 +527,7 @@ class Gen:
         self.lines, self.py = [], []     # CAIRN lines (1 = the fn line), model lines
         self.depth = 0                   # of the body, inside the region
         self.ids = 0
-        self.loops = []                  # (statement id, counter, K) of the loops around
+        self.loops = []                  # (statement id, counter, K or None, visible) of the loops around
         self.locals = [[]]               # i32 locals in scope, per block
         self.names = 0
         self.uses_flat_local = r.random() < 0.3
@@ -444,10 +550,14 @@ class Gen:
         self.py.extend("    " * (self.depth + 1) + s for s in p)
         return len(self.lines)
 
-    def open(self, c, p):
+    def open(self, c, p, pre=()):
+        self.py.extend("    " * (self.depth + 1) + s for s in pre)
         self.emit(c + " {", [p + ":", "    pass"])
         self.depth += 1
         self.locals.append([])
+
+    def open_if(self, cond):
+        self.open(f"if {cond.c}", f"if {cond.p}", cond.pre)
 
     def orelse(self):
         self.depth -= 1
@@ -462,7 +572,7 @@ class Gen:
 
     def step(self, sid, part):
         parts = []
-        for lid, k, _ in self.loops:
+        for lid, k, _, _ in self.loops:
             parts += [str(lid), k]
         return "(" + ", ".join(parts + [str(sid), str(part)]) + ")"
 
@@ -498,8 +608,16 @@ class Gen:
             e = op("+", e, op("*", w, X(nm)))
         return e
 
+    def nblocks(self):
+        """The grid's number of blocks: g, g * 2, 2 * g * 1."""
+        e = None
+        for x in self.shape.gext:
+            e = X(str(x)) if e is None else op("*", e, X(str(x)))
+        return e
+
     def counter(self):
-        return self.rng.choice(self.loops) if self.loops else None
+        vis = [c for c in self.loops if c[3]]
+        return self.rng.choice(vis) if vis else None
 
     def thread_cond(self, kind):
         """A condition on the thread names meant to be 'warp' (warp-uniform) or 'thread'."""
@@ -532,6 +650,68 @@ class Gen:
         if c:
             opts.append(cmp(X(c[1]), "<", num(r.randint(1, c[2])), "block"))
         return r.choice(opts)
+
+    def uniform_index(self, n):
+        """An index of an array of n elements that is the same in every thread of a block: a
+        constant, or one made of g, a block name and a loop counter."""
+        r, b = self.rng, self.shape.bnames[0]
+        opts = [num(r.randrange(n)), op("%", X("g"), num(n)), op("%", op("+", X(b), num(r.randint(1, 5))), num(n)),
+                op("%", op("+", op("*", X("g"), num(3)), X(b)), num(n))]
+        c = self.counter()
+        if c:
+            opts.append(op("%", op("+", X(c[1]), X(b)), num(n)))
+        return r.choice(opts)
+
+    def shared_cond(self, sid, warp):
+        """A condition on a shared element read at an index the same in every thread (or, warp:
+        in every thread of a warp; bad: in none) of an array whose elements the phase does not
+        write: (Cond, array) or (None, None). Threads agree on it when the index is uniform."""
+        r = self.rng
+        cands = [a for a in self.arrays if a.full and (self.modes.get(a.name) or ("R",))[0] == "R"]
+        if not cands:
+            return None, None
+        a = r.choice(cands)
+        if self.bad():
+            idx, kind = op("%", self.ft(), num(a.n)), "thread"
+        elif warp and self.T > 32 and r.random() < 0.5:
+            idx, kind = op("%", op("/", self.ft(), num(32)), num(a.n)), "warp"
+        else:
+            idx, kind = self.uniform_index(a.n), "block"
+        k = r.randint(0, 3)
+        o = r.choice((">", "==", "<"))
+        ln = self.line()
+        return Cond(f"{a.name}[{idx.c}] {o} {k}", f"L.rd('{a.name}', {idx.p}, {self.step(sid, 0)}, {ln}) {o} {k}",
+                    kind), a
+
+    def vote_cond(self, sid, inner=None):
+        """warp_any(C), warp_all(C), !warp_all(C) or warp_ballot(C) != 0 with C a condition that
+        may split the warp: the same in every thread of a warp."""
+        r = self.rng
+        c = inner or self.vote_arg()
+        kind = r.choice(("any", "all", "nall", "ballot"))
+        q = self.fresh("_q")
+        st = self.step(sid, 0)
+        ln = self.line()
+        pre = [f"_c = bool({c.p})", f"L.warp({st}, {ln})",
+               f"{q} = yield ('{'all' if kind == 'nall' else kind}', {st}, _c)"]
+        self.tags.add("votes")
+        if kind == "any":
+            return Cond(f"warp_any({c.c})", q, "warp", pre)
+        if kind == "all":
+            return Cond(f"warp_all({c.c})", q, "warp", pre)
+        if kind == "nall":
+            return Cond(f"!warp_all({c.c})", f"not {q}", "warp", pre)
+        return Cond(f"warp_ballot({c.c}) != 0", f"{q} != 0", "warp", pre)
+
+    def vote_arg(self):
+        """What a vote asks: a condition on the thread's names, or on a local's value."""
+        r = self.rng
+        scope = [v for s in self.locals for v in s]
+        if scope and r.random() < 0.5:
+            v = r.choice(scope)
+            k = r.randint(0, 12)
+            return Cond(f"{v} > {k}", f"{v} > {k}", "thread")
+        return self.thread_cond("thread")
 
     def pin_cond(self):
         """A condition that pins the thread names to one value (the pinned-name rule)."""
@@ -578,11 +758,13 @@ class Gen:
 
     def bad_own(self, a):
         r, ft = self.rng, self.ft()
-        k = r.randrange(3)
+        k = r.randrange(4)
         if k == 0:
             return None, op("/", ft, num(2)) if a.n >= self.T else op("%", ft, num(a.n)), False
         if k == 1:
             return None, num(r.randrange(min(a.n, 4))), False
+        if k == 2:
+            return None, self.uniform_index(a.n), False      # every thread, one element
         return None, op("%", op("+", ft, num(1)), num(a.n)), False
 
     def anywhere(self, a):
@@ -591,7 +773,8 @@ class Gen:
         if a.name == "tile":
             s = self.shape
             return op("+", op("*", X(s.tnames[0]), num(33)), X(s.tnames[1]))
-        opts = [num(r.randrange(n)), op("%", op("+", ft, num(r.randint(1, 3))), num(n)), op("%", ft, num(n))]
+        opts = [num(r.randrange(n)), op("%", op("+", ft, num(r.randint(1, 3))), num(n)), op("%", ft, num(n)),
+                self.uniform_index(n)]
         if n >= T:
             opts += [op("-", num(T - 1), ft), op("/", ft, num(2)), ft]
         if n <= T // 32:
@@ -605,7 +788,8 @@ class Gen:
     # --- values and accesses
 
     def read(self, arr, idx, sid):
-        """The Python line that records a read of arr[idx] in statement sid."""
+        """The Python expression that records a read of arr[idx] in statement sid and gives its
+        value."""
         return f"L.rd('{arr}', {idx.p}, {self.step(sid, 0)}, {self.line()})"
 
     def x_index(self):
@@ -617,22 +801,24 @@ class Gen:
         return r.choice(opts)
 
     def value(self, sid):
-        """An i32 value: (CAIRN, Python lines recording its reads)."""
+        """An i32 value: (CAIRN, the Python expression that computes it, recording its reads)."""
         r = self.rng
         k = r.randrange(6)
         scope = [v for s in self.locals for v in s]
         if k == 0 or (k == 1 and not scope):
-            return str(r.randint(0, 9)), []
+            n = str(r.randint(0, 9))
+            return n, n
         if k == 1:
-            return r.choice(scope), []
+            v = r.choice(scope)
+            return v, v
         if k == 2:
             i = self.x_index()
-            return f"x[{i.c}] + 1", [self.read("x", i, sid)]
+            return f"x[{i.c}] + 1", f"{self.read('x', i, sid)} + 1"
         a, idx = self.shared_read_target()
         if a is None:
             i = self.x_index()
-            return f"x[{i.c}]", [self.read("x", i, sid)]
-        return f"{a.name}[{idx.c}]", [self.read(a.name, idx, sid)]
+            return f"x[{i.c}]", self.read("x", i, sid)
+        return f"{a.name}[{idx.c}]", self.read(a.name, idx, sid)
 
     def shared_read_target(self):
         """(array, index) a phase may read now: an R array anywhere, a W array at its own index
@@ -650,34 +836,41 @@ class Gen:
             cands.append((a, self.anywhere(a)))
         return r.choice(cands) if cands else (None, None)
 
+    def write(self, arr, idx, sid, val_p):
+        """The Python expression that records a write of the value val_p into arr[idx]."""
+        return f"L.wr('{arr}', {idx.p}, {self.step(sid, 1)}, {self.line()}, {val_p})"
+
     def st_shared_write(self):
-        ws = [a for a in self.arrays if (self.modes.get(a.name) or ("",))[0] == "W"]
+        ws = [a for a in self.arrays if (self.modes.get(a.name) or ("",))[0] in ("W", "U")]
         if not ws or self.bad():
             a = self.rng.choice(self.arrays)
             guard, idx, _ = self.bad_own(a)
+            mode = "W"
         else:
             a = self.rng.choice(ws)
-            _, guard, idx = self.modes[a.name]
+            mode, guard, idx = self.modes[a.name]
+            if mode == "U" and self.bad():
+                guard = None                 # every thread, one element
         sid = self.new_id()
         if guard is not None:
-            self.open(f"if {guard.c}", f"if {guard.p}")
+            self.open_if(guard)
+        if mode == "U":
+            self.tags.add("uniform-index writes")
         if self.rng.random() < 0.25 and (a.full or self.written.get(a.name) or self.bad()):
-            ln = self.line()
-            self.emit(f"{a.name}[{idx.c}] += 1;", [f"L.rd('{a.name}', {idx.p}, {self.step(sid, 0)}, {ln})",
-                                                  f"L.wr('{a.name}', {idx.p}, {self.step(sid, 1)}, {ln})"])
+            self.emit(f"{a.name}[{idx.c}] += 1;", [self.write(a.name, idx, sid, self.read(a.name, idx, sid) + " + 1")])
         else:
             vc, vp = self.value(sid)
-            self.emit(f"{a.name}[{idx.c}] = {vc};", vp + [f"L.wr('{a.name}', {idx.p}, {self.step(sid, 1)}, {self.line()})"])
+            self.emit(f"{a.name}[{idx.c}] = {vc};", [self.write(a.name, idx, sid, vp)])
         if guard is not None:
             self.close()
-        if guard is None or guard.kind != "block":
+        if mode == "W" and (guard is None or guard.kind != "block"):
             self.written[a.name] = True
 
     def st_local(self):
         sid = self.new_id()
         v = self.fresh("v")
         vc, vp = self.value(sid)
-        self.emit(f"let {v}:i32 = {vc};", vp)
+        self.emit(f"let {v}:i32 = {vc};", [f"{v} = {vp}"])
         self.locals[-1].append(v)
 
     def st_atomic(self):
@@ -720,27 +913,77 @@ class Gen:
         r = self.rng
         if self.hist_used and r.random() < 0.3 and self.bad():
             sid = self.new_id()
-            self.emit("hist[0] = 1;", [f"L.wr('hist', 0, {self.step(sid, 1)}, {self.line()})"])
+            self.emit("hist[0] = 1;", [f"L.wr('hist', 0, {self.step(sid, 1)}, {self.line()}, 1)"])
             return
         idx, pin = self.bad_out_index() if self.bad() else self.out_index()
         if pin is not None and self.bad():
             pin = None
+        if pin is not None and self.bad():
+            pin = self.pin_cond()            # another pin: two threads may write one element
         sid = self.new_id()
         if pin is not None:
-            self.open(f"if {pin.c}", f"if {pin.p}")
+            self.open_if(pin)
         k = r.random()
-        ln = self.line()
         if k < 0.2:
             v = self.fresh("v")
-            self.emit(f"let {v}:i32 = out[{idx.c}];", [f"L.rd('out', {idx.p}, {self.step(sid, 0)}, {ln})"])
+            self.emit(f"let {v}:i32 = out[{idx.c}];", [f"{v} = {self.read('out', idx, sid)}"])
         elif k < 0.35:
-            self.emit(f"out[{idx.c}] += 1;", [f"L.rd('out', {idx.p}, {self.step(sid, 0)}, {ln})",
-                                             f"L.wr('out', {idx.p}, {self.step(sid, 1)}, {ln})"])
+            self.emit(f"out[{idx.c}] += 1;", [self.write("out", idx, sid, self.read("out", idx, sid) + " + 1")])
         else:
             vc, vp = self.value(sid)
-            self.emit(f"out[{idx.c}] = {vc};", vp + [f"L.wr('out', {idx.p}, {self.step(sid, 1)}, {self.line()})"])
+            self.emit(f"out[{idx.c}] = {vc};", [self.write("out", idx, sid, vp)])
         if pin is not None:
             self.close()
+
+    def st_grid_stride(self):
+        """A grid-stride loop over y: i from the thread's place in the grid by the grid's threads,
+        while i < a bound (bad: a stride of half the grid, or no block in the start)."""
+        r, T = self.rng, self.T
+        self.tags.add("while loops")
+        i, wv = self.fresh("gs"), self.fresh("_w")
+        start = op("+", op("*", self.fb(), num(T)), self.ft())
+        stride = op("*", self.nblocks(), num(T))
+        if self.bad():
+            k = r.randrange(3)
+            if k == 0:
+                start = self.ft()
+            elif k == 1:
+                stride = op("*", self.nblocks(), num(T // 2))
+            else:
+                stride = num(T)
+        bound = T * r.randint(1, 6) + r.randrange(T)
+        lid, sid = self.new_id(), self.new_id()
+        self.emit(f"let mut {i} = {start.c};", [f"{i} = {start.p}", f"{wv} = 0"])
+        self.open(f"while {i} < {bound}", f"while {i} < {bound}")
+        self.loops.append((lid, wv, None, False))
+        if r.random() < 0.3:
+            self.emit(f"y[{i}] += 1;", [self.write("y", X(i), sid, self.read("y", X(i), sid) + " + 1")])
+        else:
+            vc, vp = self.value(sid)
+            self.emit(f"y[{i}] = {vc};", [self.write("y", X(i), sid, vp)])
+        self.emit(f"{i} += {stride.c};", [f"{i} += {stride.p}", f"{wv} += 1"])
+        self.loops.pop()
+        self.close()
+
+    def stride_cover(self, a):
+        """An S array's covering write: j from the thread's number by the block's threads while
+        j < the array's length (bad: a stride of half the block)."""
+        r, T = self.rng, self.T
+        self.tags.add("while loops")
+        j, wv = self.fresh("bs"), self.fresh("_w")
+        step = T // 2 if self.bad() and T > 32 else T
+        lid, sid = self.new_id(), self.new_id()
+        ft = self.ft()
+        self.emit(f"let mut {j} = {ft.c};", [f"{j} = {ft.p}", f"{wv} = 0"])
+        self.open(f"while {j} < {a.n}", f"while {j} < {a.n}")
+        self.loops.append((lid, wv, None, False))
+        vc, vp = self.value(sid) if r.random() < 0.5 else ("1", "1")
+        self.emit(f"{a.name}[{j}] = {vc};", [self.write(a.name, X(j), sid, vp)])
+        self.emit(f"{j} += {step};", [f"{j} += {step}", f"{wv} += 1"])
+        self.loops.pop()
+        self.close()
+        self.written[a.name] = True
+        self.covered[a.name] = step == T
 
     def st_warp(self):
         r = self.rng
@@ -749,27 +992,52 @@ class Gen:
         vc, vp = self.value(sid)
         if re.fullmatch(r"[0-9]+", vc):      # a bare literal has no type of its own here
             i = self.x_index()
-            vc, vp = f"x[{i.c}]", [self.read("x", i, sid)]
+            vc, vp = f"x[{i.c}]", self.read("x", i, sid)
         cond = None
-        if r.random() < 0.4:
+        k = r.random()
+        if k < 0.25:
             cond = self.thread_cond("thread" if self.bad() else "warp")
+        elif k < 0.4:
+            cond = self.vote_cond(sid)
+            if self.bad():
+                cond = both(cond, self.thread_cond("thread"))
+        elif k < 0.5:
+            cond, _ = self.shared_cond(sid, True)
+            if cond:
+                self.tags.add("conditions on shared reads")
+        elif k < 0.55:
+            scope = [v for v in self.warp_results if any(v in s for s in self.locals)]
+            if scope:
+                c = f"{r.choice(scope)} > {r.randint(0, 40)}"
+                cond = Cond(c, c, "warp")        # a warp reduction's answer: every thread of the warp has it
         if cond:
-            self.open(f"if {cond.c}", f"if {cond.p}")
+            self.open_if(cond)
         self.tags.add("warp operations")
         ln = self.line()
+        st = self.step(sid, 1)
+        pre = [f"_v = {vp}", f"L.warp({st}, {ln})"]
         if r.random() < 0.6:
-            self.emit(f"let {w} = reduce + warp yield {vc};", vp + [f"L.warp({self.step(sid, 1)}, {ln})"])
+            self.emit(f"let {w} = reduce + warp yield {vc};", pre + [f"{w} = yield ('reduce', {st}, '+', _v)"])
+            self.warp_results.append(w)
         else:
-            self.emit(f"let {w} = shuffle_xor({vc}, {r.choice((1, 2, 16))});", vp + [f"L.warp({self.step(sid, 1)}, {ln})"])
+            m = r.choice((1, 2, 16))
+            self.emit(f"let {w} = shuffle_xor({vc}, {m});", pre + [f"{w} = yield ('shfl', {st}, 'xor', {m}, _v)"])
         self.locals[-1].append(w)
         if cond:
             self.close()
 
     def st_if(self, budget):
         r = self.rng
-        c = self.thread_cond(r.choice(("warp", "thread"))) if r.random() < 0.7 else self.block_cond()
+        k = r.random()
+        c = None
+        if k < 0.1:
+            c, _ = self.shared_cond(self.new_id(), False)
+            if c:
+                self.tags.add("conditions on shared reads")
+        if c is None:
+            c = self.thread_cond(r.choice(("warp", "thread"))) if k < 0.75 else self.block_cond()
         self.tags.add("conditions")
-        self.open(f"if {c.c}", f"if {c.p}")
+        self.open_if(c)
         saved = dict(self.written)
         self.statements(budget)
         if r.random() < 0.3:
@@ -783,7 +1051,7 @@ class Gen:
         lid, k, K = self.new_id(), self.fresh("k"), r.randint(1, 4)
         self.tags.add("loops")
         self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
-        self.loops.append((lid, k, K))
+        self.loops.append((lid, k, K, True))
         self.statements(budget)
         self.loops.pop()
         self.close()
@@ -792,13 +1060,15 @@ class Gen:
         r = self.rng
         for _ in range(n):
             k = r.random()
-            if k < 0.3:
+            if k < 0.28:
                 self.st_shared_write()
-            elif k < 0.45:
+            elif k < 0.42:
                 self.st_local()
-            elif k < 0.6:
+            elif k < 0.55:
                 self.st_out()
-            elif k < 0.68:
+            elif k < 0.6:
+                self.st_grid_stride()
+            elif k < 0.67:
                 self.st_atomic()
             elif k < 0.78:
                 self.st_warp()
@@ -812,7 +1082,8 @@ class Gen:
     # --- phases and barriers
 
     def start_phase(self):
-        """Chooses what each shared array is in this phase: W (written at one form), R, A, or
+        """Chooses what each shared array is in this phase: W (written at one form), S (written by
+        a stride loop), U (written by one thread at an index the same in every thread), R, A, or
         untouched; arrays written in the phase before count as fully written only now."""
         for a in self.arrays:
             if self.covered.get(a.name):
@@ -822,11 +1093,16 @@ class Gen:
         self.modes = {}
         for a in self.arrays:
             k = r.random()
-            if k < 0.45:
+            if k < 0.4:
                 guard, idx, covers = self.own(a)
                 self.modes[a.name] = ("W", guard, idx)
                 if covers:
                     self.pending_cover.append(a.name)
+            elif k < 0.45 and a.n in (self.T, 2 * self.T) and a.name != "tile":
+                self.modes[a.name] = ("S", None, None)
+                self.pending_cover.append(a.name)
+            elif k < 0.5 and a.zeroed and a.name != "tile":
+                self.modes[a.name] = ("U", self.pin_cond(), self.uniform_index(a.n))
             elif k < 0.85:
                 self.modes[a.name] = ("R",)
             elif k < 0.97 and a.zeroed:
@@ -837,8 +1113,10 @@ class Gen:
         self.start_phase()
         # an unconditional covering write first, now and then, so that later phases may read
         for name in self.pending_cover:
-            if self.rng.random() < 0.7:
-                a = next(a for a in self.arrays if a.name == name)
+            a = next(a for a in self.arrays if a.name == name)
+            if self.modes[name][0] == "S":
+                self.stride_cover(a)
+            elif self.rng.random() < 0.7:
                 self.cover(a)
         self.statements(self.rng.randint(1, 3))
 
@@ -846,48 +1124,64 @@ class Gen:
         _, guard, idx = self.modes[a.name]
         sid = self.new_id()
         if guard is not None:
-            self.open(f"if {guard.c}", f"if {guard.p}")
-        vc, vp = self.value(sid) if self.rng.random() < 0.5 else ("1", [])
-        self.emit(f"{a.name}[{idx.c}] = {vc};", vp + [f"L.wr('{a.name}', {idx.p}, {self.step(sid, 1)}, {self.line()})"])
+            self.open_if(guard)
+        vc, vp = self.value(sid) if self.rng.random() < 0.5 else ("1", "1")
+        self.emit(f"{a.name}[{idx.c}] = {vc};", [self.write(a.name, idx, sid, vp)])
         if guard is not None:
             self.close()
         self.written[a.name] = True
         self.covered[a.name] = True
 
     def barrier(self, optional=True):
-        """A barrier: plain, under a block-uniform condition, under a thread condition (bad), or
-        left out (bad: two phases become one)."""
+        """A barrier: plain, under a block-uniform condition, under a condition on a shared element
+        read at an index the same in every thread, under a thread condition or a vote (bad), or left
+        out (bad: two phases become one)."""
         r = self.rng
         if optional and self.bad() and r.random() < 0.5:
             return False
         sid = self.new_id()
         k = r.random()
         cond = None
-        if self.bad() and k < 0.5:
+        if self.bad() and k < 0.4:
             cond = self.thread_cond(r.choice(("warp", "thread")))
+        elif self.bad() and k < 0.5:
+            cond = self.vote_cond(sid)
         elif k < 0.1:
             cond = self.block_cond()
             self.tags.add("barriers under block conditions")
+        elif k < 0.2:
+            cond, _ = self.shared_cond(sid, False)
+            if cond:
+                self.tags.add("barriers under shared reads")
         if cond:
-            self.open(f"if {cond.c}", f"if {cond.p}")
-        self.emit("barrier;", [f"L.bar({self.step(sid, 0)}, {self.line()})"])
+            self.open_if(cond)
+        self.emit("barrier;", [f"L.bar({self.step(sid, 0)}, {self.line()})", "yield ('bar',)"])
         if cond:
             self.close()
         return True
 
     def loop_phases(self):
-        """for k in 0..K { phase; barrier; [phase; barrier;] }: barriers inside a loop."""
+        """for k in 0..K { phase; barrier; [phase; barrier;] }: barriers inside a loop; or the same
+        as `let mut k = 0; while k < K { ...; k += 1; }`."""
         r = self.rng
         lid, k, K = self.new_id(), self.fresh("k"), r.randint(2, 4)
         self.tags.add("barriers in loops")
-        self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
-        self.loops.append((lid, k, K))
+        as_while = r.random() < 0.3
+        if as_while:
+            self.tags.add("while loops")
+            self.emit(f"let mut {k}:usize = 0;", [f"{k} = 0"])
+            self.open(f"while {k} < {K}", f"while {k} < {K}")
+        else:
+            self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
+        self.loops.append((lid, k, K, True))
         self.phase_in_loop = True
         for _ in range(r.randint(1, 2)):
             self.phase()
             self.barrier()
         self.phase_in_loop = False
         self.loops.pop()
+        if as_while:
+            self.emit(f"{k} += 1;", [f"{k} += 1"])
         self.close()
 
     def tree(self):
@@ -901,16 +1195,14 @@ class Gen:
         lid, k = self.new_id(), self.fresh("k")
         steps = self.rng.randint(1, T.bit_length() - 1)
         self.open(f"for {k} in 0..{steps}", f"for {k} in range({steps})")
-        self.loops.append((lid, k, steps))
+        self.loops.append((lid, k, steps, True))
         s = self.fresh("h")
         self.emit(f"let {s}:usize = shr({T // 2}, {k});", [f"{s} = {T // 2} >> {k}"])
         sid = self.new_id()
         self.open(f"if {ft.c} < {s}", f"if {ft.p} < {s}")
-        ln = self.line()
-        self.emit(f"{a.name}[{ft.c}] = {a.name}[{ft.c}] + {a.name}[{op('+', ft, X(s)).c}];",
-                  [f"L.rd('{a.name}', {ft.p}, {self.step(sid, 0)}, {ln})",
-                   f"L.rd('{a.name}', {op('+', ft, X(s)).p}, {self.step(sid, 0)}, {ln})",
-                   f"L.wr('{a.name}', {ft.p}, {self.step(sid, 1)}, {ln})"])
+        up = op('+', ft, X(s))
+        self.emit(f"{a.name}[{ft.c}] = {a.name}[{ft.c}] + {a.name}[{up.c}];",
+                  [self.write(a.name, ft, sid, f"{self.read(a.name, ft, sid)} + {self.read(a.name, up, sid)}")])
         self.close()
         self.barrier()
         self.loops.pop()
@@ -929,7 +1221,7 @@ class Gen:
         for part in (0, 1):
             lid, k = self.new_id(), self.fresh("k")
             self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
-            self.loops.append((lid, k, K))
+            self.loops.append((lid, k, K, True))
             rr = self.fresh("q")
             self.emit(f"let {rr} = {ty} + {k} * {Y};", [f"{rr} = {ty} + {k} * {Y}"])
             sid = self.new_id()
@@ -937,16 +1229,15 @@ class Gen:
             ri = op("+", op("*", X(tx), num(33)), X(rr))
             if part == 0:
                 xi = self.x_index()
-                self.emit(f"tile[{wi.c}] = x[{xi.c}];", [self.read("x", xi, sid),
-                          f"L.wr('tile', {wi.p}, {self.step(sid, 1)}, {self.line()})"])
+                self.emit(f"tile[{wi.c}] = x[{xi.c}];", [self.write("tile", wi, sid, self.read("x", xi, sid))])
             else:
                 v = self.fresh("v")
                 idx = ri if not self.bad() else wi
-                self.emit(f"let {v}:i32 = tile[{idx.c}];", [self.read("tile", idx, sid)])
+                self.emit(f"let {v}:i32 = tile[{idx.c}];", [f"{v} = {self.read('tile', idx, sid)}"])
                 if self.out_layout == "slot":
                     oi, _ = self.out_index()
                     sid = self.new_id()
-                    self.emit(f"out[{oi.c}] = {v};", [f"L.wr('out', {oi.p}, {self.step(sid, 1)}, {self.line()})"])
+                    self.emit(f"out[{oi.c}] = {v};", [self.write("out", oi, sid, v)])
             self.loops.pop()
             self.close()
             if part == 0:
@@ -960,7 +1251,9 @@ class Gen:
         r, s = self.rng, self.shape
         self.phase_in_loop = False
         self.written, self.covered, self.pending_cover, self.modes = {}, {}, [], {}
-        self.lines.append(f"fn f(g:usize, out:rw<i32>[{LEN}], hist:rw<i32>[{LEN}], x:ro<i32>[{LEN}]) {{")
+        self.warp_results = []
+        self.lines.append(f"fn f(g:usize, out:rw<i32>[{LEN}], hist:rw<i32>[{LEN}], x:ro<i32>[{LEN}], "
+                          f"y:rw<i32>[{LEN}]) {{")
         ext = lambda e: ", ".join(str(x) for x in e)
         self.lines.append(f"  blocks {', '.join(s.bnames)} in {ext(s.gext)} threads {', '.join(s.tnames)} in {ext(s.text)} {{")
         for a in self.arrays:
@@ -991,9 +1284,9 @@ class Gen:
         model = ["def thread(L, g, b, t):"]
         model += names_py(s)
         model += self.py
-        model.append("    pass")   # a body of nothing but declarations is still a function
+        model += ["    return", "    yield"]   # a generator, whatever the body holds
         lens = {a.name: a.n for a in self.arrays}
-        lens.update({"out": LEN, "hist": LEN, "x": LEN})
+        lens.update({"out": LEN, "hist": LEN, "x": LEN, "y": LEN})
         body = "\n".join(self.lines[2:])
         return Program(s, "\n".join(self.lines) + "\n", "\n".join(model) + "\n", lens,
                        {a.name for a in self.arrays}, {a.name for a in self.arrays if not a.zeroed},
@@ -1375,8 +1668,13 @@ def stand_in(text):
         ln = re.sub(r"shared (\w+):i32\[(\d+)\]( = zeroed)?;", r"buffer \1:i32[\2] = zeroed;", ln)
         ln = re.sub(r"reduce \+ warp yield (.*);", r"\1;", ln)
         ln = re.sub(r"shuffle_xor\((.*), \d+\);", r"\1;", ln)
+        ln = re.sub(r"\bwarp_(any|all)\(", "sw_vote(", ln)
+        ln = re.sub(r"\bwarp_ballot\(", "sw_ballot(", ln)
         out.append(ln)
     out[-3] += "}" * (loops - 1)         # the region's closing brace closes the first loop
+    # votes as functions of the thread's own condition, after the program (its lines keep their numbers)
+    out.append("fn sw_vote(c:bool) -> bool { return c; }")
+    out.append("fn sw_ballot(c:bool) -> u32 { if c { return 1; } return 0; }")
     return "\n".join(out)
 
 

@@ -11,7 +11,11 @@
  *   counters (a range, or a constant per iteration: shr(128, k)), atoms made
  *   once, view lengths;
  * - uniformity: a lane's index, what it computes, && and ||, a join under a
- *   lane-dependent condition, atomics, locals lent rw.
+ *   lane-dependent condition, atomics, locals lent rw;
+ * - while loops (senv_while_counter): a local stepped by a stride the same in
+ *   every iteration is start + stride * j, j's range from the condition;
+ *   steps that change, a continue, a second assignment are not followed;
+ *   fixed elements read opaque are uniform unknowns, two reads not one.
  * Prints `N passed, N failed, 0 skipped`.
  */
 #include "cairn.h"
@@ -356,6 +360,102 @@ static void test_uniformity(void)
     arena_free(p.a);
 }
 
+static bool fixed_always(void *ctx, Node *elem)
+{
+    (void)ctx;
+    (void)elem;
+    return true;
+}
+
+/* The while loop of body statement `at`, walked once with its strides
+ * followed: the local `id` in the body (the value it has where the body
+ * starts) as text, and j's range. */
+static const char *while_form(Prog *p, Node *body, int at, const char *id, SNum *hi)
+{
+    SEnv *e = senv_new(p->a, SN_FIXED);
+    Node *loop = NULL;
+    for (int i = 0; i < body->block.stmts.n; i++) {
+        Node *s = body->block.stmts.v[i];
+        if (i == at) {
+            loop = s;
+            break;
+        }
+        sym_exec(e, s);
+    }
+    SKey *j = loop && loop->kind == N_WHILE ? senv_while_counter(e, loop) : NULL;
+    *hi = -1;
+    if (j && j->hi)
+        sform_is_const(j->hi, hi);
+    for (int i = 0; i < body->block.stmts.n; i++) {
+        Node *s = body->block.stmts.v[i];
+        if (s->kind == N_LET && !strcmp(s->let.id, id)) {
+            SVal v;
+            senv_lookup(e, s->let.sym, &v);
+            return sform_str(p->a, &v.f);
+        }
+    }
+    return "?";
+}
+
+static void test_while(void)
+{
+    Prog p;
+    const char *text = "fn a(n:usize, g:usize, t:usize) {\n"
+                       "  let mut i = t;\n"
+                       "  while i < 300 { i += 64; }\n"
+                       "}\n"
+                       "fn b(n:usize, g:usize, t:usize) {\n"
+                       "  let mut i = g * 4 + t;\n"
+                       "  while i < n { i = i + g * 256; }\n"
+                       "}\n"
+                       "fn c(n:usize, t:usize) {\n"
+                       "  let mut i = t;\n"
+                       "  let mut s:usize = 1;\n"
+                       "  while i < n { s = s * 2; i += s; }\n"
+                       "}\n"
+                       "fn d(n:usize, t:usize) {\n"
+                       "  let mut i = t;\n"
+                       "  while i < n { if n > 3 { i += 1; continue; } i += 2; }\n"
+                       "}\n"
+                       "fn e(x:ro<usize>[4]) {\n"
+                       "  let mut k:usize = 0;\n"
+                       "  while k <= 9 { k += 3; }\n"
+                       "  let p = x[0];\n"
+                       "  let q = x[0];\n"
+                       "}\n";
+    CHECK(load(&p, text), "while program checks");
+    SNum hi;
+    const char *f = while_form(&p, fn_named(&p, "a")->fn.body, 1, "i", &hi);
+    CHECK(!strcmp(f, "t + 64 * steps(i)") && hi == 5, "i = %s, j < %lld (t >= 0: 64 j < 300)", f, (long long)hi);
+    f = while_form(&p, fn_named(&p, "b")->fn.body, 1, "i", &hi);
+    CHECK(!strcmp(f, "4 * g + 256 * g * steps(i) + t") && hi == -1, "i = %s, j's range open (n)", f);
+    f = while_form(&p, fn_named(&p, "c")->fn.body, 2, "i", &hi);
+    CHECK(!strcmp(f, "any"), "a step that changes is not followed: i = %s", f);
+    f = while_form(&p, fn_named(&p, "d")->fn.body, 1, "i", &hi);
+    CHECK(!strcmp(f, "any"), "two assignments and a continue: i = %s", f);
+    f = while_form(&p, fn_named(&p, "e")->fn.body, 1, "k", &hi);
+    CHECK(!strcmp(f, "3 * steps(k)") && hi == 4, "k = %s, j < %lld (3 j <= 9)", f, (long long)hi);
+
+    /* reads of a fixed element: one unknown per element, or (opaque) two uniform unknowns */
+    Node *eb = fn_named(&p, "e")->fn.body;
+    SEnv *e1 = senv_new(p.a, SN_FIXED), *e2 = senv_new(p.a, SN_FIXED);
+    senv_hook(e1, fixed_always, NULL);
+    senv_hook(e2, fixed_always, NULL);
+    senv_elems_opaque(e2);
+    for (int i = 2; i < 4; i++) {
+        sym_exec(e1, eb->block.stmts.v[i]);
+        sym_exec(e2, eb->block.stmts.v[i]);
+    }
+    SVal p1, q1, p2, q2;
+    senv_lookup(e1, let_named(eb, "p")->let.sym, &p1);
+    senv_lookup(e1, let_named(eb, "q")->let.sym, &q1);
+    senv_lookup(e2, let_named(eb, "p")->let.sym, &p2);
+    senv_lookup(e2, let_named(eb, "q")->let.sym, &q2);
+    CHECK(sform_equal(&p1.f, &q1.f), "x[0] read twice is one unknown");
+    CHECK(p2.f.any && q2.f.any && p2.uniform && q2.uniform, "opaque: two uniform unknowns");
+    arena_free(p.a);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -366,6 +466,7 @@ int main(void)
     test_constants();
     test_environment();
     test_uniformity();
+    test_while();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);
     return failed != 0;
 }
