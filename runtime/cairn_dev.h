@@ -454,6 +454,13 @@ static inline void *cn_dev_malloc(size_t n)
     void *p = NULL;
     if (n == 0)
         return NULL;
+    /* whole 8-byte words: an atomic on an 8- or 16-bit element updates the
+     * 32-bit word around it (cairn_atomic.h), which may pass the last
+     * element (compute-sanitizer's memcheck saw it for a u8[1]); the view
+     * keeps its length, so its guards are unchanged */
+    if (n > SIZE_MAX - 7)
+        return NULL;
+    n = (n + 7) / 8 * 8;
     if (cudaMalloc(&p, n) != cudaSuccess) {
         (void)cudaGetLastError();
         return NULL;
