@@ -26,39 +26,11 @@ mkdir -p "$DIR"
 ${CC:-cc} -std=c17 -O2 -Wall -Wextra -Werror -o "$DIR/gen_sequential" bench/gen_sequential.c ||
     exit 2
 
-# One run of "$@", measured by a tiny wrapper (bench/measure below, built here): it prints
+# One run of "$@", measured by a tiny wrapper (bench/measure.c, built here): it prints
 # "WALL_NS CPU_NS MAXRSS_KB" from clock_gettime and getrusage of the child. CPU time is printed as
 # well as wall time because on a busy machine (a shared CI box, a fuzzer alongside) the wall time
 # of a 0.1 s run mostly measures the neighbours.
-cat >"$DIR/measure.c" <<'C'
-#include <stdio.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    (void)argc;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t p = fork();
-    if (p == 0) {
-        execvp(argv[1], argv + 1);
-        _exit(127);
-    }
-    int st;
-    waitpid(p, &st, 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    struct rusage ru;
-    getrusage(RUSAGE_CHILDREN, &ru);
-    long long cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
-                    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
-    long long wall = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
-    fprintf(stderr, "%lld %lld %ld\n", wall, cpu, ru.ru_maxrss);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-}
-C
-${CC:-cc} -O2 -o "$DIR/measure" "$DIR/measure.c" || exit 2
+${CC:-cc} -O2 -o "$DIR/measure" bench/measure.c || exit 2
 measure() { "$DIR/measure" "$@" 2>&1 >/dev/null | tail -1; }
 
 # Peak RSS in KiB: /usr/bin/time -v's "Maximum resident set size" when there is one, else the

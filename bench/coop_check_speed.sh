@@ -25,35 +25,7 @@ mkdir -p "$DIR"
 [ -x "$CAIRN" ] || { echo "coop_check_speed.sh: $CAIRN is not built (run make)" >&2; exit 2; }
 
 # One run of "$@": "WALL_NS CPU_NS MAXRSS_KB" on stderr (clock_gettime and getrusage of the child).
-cat >"$DIR/coop_measure.c" <<'C'
-#include <stdio.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    (void)argc;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t p = fork();
-    if (p == 0) {
-        execvp(argv[1], argv + 1);
-        _exit(127);
-    }
-    int st;
-    waitpid(p, &st, 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    struct rusage ru;
-    getrusage(RUSAGE_CHILDREN, &ru);
-    long long cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
-                    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
-    long long wall = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
-    fprintf(stderr, "%lld %lld %ld\n", wall, cpu, ru.ru_maxrss);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-}
-C
-${CC:-cc} -O2 -o "$DIR/coop_measure" "$DIR/coop_measure.c" || exit 2
+${CC:-cc} -O2 -o "$DIR/coop_measure" bench/measure.c || exit 2
 median() { sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
 
 status=0

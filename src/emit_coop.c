@@ -233,20 +233,31 @@ static void body_close(Ex *x, LaneFn *F, Buf *emu)
 
 /* The statements of a body in the host's lowering, its shared arrays at
  * L's offsets (and, emulated, its combine functions into EMU). */
-static void body_stmts(Ex *x, Node *body, const Layout *L, Buf *emu)
+/* A region's body as a block, with the writer's state for it (its shared
+ * layout, the emulated section, the device's intrinsics, the fast
+ * version's proofs) set for the body and put back after. */
+static void region_block(Ex *x, Node *body, const Layout *L, Buf *emu, bool dev, const PtrMap *fast)
 {
     const Layout *saved = x->coop_layout;
     Buf *saved_emu = x->coop_emu;
     bool saved_dev = x->coop_device;
+    const PtrMap *saved_fast = x->fast;
     x->coop_layout = L;
     x->coop_emu = emu;
-    x->coop_device = false;
+    x->coop_device = dev;
+    x->fast = fast;
     emit_line(x, "{");
     emit_block(x, body, false);
     emit_line(x, "}");
     x->coop_layout = saved;
     x->coop_emu = saved_emu;
     x->coop_device = saved_dev;
+    x->fast = saved_fast;
+}
+
+static void body_stmts(Ex *x, Node *body, const Layout *L, Buf *emu)
+{
+    region_block(x, body, L, emu, false, NULL);
 }
 
 /* One body function: the region's or its finish's, in the host's lowering
@@ -404,18 +415,7 @@ static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, 
         }
     }
     names_from(x, tsyms, "(size_t)threadIdx.x", thread_exts(x, text));
-    const Layout *saved = x->coop_layout;
-    bool saved_dev = x->coop_device;
-    const PtrMap *saved_fast = x->fast;
-    x->coop_layout = L;
-    x->coop_device = true;
-    x->fast = fast;
-    emit_line(x, "{");
-    emit_block(x, body, false);
-    emit_line(x, "}");
-    x->coop_layout = saved;
-    x->coop_device = saved_dev;
-    x->fast = saved_fast;
+    region_block(x, body, L, NULL, true, fast);
     buf_printf(x->a, &F.out, "}\n\n");
     x->fn = F.saved;
     buf_append(x->a, &x->kernels, &F.out);
