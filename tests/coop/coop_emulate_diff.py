@@ -29,18 +29,22 @@ fn main() -> i32 {
   for i in 0..16384 { hx[i] = i32(i % 97) - 40; }
   buffer hout:i32[16384] = zeroed;
   buffer hh:i32[16384] = zeroed;
+  buffer hy:i32[16384] = zeroed;
   buffer x:i32[16384]@device = zeroed;      //D
   buffer out:i32[16384]@device = zeroed;    //D
   buffer h:i32[16384]@device = zeroed;      //D
+  buffer y:i32[16384]@device = zeroed;      //D
   transfer(x, hx);                          //D
-  f(3, out, h, x);                          //D
+  f(3, out, h, x, y);                       //D
   transfer(hout, out);                      //D
   transfer(hh, h);                          //D
-  f(3, hout, hh, hx);                       //H
+  transfer(hy, y);                          //D
+  f(3, hout, hh, hx, hy);                   //H
   let mut s:i64 = 0;
   let mut t:i64 = 0;
-  for i in 0..16384 { s = add_wrap(s, i64(hout[i]) * i64(i + 1)); t = add_wrap(t, i64(hh[i]) * i64(i + 1)); }
-  println("out", s, "hist", t);
+  let mut u:i64 = 0;
+  for i in 0..16384 { s = add_wrap(s, i64(hout[i]) * i64(i + 1)); t = add_wrap(t, i64(hh[i]) * i64(i + 1)); u = add_wrap(u, i64(hy[i]) * i64(i + 1)); }
+  println("out", s, "hist", t, "y", u);
   return 0;
 }
 """
