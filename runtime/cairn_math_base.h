@@ -1,0 +1,156 @@
+/*
+ * cairn_math_base.h: what every portable math function stands on.
+ *
+ * The portable functions (cairn_math.h) are plain IEEE arithmetic: each
+ * + - * / rounds once, to nearest, in the type it is written in. The host
+ * compiles them with -ffp-contract=off -fno-fast-math and nvcc with
+ * --fmad=false, so no product is fused behind our back and the same source
+ * gives the same bits on the host, the pool, --emulate and the GPU. Where an
+ * algorithm wants an exact product it asks for one (cn_mb_two_prod): on the
+ * device that is one fma, on the host Dekker's split; both give the exact
+ * error term, so both give the same bits.
+ *
+ * Nothing here reads the rounding mode, errno or the FPU's flags: the
+ * functions are pure.
+ */
+#ifndef CAIRN_MATH_BASE_H
+#define CAIRN_MATH_BASE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifndef CN_HD
+#ifdef __CUDACC__
+#define CN_HD __host__ __device__
+#else
+#define CN_HD
+#endif
+#endif
+
+/* ------------------------------------------------------------ bits */
+
+static inline CN_HD uint32_t cn_mb_bits32(float f)
+{
+#ifdef __CUDA_ARCH__
+    return (uint32_t)__float_as_uint(f);
+#else
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+#endif
+}
+
+static inline CN_HD float cn_mb_f32(uint32_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+#endif
+}
+
+static inline CN_HD uint64_t cn_mb_bits64(double d)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(d);
+#else
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+#endif
+}
+
+static inline CN_HD double cn_mb_f64(uint64_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)u);
+#else
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+#endif
+}
+
+/* 2^k as a double, for k in [-1022, 1023]. */
+static inline CN_HD double cn_mb_pow2(int k) { return cn_mb_f64((uint64_t)(k + 1023) << 52); }
+
+/* ------------------------------------------------------------ double-double */
+
+/* A value hi + lo with |lo| <= ulp(hi) / 2: about 106 bits. */
+typedef struct {
+    double hi, lo;
+} cn_dd;
+
+/* a + b = s + e exactly (Knuth), any order of magnitude. */
+static inline CN_HD cn_dd cn_mb_two_sum(double a, double b)
+{
+    double s = a + b, bb = s - a;
+    double e = (a - (s - bb)) + (b - bb);
+    return (cn_dd){s, e};
+}
+
+/* a + b = s + e exactly when |a| >= |b| (or a is 0) (Dekker). */
+static inline CN_HD cn_dd cn_mb_fast_two_sum(double a, double b)
+{
+    double s = a + b;
+    return (cn_dd){s, b - (s - a)};
+}
+
+/* a * b = p + e exactly, unless the product overflows or its error term
+ * falls below the subnormals. */
+static inline CN_HD cn_dd cn_mb_two_prod(double a, double b)
+{
+    double p = a * b;
+#ifdef __CUDA_ARCH__
+    return (cn_dd){p, __fma_rn(a, b, -p)};
+#else
+    /* Dekker: split each factor into 26-bit halves whose products are exact */
+    const double c = 134217729.0; /* 2^27 + 1 */
+    double ta = c * a, ah = ta - (ta - a), al = a - ah;
+    double tb = c * b, bh = tb - (tb - b), bl = b - bh;
+    double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    return (cn_dd){p, e};
+#endif
+}
+
+/* (a.hi + a.lo) + (b.hi + b.lo), to about 2^-104 relative. */
+static inline CN_HD cn_dd cn_mb_dd_add(cn_dd a, cn_dd b)
+{
+    cn_dd s = cn_mb_two_sum(a.hi, b.hi), t = cn_mb_two_sum(a.lo, b.lo);
+    s.lo += t.hi;
+    s = cn_mb_fast_two_sum(s.hi, s.lo);
+    s.lo += t.lo;
+    return cn_mb_fast_two_sum(s.hi, s.lo);
+}
+
+/* (a.hi + a.lo) * (b.hi + b.lo), to about 2^-102 relative. */
+static inline CN_HD cn_dd cn_mb_dd_mul(cn_dd a, cn_dd b)
+{
+    cn_dd p = cn_mb_two_prod(a.hi, b.hi);
+    p.lo += a.hi * b.lo + a.lo * b.hi;
+    return cn_mb_fast_two_sum(p.hi, p.lo);
+}
+
+/* (a.hi + a.lo) * d. */
+static inline CN_HD cn_dd cn_mb_dd_mul_d(cn_dd a, double d)
+{
+    cn_dd p = cn_mb_two_prod(a.hi, d);
+    p.lo += a.lo * d;
+    return cn_mb_fast_two_sum(p.hi, p.lo);
+}
+
+/* ------------------------------------------------------------ rounding to f32 */
+
+/* Whether every real within err of y (err >= 0) rounds to the same float as
+ * y does: then (float)y is f(x) correctly rounded whenever |y - f(x)| <= err.
+ * The two ends are computed with a margin: y +- err rounds each way at most
+ * half an ulp of y, which the caller's err must already cover (take err a
+ * little above the true bound). */
+static inline CN_HD int cn_mb_rounds_same(double y, double err)
+{
+    return (float)(y - err) == (float)(y + err);
+}
+
+#endif
