@@ -304,6 +304,18 @@ typedef struct {
     bool done;
 } Term;
 
+static bool fixed_form(const SForm *f);
+
+/* A key the same in every thread: a symbol, or an operation the core keeps
+ * whole (a division, a min) whose operands are the same in every thread, as
+ * the grid extent (n + 255) / 256 is. */
+static bool fixed_key(const SKey *k)
+{
+    if (k->kind == SK_SYM)
+        return true;
+    return k->kind == SK_ATOM && (!k->a || fixed_form(k->a)) && (!k->b || fixed_form(k->b));
+}
+
 /* Is the form free of block, thread and loop names (the same in every
  * thread)? */
 static bool fixed_form(const SForm *f)
@@ -312,7 +324,7 @@ static bool fixed_form(const SForm *f)
         return false;
     for (int i = 0; i < f->n; i++)
         for (int j = 0; j < f->t[i].deg; j++)
-            if (f->t[i].v[j]->kind != SK_SYM)
+            if (!fixed_key(f->t[i].v[j]))
                 return false;
     return true;
 }
