@@ -8,8 +8,8 @@
  *   build/bench-par/harness [ROUNDS] [LOG2_SUM] [LOG2_SAXPY]     (defaults 5, 26, 24)
  *
  * The emitted C is included whole (its `main` renamed), so the functions timed are exactly what
- * `cairn build` produces: cn_saxpy, cn_empty, cn_exact64/32 (`reduce + parallel`, the exact sum)
- * and cn_ordered64/32 (`reduce + for`, the ordered loop), each with the views the program gets.
+ * `cairn build` produces: fn_saxpy, fn_empty, fn_exact64/32 (`reduce + parallel`, the exact sum)
+ * and fn_ordered64/32 (`reduce + for`, the ordered loop), each with the views the program gets.
  *
  * What is timed, per CAIRN_THREADS (OpenMP is given the same number of threads):
  *   saxpy  out[i] = a*x[i] + y[i], 2^24 f32: CAIRN `parallel`, `#pragma omp parallel for`, and a
@@ -249,7 +249,7 @@ static void run_saxpy(size_t n)
             for (int k = -1; k < SAXPY_REPS; k++) {
                 double t0 = now_ns();
                 if (v == SX_CAIRN)
-                    cn_saxpy(n, vo, vx, vy, a);
+                    fn_saxpy(n, vo, vx, vy, a);
                 else if (v == SX_OMP)
                     saxpy_omp(n, out, x, y, a);
                 else
@@ -290,7 +290,7 @@ static void run_empty(void)
                 double t0 = now_ns();
                 for (int k = 0; k < EMPTY_BATCH; k++) {
                     if (v == 0)
-                        cn_empty(W);
+                        fn_empty(W);
                     else
                         empty_omp(W);
                 }
@@ -329,8 +329,8 @@ static void run_sums(int f32, const char *kind, const void *data, size_t n)
                 double got = 0;
                 double t0 = now_ns();
                 switch (v) {
-                case SM_EXACT: got = f32 ? (double)cn_exact32(n, v32) : cn_exact64(n, v64); break;
-                case SM_ORDERED: got = f32 ? (double)cn_ordered32(n, v32) : cn_ordered64(n, v64); break;
+                case SM_EXACT: got = f32 ? (double)fn_exact32(n, v32) : fn_exact64(n, v64); break;
+                case SM_ORDERED: got = f32 ? (double)fn_ordered32(n, v32) : fn_ordered64(n, v64); break;
                 case SM_PLAIN: got = f32 ? (double)plain32(x32, n) : plain64(x64, n); break;
                 case SM_OMP: got = f32 ? (double)omp32(x32, n) : omp64(x64, n); break;
                 case SM_RT: got = f32 ? (double)rt32(x32, n) : rt64(x64, n); break;
