@@ -15,7 +15,10 @@
  *                                  fast path, whether the fast path's decision ever
  *                                  differs from the accurate path's, and how many
  *                                  the accurate path leaves undecided
- * NAME is log, log2 or log1p.
+ * NAME is log, log2, log1p or pow. pow has two arguments, so 2^64 f32 pairs:
+ * its --exhaustive runs a large structured and random sample instead (every
+ * thread's share of 2^26 pairs per structured exponent and 2^30 random pairs
+ * by default; a third argument scales it), and says so.
  */
 #include "cairn_math_log.h"
 #include "mathcheck.h"
@@ -95,6 +98,97 @@ static double next_f64_input(uint64_t *s, int kind)
     }
 }
 
+/* ------------------------------------------------------------ pow's inputs */
+
+static float pow32(float x, float y) { return cn_math_pow_f32(x, y); }
+static double pow64(double x, double y) { return cn_math_pow_f64(x, y); }
+
+static const float SPECIAL_POW32[] = {
+    0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f, -3.0f, 2.5f, -2.5f, 0.75f, 1.5f, 7.0f, -7.0f,
+    0.25f, 1e10f, -1e10f, 1e-10f, -1e-10f, 0x1p-126f, 0x1p-149f, -0x1p-149f, 0x1.fffffep127f, -0x1.fffffep127f,
+    0x1.000002p0f, 0x1.fffffep-1f, -0x1.000002p0f, 0x1p24f, 0x1.000002p24f, -0x1p24f, 127.0f, 128.0f, -149.0f,
+    -150.0f, 0x1p-1f, 0x1p31f, -0x1p31f, 0x1.8p1f,
+};
+
+/* A y for x that keeps |y log2 x| below about 160 (the interesting part). */
+static float pow_y_for(uint64_t *s, float x)
+{
+    double l = fabs(log2((double)x));
+    if (l < 0x1p-30)
+        l = 0x1p-30;
+    return (float)(cm_in64(s, -1.0, 1.0) * 160.0 / l);
+}
+
+/* Pairs whose result is exactly a float or a midpoint: integer powers,
+ * w^2^k to n/2^k, powers of two; each also with x scaled by 4^j. */
+static void pow_exact_cases(CmTally *t)
+{
+    for (int w = 2; w < 400; w++)
+        for (int j = -3; j <= 3; j++) {
+            float x2 = (float)(w * w) * ldexpf(1.0f, 2 * j);
+            t->checks += 3;
+            cm_check32_2(t, "pow", pow32, mpfr_pow, x2, 1.5f);
+            cm_check32_2(t, "pow", pow32, mpfr_pow, x2, 2.5f);
+            cm_check32_2(t, "pow", pow32, mpfr_pow, x2, 0.5f);
+            for (int n = 1; n <= 26; n++) {
+                t->checks += 2;
+                cm_check32_2(t, "pow", pow32, mpfr_pow, (float)w * ldexpf(1.0f, j), (float)n);
+                cm_check32_2(t, "pow", pow32, mpfr_pow, -(float)w * ldexpf(1.0f, j), (float)n);
+            }
+        }
+    static const float xs[] = {14641.0f, 14641.0f * 16.0f, 0x1.002p0f, 0x1.001p0f, 0x1.000002p0f, 6561.0f, 83521.0f};
+    static const float ys[] = {1.75f, 1.25f, 2.0f, 3.0f, 0.25f, 0.75f, 1.5f, 2.25f};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        for (size_t k = 0; k < sizeof ys / sizeof ys[0]; k++) {
+            t->checks++;
+            cm_check32_2(t, "pow", pow32, mpfr_pow, xs[i], ys[k]);
+        }
+    for (int e = -160; e <= 160; e++) /* powers of two, with results near 2^-150 and 2^128 */
+        for (int k = -4; k <= 4; k++) {
+            t->checks += 2;
+            cm_check32_2(t, "pow", pow32, mpfr_pow, 0.5f, (float)e + k * 0.25f);
+            cm_check32_2(t, "pow", pow32, mpfr_pow, 0x1p-75f, (float)e * 0.0625f);
+        }
+}
+
+static void pow_random32(CmTally *t, uint64_t *s, long count)
+{
+    for (long i = 0; i < count; i++) {
+        uint64_t u = cm_next(s);
+        float x = cm_f32((uint32_t)(u % 0x7f800000u) + 1), y;
+        if (i % 4 == 1)
+            x = (float)(1.0 + cm_in64(s, -1.0, 1.0) * ldexp(1.0, -(int)(u >> 40) % 24));
+        y = pow_y_for(s, x);
+        if (i % 4 == 2)
+            y = (float)(int)y, x = -x; /* negative x, integer y */
+        t->checks++;
+        cm_check32_2(t, "pow", pow32, mpfr_pow, x, y);
+    }
+}
+
+/* Random and adversarial f64 pairs: every kind of x, y keeping |y log2 x|
+ * below 1100; x near 1 with a large y; results near overflow and in the
+ * subnormals; negative x with integer y. */
+static void pow_next64(uint64_t *s, int kind, double *x, double *y)
+{
+    uint64_t u = cm_next(s);
+    *x = cm_f64((u >> 1) % 0x7ff0000000000000ULL + 1);
+    if (kind == 1)
+        *x = 1.0 + cm_in64(s, -1.0, 1.0) * ldexp(1.0, -(int)((u >> 40) % 52));
+    double l = fabs(log2(*x));
+    if (l < 0x1p-60)
+        l = 0x1p-60;
+    *y = cm_in64(s, -1.0, 1.0) * 1100.0 / l;
+    if (kind == 2) /* near the top: x^y just under or over 2^1024 */
+        *y = (1024.0 + cm_in64(s, -0.01, 0.01)) / log2(*x);
+    if (kind == 3) /* the subnormal results and the underflow to 0 */
+        *y = (-1074.0 + cm_in64(s, -60.0, 60.0)) / log2(*x);
+    if (kind == 4) {
+        *x = -*x;
+        *y = (double)(long long)(*y / 4);
+    }
+}
+
 /* ------------------------------------------------------------ the suite's test */
 
 static void suite_f32(CmTally *t, const Func *f)
@@ -134,9 +228,38 @@ static void suite_f64(CmTally *t, const Func *f)
         cm_check64(t, f->name, f->f64, f->ref, next_f64_input(&s, i % 8), F64_BOUND);
 }
 
+static void suite_pow(long *passed, long *failed)
+{
+    CmTally t32 = CM_TALLY_INIT, t64 = CM_TALLY_INIT;
+    int n = sizeof SPECIAL_POW32 / sizeof SPECIAL_POW32[0];
+    float nan32 = cm_f32(0x7fc00000u), inf32 = cm_f32(0x7f800000u);
+    for (int i = -4; i < n; i++)
+        for (int k = -4; k < n; k++) {
+            float x = i == -4 ? nan32 : i == -3 ? inf32 : i == -2 ? -inf32 : i == -1 ? -nan32 : SPECIAL_POW32[i];
+            float y = k == -4 ? nan32 : k == -3 ? inf32 : k == -2 ? -inf32 : k == -1 ? -nan32 : SPECIAL_POW32[k];
+            t32.checks++;
+            cm_check32_2(&t32, "pow", pow32, mpfr_pow, x, y);
+            cm_check64_2(&t64, "pow", pow64, mpfr_pow, x, y, F64_BOUND);
+        }
+    pow_exact_cases(&t32);
+    uint64_t s = 0x706f77ULL;
+    pow_random32(&t32, &s, 300000);
+    for (int i = 0; i < 40000; i++) {
+        double x, y;
+        pow_next64(&s, i % 6, &x, &y);
+        cm_check64_2(&t64, "pow", pow64, mpfr_pow, x, y, F64_BOUND);
+    }
+    printf("pow f32: %ld checks, %ld failed (correct rounding)\n", t32.checks, t32.failed);
+    printf("pow f64: %ld checks, %ld failed, worst %.4f ulp at x = %a\n", t64.checks, t64.failed, t64.worst_ulp,
+           cm_f64(t64.worst_in));
+    *passed += t32.checks - t32.failed + t64.checks - t64.failed;
+    *failed += t32.failed + t64.failed;
+}
+
 static int suite(void)
 {
     long passed = 0, failed = 0;
+    suite_pow(&passed, &failed);
     for (int i = 0; i < NFUNCS; i++) {
         CmTally t32 = CM_TALLY_INIT, t64 = CM_TALLY_INIT;
         suite_f32(&t32, &FUNCS[i]);
@@ -168,6 +291,70 @@ static int f64_long(const Func *f, long count)
     for (long i = 0; i < count; i++)
         cm_check64(&t, f->name, f->f64, f->ref, next_f64_input(&s, (int)(i % 8)), F64_BOUND);
     printf("%s f64: %ld inputs, %ld over %.3f ulp, worst %.6f ulp at %a\n", f->name, t.checks, t.failed, F64_BOUND,
+           t.worst_ulp, cm_f64(t.worst_in));
+    return t.failed ? 1 : 0;
+}
+
+typedef struct {
+    CmTally *t;
+    long count;
+    int k;
+} PowJob;
+
+static const float POW_YS[] = {2.0f, 3.0f, 0.5f, 1.5f, 2.5f, -1.0f, -2.0f, -0.5f, 1.75f, 0.25f, 1.0f / 3.0f, 10.0f, -10.0f, 100.0f};
+enum { NPOW_YS = sizeof POW_YS / sizeof POW_YS[0] };
+
+/* Thread k: every 2^24/threads-th x with each structured y, then random pairs. */
+static void *pow_worker(void *p)
+{
+    PowJob *j = p;
+    uint64_t s = 0xe4a0ULL + (uint64_t)j->k * 0x9e37ULL;
+    for (int yi = 0; yi < NPOW_YS; yi++)
+        for (long i = 0; i < j->count / 16; i++) {
+            float x = cm_f32((uint32_t)(cm_next(&s) % 0x7f800000u) + 1);
+            cm_check32_2(j->t, "pow", pow32, mpfr_pow, x, POW_YS[yi]);
+            pthread_mutex_lock(&j->t->lock);
+            j->t->checks++;
+            pthread_mutex_unlock(&j->t->lock);
+        }
+    CmTally mine = CM_TALLY_INIT;
+    pow_random32(&mine, &s, j->count);
+    pthread_mutex_lock(&j->t->lock);
+    j->t->checks += mine.checks;
+    j->t->failed += mine.failed;
+    pthread_mutex_unlock(&j->t->lock);
+    return NULL;
+}
+
+static int pow_exhaustive(int threads, long scale)
+{
+    CmTally t = CM_TALLY_INIT;
+    pthread_t tid[256];
+    PowJob job[256];
+    if (threads < 1 || threads > 256)
+        threads = 1;
+    printf("pow f32: 2^64 pairs cannot be enumerated; a structured and random sample instead\n");
+    pow_exact_cases(&t);
+    for (int k = 0; k < threads; k++) {
+        job[k] = (PowJob){&t, (scale << 30) / threads, k};
+        pthread_create(&tid[k], NULL, pow_worker, &job[k]);
+    }
+    for (int k = 0; k < threads; k++)
+        pthread_join(tid[k], NULL);
+    printf("pow f32 sample: %ld pairs, %ld not correctly rounded\n", t.checks, t.failed);
+    return t.failed ? 1 : 0;
+}
+
+static int pow_long64(long count)
+{
+    CmTally t = CM_TALLY_INIT;
+    uint64_t s = 0x10ca11ULL;
+    for (long i = 0; i < count; i++) {
+        double x, y;
+        pow_next64(&s, (int)(i % 6), &x, &y);
+        cm_check64_2(&t, "pow", pow64, mpfr_pow, x, y, F64_BOUND);
+    }
+    printf("pow f64: %ld pairs, %ld over %.3f ulp, worst %.6f ulp at x = %a\n", t.checks, t.failed, F64_BOUND,
            t.worst_ulp, cm_f64(t.worst_in));
     return t.failed ? 1 : 0;
 }
@@ -237,6 +424,10 @@ static int paths(const Func *f)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--exhaustive") == 0 && strcmp(argv[2], "pow") == 0)
+        return pow_exhaustive(argc >= 4 ? atoi(argv[3]) : 1, argc >= 5 ? atol(argv[4]) : 1);
+    if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0 && strcmp(argv[2], "pow") == 0)
+        return pow_long64(argc >= 4 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && strcmp(argv[1], "--exhaustive") == 0)
         return exhaustive(find(argv[2]), argc >= 4 ? atoi(argv[3]) : 1);
     if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0)
