@@ -50,8 +50,8 @@
  * 2^(j/128) as double-doubles and exp(r) a Taylor series in double-double
  * Horner form: about 2^-100 relative in all, so the f64 result, rounded once
  * (on the subnormals' grid below 2^-1022, cn_ml_scale), is within
- * 0.5 + 2^-40 ulp. f32 pow tries a fast path first (log from the mid path,
- * exp in double: 2^-50, bound used 2^-47), then the accurate one tested against
+ * 0.5 + 2^-40 ulp. f32 pow tries a fast path first (log and exp in double:
+ * 2^-41.9, bound used 2^-40), then the accurate one tested against
  * the nearest midpoint (bound used 2^-90); what is still undecided must be an
  * exact midpoint, x^y = P 2^J with P < 2^25 (e.g. (1 + 2^-12)^2, 14641^1.75 =
  * 11^7), which cn_ml_pow_exact32 finds with integers and rounds ties to even.
@@ -314,28 +314,52 @@ static inline CN_HD double cn_ml_rest_fast(double x, int *k)
     return t.hi + (r + r * r * p);
 }
 
+/* The same for a normal positive f32 x given by its bits, without the
+ * subnormal test: the same k, row and m, so the same result. */
+static inline CN_HD double cn_ml_rest_fast32(uint32_t u, int *k)
+{
+    int i = (int)((u >> 16) & 127);
+    double invc;
+    cn_dd t;
+    *k = (int)(u >> 23) - 127 + (i >> 6);
+    cn_ml_log_row(i, &invc, &t);
+    double m = (double)cn_mb_f32((u & 0x7fffffu) | 0x3f800000u);
+    double r = m * invc - 1.0;
+    double p = CN_ML_LC2 + r * (CN_ML_LC3 + r * (CN_ML_LC4 + r * (CN_ML_LC5 + r * (CN_ML_LC6 + r * CN_ML_LC7))));
+    return t.hi + (r + r * r * p);
+}
+
 /* ------------------------------------------------------------ the mid path (about 2^-66) */
+
+/* a*a = hi + lo to about 2^-80 relative without a full exact product: a's top
+ * 26 bits squared are exact, the rest is small. */
+static inline CN_HD cn_dd cn_ml_square(double a)
+{
+    double ah = cn_mb_f64(cn_mb_bits64(a) & ~((1ULL << 27) - 1)), al = a - ah;
+    return (cn_dd){ah * ah, al * (ah + a)};
+}
 
 /* log1p(r) for |r| < 2^-7 (r a double-double), relative error below 2^-67:
  * r - r^2/2 error-free, r^3 (1/3 - r/4 + ... - r^7/10) in double. */
 static inline CN_HD cn_dd cn_ml_log1p_mid(cn_dd r)
 {
     double rh = r.hi;
-    cn_dd sq = cn_mb_two_prod(rh, rh);
+    cn_dd sq = cn_ml_square(rh);
     sq.lo += 2.0 * rh * r.lo;
     double q = CN_ML_LC3 + rh * (CN_ML_LC4 + rh * (CN_ML_LC5 + rh * (CN_ML_LC6 + rh * (CN_ML_LC7 + rh * (CN_ML_LC8 + rh * (CN_ML_LC9 + rh * CN_ML_LC10))))));
-    double tail = sq.hi * rh * q;
+    double tail = (sq.hi + sq.lo) * rh * q; /* sq.hi alone is r^2 to 2^-25 only */
     cn_dd s = cn_mb_two_sum(rh, -0.5 * sq.hi);
     s.lo += r.lo - 0.5 * sq.lo + tail;
     return cn_mb_fast_two_sum(s.hi, s.lo);
 }
 
-/* r = m*invc - 1 exactly as a double-double: the product is exact as p + e,
- * and p - 1 is exact (p is within 2^-7 of 1). */
+/* r = m*invc - 1 exactly as a double-double, with no exact-product routine:
+ * m = mh + ml with mh its top 29 bits, so mh*invc (29 + 24 bits) and ml*invc
+ * (24 + 24) are exact, and mh*invc - 1 is exact (it is within 2^-6 of 1). */
 static inline CN_HD cn_dd cn_ml_reduced(double m, double invc)
 {
-    cn_dd p = cn_mb_two_prod(m, invc);
-    return cn_mb_fast_two_sum(p.hi - 1.0, p.lo);
+    double mh = cn_mb_f64(cn_mb_bits64(m) & ~((1ULL << 24) - 1)), ml = m - mh;
+    return cn_mb_two_sum(mh * invc - 1.0, ml * invc);
 }
 
 /* log(x) - k*log(2) = T + log1p(r) for x > 0 finite, about 2^-67 relative. */
@@ -346,7 +370,10 @@ static inline CN_HD cn_dd cn_ml_rest_mid(double x, int *k)
     cn_dd t;
     *k = cn_ml_reduce(x, &i, &m);
     cn_ml_log_row(i, &invc, &t);
-    return cn_mb_dd_add(t, cn_ml_log1p_mid(cn_ml_reduced(m, invc)));
+    cn_dd l = cn_ml_log1p_mid(cn_ml_reduced(m, invc));
+    cn_dd s = cn_mb_two_sum(t.hi, l.hi); /* no cancellation: |l| < 2^-7 < |T| or T = 0 */
+    s.lo += t.lo + l.lo;
+    return s;
 }
 
 /* k*log(2) as a double-double: k*A is exact (A has 42 bits, |k| < 2^11). */
@@ -360,7 +387,9 @@ static inline CN_HD cn_dd cn_ml_log_mid(double x)
 {
     int k;
     cn_dd rest = cn_ml_rest_mid(x, &k);
-    return cn_mb_dd_add(cn_ml_kln2(k), rest);
+    cn_dd s = cn_mb_two_sum(k * CN_ML_LN2_A, rest.hi);
+    s.lo += rest.lo + k * CN_ML_LN2_LO;
+    return cn_mb_fast_two_sum(s.hi, s.lo);
 }
 
 /* log2(x) = k + rest/log(2). */
@@ -496,11 +525,16 @@ static inline CN_HD float cn_ml_log_slow_f32(double x)
 
 static inline CN_HD float cn_math_log_f32(float x)
 {
-    double xd = x, s;
-    if (cn_ml_log_special(xd, &s))
-        return (float)s;
+    double xd = x, s, rest;
+    uint32_t u = cn_mb_bits32(x);
     int k;
-    double rest = cn_ml_rest_fast(xd, &k);
+    if (u - 0x00800000u < 0x7f000000u) { /* positive and normal: the common case */
+        rest = cn_ml_rest_fast32(u, &k);
+    } else {
+        if (cn_ml_log_special(xd, &s))
+            return (float)s;
+        rest = cn_ml_rest_fast(xd, &k);
+    }
     double y = k * CN_ML_LN2 + rest;
     if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
         return (float)y;
@@ -528,11 +562,16 @@ static inline CN_HD float cn_ml_log2_slow_f32(double x)
 
 static inline CN_HD float cn_math_log2_f32(float x)
 {
-    double xd = x, s;
-    if (cn_ml_log_special(xd, &s))
-        return (float)s;
+    double xd = x, s, rest;
+    uint32_t u = cn_mb_bits32(x);
     int k;
-    double rest = cn_ml_rest_fast(xd, &k);
+    if (u - 0x00800000u < 0x7f000000u) {
+        rest = cn_ml_rest_fast32(u, &k);
+    } else {
+        if (cn_ml_log_special(xd, &s))
+            return (float)s;
+        rest = cn_ml_rest_fast(xd, &k);
+    }
     double y = k + rest * CN_ML_INVLN2_HI;
     if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
         return (float)y;
@@ -947,23 +986,24 @@ static inline CN_HD int cn_ml_pow_exact32(double ax, double y, float *out)
     return 1;
 }
 
-/* |x|^y for f32 values, not special: the fast path (log to 2^-66, exp in
- * double, 2^-50 in all; 2^-47 is the bound used), then the accurate one
+/* |x|^y for f32 values, not special: the fast path (log in double to 2^-49
+ * relative, so t = y log|x| (|t| < 105) to 2^-42 absolute, exp in double to
+ * 2^-50: 2^-41.9 in all, 2^-40 is the bound used), then the accurate one
  * (2^-100; 2^-90 used) tested against the midpoint, then the exact cases. */
 static inline CN_HD float cn_ml_pow_mag32(double ax, double y)
 {
-    cn_dd l = cn_ml_log_mid(ax);
-    double th = l.hi * y;
+    int k;
+    double rest = cn_ml_rest_fast(ax, &k);
+    double th = (k * CN_ML_LN2 + rest) * y;
     if (th > 89.5) /* exp(89.5) > 2^128 */
         return cn_mb_f32(0x7f800000u);
     if (th < -104.5) /* exp(-104.5) < 2^-150 */
         return 0.0f;
-    cn_dd t = cn_mb_dd_mul_d(l, y);
-    double v = cn_ml_exp_fast(t.hi, t.lo);
-    if (cn_mb_rounds_same(v, v * 0x1p-47))
+    double v = cn_ml_exp_fast(th, 0.0);
+    if (cn_mb_rounds_same(v, v * 0x1p-40))
         return (float)v;
     int e, ok;
-    l = cn_ml_log_acc(ax);
+    cn_dd l = cn_ml_log_acc(ax);
     cn_dd w = cn_ml_exp_acc(cn_mb_dd_mul_d(l, y), &e);
     double sc = cn_mb_pow2(e);
     float f = cn_ml_dd_to_f32(w.hi * sc, w.lo * sc, w.hi * sc * 0x1p-90, &ok), exact;

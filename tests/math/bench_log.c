@@ -5,7 +5,9 @@
  *      tests/math/bench_log.c -o build/math/bench_log -lmpfr -lgmp -lm -lpthread && build/math/bench_log
  * Inputs: log and log2 take positive numbers spread over every binade (random
  * bits, sign cleared, no NaN or inf); log1p takes x in (-1, 2^20) the same way,
- * half of them in (-1, 1). Each figure is the median of 5 timed passes.
+ * half of them in (-1, 1); pow takes x spread over every binade and y with
+ * |y log2 x| < 100 (so the result is finite and nonzero in f32). Each figure
+ * is the median of 5 timed passes.
  */
 #define _POSIX_C_SOURCE 199309L
 #include "cairn_math_log.h"
@@ -42,6 +44,33 @@ static volatile double sink;
         qsort(t, RUNS, sizeof t[0], cmp);                                                                      \
         T = t[RUNS / 2];                                                                                       \
     } while (0)
+
+#define TIME_LOOP2(T, ax, ay, call)                                                                            \
+    do {                                                                                                       \
+        double t[RUNS];                                                                                        \
+        for (int r = 0; r < RUNS; r++) {                                                                       \
+            double t0 = now(), acc = 0;                                                                        \
+            for (int i = 0; i < N; i++)                                                                        \
+                acc += (double)call(ax[i], ay[i]);                                                             \
+            t[r] = (now() - t0) * 1e9 / N;                                                                     \
+            sink = acc;                                                                                        \
+        }                                                                                                      \
+        qsort(t, RUNS, sizeof t[0], cmp);                                                                      \
+        T = t[RUNS / 2];                                                                                       \
+    } while (0)
+
+static void fill_pow(float *fx, float *fy, double *dx, double *dy)
+{
+    uint64_t s = 0x90eULL;
+    for (int i = 0; i < N; i++) {
+        uint64_t u = cm_next(&s);
+        fx[i] = cm_f32((uint32_t)(u % 0x7f000000u) + 0x00800000u);
+        double l = fabs(log2((double)fx[i]));
+        fy[i] = (float)(cm_in64(&s, -1.0, 1.0) * 100.0 / (l < 1e-3 ? 1e-3 : l));
+        dx[i] = fx[i];
+        dy[i] = fy[i];
+    }
+}
 
 static void fill(float *f, double *d, int log1p_range)
 {
@@ -84,7 +113,16 @@ int main(void)
     printf("log1p f32: %6.2f ns  glibc log1pf %6.2f ns  ratio %.2f\n", a, b, a / b);
     TIME_LOOP(a, d, cn_math_log1p_f64); TIME_LOOP(b, d, log1p);
     printf("log1p f64: %6.2f ns  glibc log1p  %6.2f ns  ratio %.2f\n", a, b, a / b);
+    float *fy = malloc(sizeof(float) * N);
+    double *dy = malloc(sizeof(double) * N);
+    fill_pow(f, fy, d, dy);
+    TIME_LOOP2(a, f, fy, cn_math_pow_f32); TIME_LOOP2(b, f, fy, powf);
+    printf("pow f32:   %6.2f ns  glibc powf   %6.2f ns  ratio %.2f\n", a, b, a / b);
+    TIME_LOOP2(a, d, dy, cn_math_pow_f64); TIME_LOOP2(b, d, dy, pow);
+    printf("pow f64:   %6.2f ns  glibc pow    %6.2f ns  ratio %.2f\n", a, b, a / b);
     free(f);
     free(d);
+    free(fy);
+    free(dy);
     return 0;
 }
