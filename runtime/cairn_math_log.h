@@ -622,10 +622,13 @@ static inline CN_HD float cn_math_log1p_f32(float x)
         if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
             return (float)y;
     } else {
+        /* decided on the double-double itself: hi + lo rounded to a double
+         * would add 2^-53 of error the test below does not count */
         cn_dd l = cn_ml_log1p_mid_of(xd);
-        y = l.hi + l.lo;
-        if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-60))
-            return (float)y;
+        int ok;
+        float f = cn_ml_dd_to_f32(l.hi, l.lo, cn_ml_abs(l.hi) * 0x1p-60, &ok);
+        if (ok)
+            return f;
     }
     cn_dd l = cn_ml_log1p_acc_of(xd);
     int ok;
