@@ -388,6 +388,16 @@ static inline CN_HD cn_dd cn_mt_eval_dd(cn_mt_red red, int shift)
 
 /* ------------------------------------------------------------ the functions */
 
+/* +-sin r or +-cos r for quadrant q, without a branch: the quadrant of a
+ * random argument is random, and a mispredicted branch costs more than
+ * evaluating both series (which run side by side). */
+static inline CN_HD double cn_mt_pick(double s, double c, int q)
+{
+    uint64_t take_c = (uint64_t)0 - (uint64_t)(q & 1);
+    uint64_t b = (cn_mb_bits64(s) & ~take_c) | (cn_mb_bits64(c) & take_c);
+    return cn_mb_f64(b ^ ((uint64_t)(q & 2) << 62));
+}
+
 /* sin x (shift 0) or cos x = sin(x + pi/2) (shift 1), x finite, |x| >= 2^-27. */
 static inline CN_HD double cn_mt_trig_f64(double x, int shift)
 {
@@ -419,9 +429,7 @@ static inline CN_HD float cn_mt_trig_f32(float x, int shift)
         r = cn_mt_reduce_f32(xd, &q);
         slack = 0x1p-76;
     }
-    q = (q + shift) & 3;
-    double y = (q & 1) ? cn_mt_cos_fast(r) : cn_mt_sin_fast(r);
-    y = (q & 2) ? -y : y;
+    double y = cn_mt_pick(cn_mt_sin_fast(r), cn_mt_cos_fast(r), (q + shift) & 3);
     if (cn_mb_rounds_same(y, cn_mt_abs(y) * 0x1p-48 + slack))
         return (float)y;
     return cn_mt_dd_to_f32(cn_mt_eval_dd(cn_mt_reduce(xd), shift));
