@@ -67,6 +67,40 @@ static double near_multiple(uint64_t kh, int ke, int nudge)
     return cm_f64(cm_bits64(d) + (uint64_t)(int64_t)nudge);
 }
 
+/* For x = m * 2^e with m in [2^52, 2^53): the m whose x is nearest a
+ * multiple of pi/2, as far as the continued fraction of a = 2^e * 2/pi mod 1
+ * finds: each convergent's denominator q (q < 2^53) scaled by the least j
+ * with j q >= 2^52 (|j q a - round| <= j |q a - round|). Writes at most
+ * `max` of them to out; returns how many. These are the doubles whose reduced
+ * argument is tiniest, the cases Payne-Hanek must survive. */
+static int cf_hard_cases(int e, double *out, int max)
+{
+    mpfr_t a, t;
+    mpfr_inits2(1400, a, t, (mpfr_ptr)0);
+    mpfr_const_pi(a, MPFR_RNDN);
+    mpfr_ui_div(a, 2, a, MPFR_RNDN);
+    mpfr_mul_2si(a, a, e, MPFR_RNDN);
+    mpfr_frac(a, a, MPFR_RNDN);
+    uint64_t q0 = 0, q1 = 1; /* denominators of the convergents: q_{n-1}, q_n */
+    int n = 0;
+    for (int step = 0; step < 200 && n < max && !mpfr_zero_p(a); step++) {
+        mpfr_ui_div(a, 1, a, MPFR_RNDN);
+        mpfr_floor(t, a);
+        uint64_t c = mpfr_get_ui(t, MPFR_RNDZ);
+        mpfr_sub(a, a, t, MPFR_RNDN);
+        if (c > (1ULL << 53) || q1 * c + q0 >= (1ULL << 53))
+            break;
+        uint64_t q = q1 * c + q0;
+        q0 = q1;
+        q1 = q;
+        uint64_t j = ((1ULL << 52) + q - 1) / q;
+        if (j * q < (1ULL << 53) && j < 64)
+            out[n++] = ldexp((double)(j * q), e);
+    }
+    mpfr_clears(a, t, (mpfr_ptr)0);
+    return n;
+}
+
 /* One adversarial input from seed state s: mostly near multiples of pi/2. */
 static double adversarial64(uint64_t *s)
 {
@@ -81,6 +115,12 @@ static double adversarial64(uint64_t *s)
         return cm_f64(cm_bits64(e) + (cm_next(s) % 65) - 32);
     }
     case 2: /* small multiples */
+        if (cm_next(s) % 2) {
+            double hard[8];
+            int n = cf_hard_cases((int)(cm_next(s) % 1054) - 82, hard, 8);
+            if (n > 0)
+                return hard[cm_next(s) % (uint64_t)n] * ((cm_next(s) & 1) ? 1.0 : -1.0);
+        }
         return near_multiple(((cm_next(s) % 100000) + 1) << 11, -11, (int)(cm_next(s) % 5) - 2);
     default: { /* multiples of every size */
         int ke = (int)(cm_next(s) % 1024) - 53;
