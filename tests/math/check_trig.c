@@ -2,7 +2,8 @@
  * check_trig.c: sin and cos (runtime/cairn_math_trig.h) against MPFR.
  *
  *   check_trig                         the suite's checks (seconds)
- *   check_trig --exhaustive NAME [T]   every f32 input of NAME (sinf, cosf) against MPFR, on T threads
+ *   check_trig --exhaustive NAME [T [LO HI]]  every f32 input of NAME (sinf, cosf) against MPFR, on T
+ *                                      threads (only the bit patterns in [LO, HI) when given)
  *   check_trig --f64-long NAME [N]     N (default 20 million) random and adversarial inputs of NAME
  *                                      (sin, cos) against MPFR: the worst error in ulps and its input
  *   check_trig --paths NAME [T]        every f32 input: the function against its accurate path alone
@@ -242,11 +243,13 @@ static int run_suite(void)
 
 /* ------------------------------------------------------------ long modes */
 
-static int run_exhaustive(const TrigFn *fn, int threads)
+/* Every f32 pattern in [lo, hi) (all of them unless a range is given). */
+static int run_exhaustive(const TrigFn *fn, int threads, uint64_t lo, uint64_t hi)
 {
     CmTally t = CM_TALLY_INIT;
-    cm_every32(&t, fn->name, fn->f32, fn->ref, 0, 1ULL << 32, threads);
-    printf("%sf: all %ld f32 inputs, %ld not correctly rounded\n", fn->name, t.checks, t.failed);
+    cm_every32(&t, fn->name, fn->f32, fn->ref, lo, hi, threads);
+    printf("%sf: %ld f32 inputs (patterns 0x%llx to 0x%llx), %ld not correctly rounded\n", fn->name, t.checks,
+           (unsigned long long)lo, (unsigned long long)hi - 1, t.failed);
     printf("%ld passed, %ld failed, 0 skipped\n", t.checks - t.failed, t.failed);
     return t.failed ? 1 : 0;
 }
@@ -314,11 +317,13 @@ int main(int argc, char **argv)
     if (argc == 1)
         return run_suite();
     if (argc >= 3 && !strcmp(argv[1], "--exhaustive"))
-        return run_exhaustive(find_fn(argv[2]), argc > 3 ? atoi(argv[3]) : 1);
+        return run_exhaustive(find_fn(argv[2]), argc > 3 ? atoi(argv[3]) : 1,
+                              argc > 5 ? strtoull(argv[4], NULL, 0) : 0,
+                              argc > 5 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
     if (argc >= 3 && !strcmp(argv[1], "--f64-long"))
         return run_f64_long(find_fn(argv[2]), argc > 3 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && !strcmp(argv[1], "--paths"))
         return run_paths(find_fn(argv[2]), argc > 3 ? atoi(argv[3]) : 1);
-    fprintf(stderr, "usage: check_trig [--exhaustive NAME [THREADS] | --f64-long NAME [COUNT] | --paths NAME [T]]\n");
+    fprintf(stderr, "usage: check_trig [--exhaustive NAME [THREADS [LO HI]] | --f64-long NAME [COUNT] | --paths NAME [T]]\n");
     return 2;
 }
