@@ -53,9 +53,11 @@ test: all clang asan
 test-quick: all
 	bash tests/run.sh
 
-# Every f32 input through each storage float's narrowing, against MPFR (minutes; both cores).
+# Every f32 input through each storage float's narrowing, against MPFR (minutes; both cores), then
+# every f32 input of each portable math function and 20 million f64 inputs each (hours of CPU).
 test-exhaustive:
 	bash tests/unit/exhaustive_floats.sh
+	bash tests/math/exhaustive_math.sh
 
 # The device suite, on a machine with an NVIDIA GPU: logs under build/gpu (see tests/device/run.sh).
 gpu:

@@ -318,6 +318,17 @@ void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type 
     numerics_push(x, j);
 }
 
+/* A std.math call: whose implementation runs and how far from the exact
+ * value it may be. claim is the portable implementation's ("correctly
+ * rounded", "<= 1 ulp"); NULL is the host's C library, whose error no one
+ * states. */
+void numerics_add_math(Ctx *x, const char *op, const Type *t, const char *claim)
+{
+    const char *j = arena_printf(x->a, "{\"op\": \"%s\", \"from\": \"%s\", \"impl\": \"%s\", \"error\": \"%s\"}", op,
+                                 type_str(x->a, t), claim ? "cairn" : "libm", claim ? claim : "unstated");
+    numerics_push(x, j);
+}
+
 /* A float reduction on the device: each partial rounds to nearest, and
  * the partials combine in a tree whose order the language leaves open
  * (numerics.md). The receipt says so: a reader comparing a device run with

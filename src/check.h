@@ -99,6 +99,7 @@ Node *instantiate(Ctx *x, Sym *generic, Node *call);   /* NULL when not possible
 void unsupported(Ctx *x, Span at, const char *what, const char *help);
 void numerics_add(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding);
 void numerics_add_unordered(Ctx *x, const char *op, const Type *t);
+void numerics_add_math(Ctx *x, const char *op, const Type *t, const char *claim);
 void numerics_add_exact_sum(Ctx *x, const Type *t);
 void numerics_add_atomic(Ctx *x, const Type *t, bool device);
 bool numerics_atomic_in_shared(Ctx *x, Node *el);   /* listed by numerics_add_region_atomics */
@@ -180,6 +181,16 @@ void check_par_program(Ctx *x);             /* after every body is typed */
 /* ---- check_dev.c: device rules (issue 5), after check_par_program */
 void check_dev_program(Ctx *x);
 
+/* std.math: each function, its argument count and what its portable implementation claims per
+ * type (NULL: none; the host's C library, sequential host code only). */
+typedef struct {
+    const char *id;
+    int arity;
+    const char *f32, *f64;
+} MathFn;
+const MathFn *math_fn(const char *id);
 int math_arity(const char *id);   /* std.math.ID's argument count; 0: no such function */
+const char *math_claim(const char *id, const Type *t);
+const char *math_portable_names(Arena *a);
 
 #endif

@@ -504,19 +504,69 @@ static Type *check_construct(Ctx *x, Node *e)
 
 /* ------------------------------------------------------------ std.math */
 
+/* std.math's functions. f32 and f64 give the accuracy the portable
+ * implementation (runtime/cairn_math.h) claims for that type, as the receipt
+ * states it, or NULL where there is none: such a call is the host's C
+ * library, allowed only in sequential host code (E-PARALLEL-CALL in a lane,
+ * a thread or on the device). docs/numerics.md gives the methods and the
+ * evidence for each claim. */
+static const MathFn math_fns[] = {
+    {"exp", 1, NULL, NULL},
+    {"exp2", 1, NULL, NULL},
+    {"expm1", 1, NULL, NULL},
+    {"log", 1, "correctly rounded", "<= 0.501 ulp"},
+    {"log2", 1, "correctly rounded", "<= 0.501 ulp"},
+    {"log1p", 1, "correctly rounded", "<= 0.501 ulp"},
+    {"sin", 1, "correctly rounded", "<= 0.51 ulp"},
+    {"cos", 1, "correctly rounded", "<= 0.51 ulp"},
+    {"tanh", 1, NULL, NULL},
+    {"erf", 1, NULL, NULL},
+    {"pow", 2, "correctly rounded", "<= 0.501 ulp"},
+    {"atan2", 2, NULL, NULL},
+    {"log10", 1, NULL, NULL},
+    {"tan", 1, NULL, NULL},
+    {"asin", 1, NULL, NULL},
+    {"acos", 1, NULL, NULL},
+    {"atan", 1, NULL, NULL},
+    {"sinh", 1, NULL, NULL},
+    {"cosh", 1, NULL, NULL},
+    {"cbrt", 1, NULL, NULL},
+    {"hypot", 2, NULL, NULL},
+};
+
+const MathFn *math_fn(const char *id)
+{
+    for (size_t i = 0; i < sizeof math_fns / sizeof *math_fns; i++)
+        if (id && strcmp(id, math_fns[i].id) == 0)
+            return &math_fns[i];
+    return NULL;
+}
+
 /* The number of arguments of std.math.ID, 0 when there is no such function. */
 int math_arity(const char *id)
 {
-    static const char *const one[] = {"exp", "log", "exp2", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
-                                      "atan", "sinh", "cosh", "tanh", "cbrt", "expm1", "log1p", "erf"};
-    static const char *const two[] = {"atan2", "pow", "hypot"};
-    for (size_t i = 0; i < sizeof one / sizeof *one; i++)
-        if (strcmp(id, one[i]) == 0)
-            return 1;
-    for (size_t i = 0; i < sizeof two / sizeof *two; i++)
-        if (strcmp(id, two[i]) == 0)
-            return 2;
-    return 0;
+    const MathFn *m = math_fn(id);
+    return m ? m->arity : 0;
+}
+
+/* What the portable std.math.ID on t claims ("correctly rounded", "<= 1 ulp"),
+ * NULL when it has no portable implementation for t. */
+const char *math_claim(const char *id, const Type *t)
+{
+    const MathFn *m = math_fn(id);
+    if (!m || !t)
+        return NULL;
+    return t->kind == TY_F32 ? m->f32 : t->kind == TY_F64 ? m->f64 : NULL;
+}
+
+/* "exp, exp2, ..., atan2": the functions a lane may call (both types). */
+const char *math_portable_names(Arena *a)
+{
+    const char *s = "";
+    for (size_t i = 0; i < sizeof math_fns / sizeof *math_fns; i++)
+        if (math_fns[i].f32 && math_fns[i].f64)
+            s = arena_printf(a, "%s%s%s", s, *s ? ", " : "", math_fns[i].id);
+    return s;
 }
 
 static bool is_std_math(Ctx *x, Node *callee)
@@ -568,7 +618,7 @@ static Type *check_math(Ctx *x, Node *e, Type *expected)
             return type_error();
         }
     }
-    numerics_add(x, id, t, t, "libm");
+    numerics_add_math(x, id, t, math_claim(id, t));
     return t;
 }
 

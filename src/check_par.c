@@ -217,13 +217,22 @@ static bool outside_scalar(Lane *L, Node *e)
     return s && (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && !is_inside(L, s);
 }
 
+/* What runs the body: a lane, or a cooperative region's thread. */
+static const char *lane_word(const Lane *L)
+{
+    return L->region && L->region->kind == N_COOP ? "thread" : "lane";
+}
+
 static void scalar_write(Lane *L, Node *at, Sym *s, const char *how)
 {
     int line = s->decl ? s->decl->span.line : 0;
     LANE_ERROR(L, at->span, E_PARALLEL_WRITE,
-               "compute it with a collector (`let s = reduce + parallel i in n yield ...;`), or declare it inside "
-               "the lane",
-               "lanes %s and %s both %s `%s`, declared outside the region (line %d), in %s", lane_eq(L, 0),
+               L->region->kind == N_COOP
+                   ? "declare it inside the region, or combine the threads' values (`reduce + warp yield v`, a "
+                     "shared array) and write the result to an element of a view"
+                   : "compute it with a collector (`let s = reduce + parallel i in n yield ...;`), or declare it "
+                     "inside the lane",
+               "%ss %s and %s both %s `%s`, declared outside the region (line %d), in %s", lane_word(L), lane_eq(L, 0),
                lane_eq(L, 1), how, s->id, line, region_what(L));
 }
 
@@ -253,14 +262,15 @@ static void lane_nest(Lane *L, Node *at, const char *what)
 {
     LANE_ERROR(L, at->span, E_PARALLEL_NEST, "run it after the region, or use a `for` loop (or `reduce ... for`) "
                "inside the lane",
-               "%s inside a lane of %s: regions do not nest", what, region_what(L));
+               "%s inside a %s of %s: regions do not nest", what, lane_word(L), region_what(L));
 }
 
 static void lane_forbidden(Lane *L, Node *at, const char *what)
 {
     LANE_ERROR(L, at->span, E_PARALLEL_CALL, "do it before or after the region; a lane only computes and writes its "
                "own elements",
-               "%s inside a lane of %s: a lane runs only pure lane operations", what, region_what(L));
+               "%s inside a %s of %s: a %s runs only pure lane operations", what, lane_word(L), region_what(L),
+               lane_word(L));
 }
 
 static void lane_collect(Lane *L, Node *n)
@@ -347,13 +357,27 @@ static void lane_builtin(Lane *L, Node *n)
     }
 }
 
+/* std.math in a lane: the portable functions give the same bits on every
+ * placement, so a lane may call them; the rest would be the host's C library
+ * on one side and libdevice on the other. */
+static void lane_math(Lane *L, Node *n)
+{
+    const char *id = n->call.math ? n->call.math : "?";
+    if (math_claim(id, n->ty))
+        return lw_vec(L, &n->call.args);
+    LANE_ERROR(L, n->span, E_PARALLEL_CALL,
+               arena_printf(L->a, "a lane may call std.math's portable functions (%s), on f32 and f64; "
+                            "compute %s before or after the region",
+                            math_portable_names(L->a), id),
+               "std.math.%s has no portable implementation (it is the host's C library) and is called inside "
+               "a %s of %s", id, lane_word(L), region_what(L));
+}
+
 static void lane_call(Lane *L, Node *n)
 {
     switch (n->call.ck) {
     case CALL_BUILTIN: return lane_builtin(L, n);
-    case CALL_MATH:
-        return lane_forbidden(L, n, arena_printf(L->a, "std.math.%s (the host's C library)",
-                                                 n->call.math ? n->call.math : "?"));
+    case CALL_MATH: return lane_math(L, n);
     case CALL_VALUE: return lane_forbidden(L, n, "a call through a function value");
     case CALL_FN: return lane_fn_call(L, n);
     default: return lw_vec(L, &n->call.args);
@@ -466,7 +490,13 @@ static void lw(Lane *L, Node *n)
         senv_havoc_assigned(L->env, n->loop.body);
         return;
     case N_PARALLEL: return lane_nest(L, n, "a parallel region");
-    case N_COOP: return lane_nest(L, n, "a cooperative region");
+    case N_COOP:
+        if (L->region->kind == N_COOP)   /* check_coop said so, at this very place */
+            return;
+        return lane_nest(L, n, "a cooperative region");
+    case N_SHARED: case N_PIPELINE:      /* the block's own arrays */
+        inside_add(L, n->buffer.sym);
+        return;
     case N_COLLECT: return lane_collect(L, n);
     case N_ASSIGN:
         lw(L, n->assign.rhs);
@@ -500,7 +530,8 @@ static void lw(Lane *L, Node *n)
     case N_ASM: return lane_forbidden(L, n, "typed assembly");
     case N_RETURN:
         LANE_ERROR(L, n->span, E_RETURN, "a lane ends at the end of its body; compute what you need with a collector",
-                   "`return` inside a lane of %s: a lane cannot return from its function", region_what(L));
+                   "`return` inside a %s of %s: it cannot return from its function", lane_word(L),
+                   region_what(L));
         return;
     case N_UNARY: lw(L, n->unary.a); return;
     case N_EXPR_STMT:
@@ -647,6 +678,26 @@ static void check_pooled_collect(Ctx *x, Arena *scratch, EffTable *eff, Vec *rep
     race_check(&L);
 }
 
+/* A cooperative region's threads obey what a lane obeys (no outside
+ * scalar assigned, no region inside, no I/O, only the portable std.math),
+ * in the body and in the finish. Their accesses of views and shared arrays
+ * are the cooperative checker's (coop_rules), so no race rule runs here. */
+static void check_coop_threads(Ctx *x, Arena *scratch, EffTable *eff, Vec *reported, Node *r)
+{
+    Lane L;
+    lane_init(&L, scratch, x->sink, eff, reported, r);
+    L.keep = x->a;
+    L.var = r->coop.tvars.n ? r->coop.tvars.v[0] : NULL;
+    for (int i = 0; i < r->coop.bsyms.n; i++)
+        inside_add(&L, r->coop.bsyms.v[i]);
+    for (int i = 0; i < r->coop.tsyms.n; i++)
+        inside_add(&L, r->coop.tsyms.v[i]);
+    for (int i = 0; i < r->coop.fsyms.n; i++)
+        inside_add(&L, r->coop.fsyms.v[i]);
+    lw(&L, r->coop.body);
+    lw(&L, r->coop.finish);
+}
+
 typedef struct {
     Ctx *x;
     EffTable *eff;
@@ -658,6 +709,14 @@ typedef struct {
 static bool region_visit(Node *n, void *c)
 {
     RegionWalk *w = c;
+    if (n->kind == N_COOP) {
+        if (!w->dump) {
+            ArenaMark m = arena_mark(w->scratch);
+            check_coop_threads(w->x, w->scratch, w->eff, w->reported, n);
+            arena_release(w->scratch, m);
+        }
+        return false;
+    }
     bool region = n->kind == N_PARALLEL;
     if (!region && !(n->kind == N_COLLECT && (n->collect.mode == MODE_PARALLEL || n->collect.device)))
         return true;
@@ -668,7 +727,6 @@ static bool region_visit(Node *n, void *c)
         check_pooled_collect(w->x, w->scratch, w->eff, w->reported, n, w->dump);
     arena_release(w->scratch, m);
     return false;
-    return true;
 }
 
 static bool fusable(Arena *a, Node *ra, Node *rb);

@@ -23,6 +23,7 @@
  * adds what the closures the function makes do (it cannot see further), and
  * marks the row (EF_VALUE) so that a lane refuses it.
  */
+#include "check.h"
 #include "par.h"
 
 #include <stdlib.h>
@@ -96,8 +97,11 @@ int effects_construct(Node *n, const char **what)
     case N_SPAWN: bit = EF_SYNC; w = "spawn"; break;
     case N_CALL:
         if (n->call.ck == CALL_MATH) {
-            bit = EF_LIBM;
-            w = "std.math";
+            /* the portable functions are pure; the rest is the host's C library */
+            if (!math_claim(n->call.math, n->ty)) {
+                bit = EF_LIBM;
+                w = "std.math";
+            }
         } else if (n->call.ck == CALL_VALUE) {
             bit = EF_VALUE;
             w = "a call through a function value";

@@ -67,6 +67,7 @@ typedef struct {
     int next_closure;
     const char *file_lit; /* the source name as a C string literal */
     bool uses_par;        /* a region, pooled collector or atomic: include cairn_par.h */
+    bool uses_math;       /* a portable std.math call: include cairn_math.h */
     bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
     bool uses_dev;        /* device work: include cairn_exec.h */
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */

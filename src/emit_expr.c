@@ -17,6 +17,7 @@
  * operation rounds once, as written.
  */
 #include "chain.h"
+#include "check.h"
 #include "emit.h"
 #include "par.h"
 
@@ -930,6 +931,8 @@ static const char *emit_call(Ex *x, Node *e)
         int n = e->call.args.n;
         const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
         emit_operands(x, (Node **)e->call.args.v, n, NULL, v);
+        if (math_claim(e->call.math, e->ty))
+            x->uses_math = true;
         return emit_fmt(x, "cn_math_%s_%s(%s)", e->call.math, emit_suffix(e->ty),
                             join(x, v, n, NULL));
     }

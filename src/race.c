@@ -51,6 +51,8 @@ const char *lane_eq(const Lane *L, long long v)
 const char *region_what(const Lane *L)
 {
     Node *r = L->region;
+    if (r->kind == N_COOP)
+        return arena_printf(L->a, "the cooperative region at line %d", r->span.line);
     if (r->kind == N_PARALLEL)
         return arena_printf(L->a, "the region at line %d", r->span.line);
     return arena_printf(L->a, "the pooled %s at line %d",

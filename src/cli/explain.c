@@ -8,9 +8,11 @@
  * Functions in source order (a generic once per instance, with its
  * values); under each, every region and collector in source order with its
  * line, kind, index, extent and mode, what it writes, reads and updates
- * atomically, and the plan that shapes it.
+ * atomically, and the plan that shapes it; and each std.math call with the
+ * implementation it runs and the accuracy that implementation claims.
  */
 #include "cli.h"
+#include "../check.h"
 #include "../par.h"
 
 #include <string.h>
@@ -23,9 +25,11 @@ static const char explain_help[] =
     "io, libm, alloc, atomic, ...), and under it one line per parallel region\n"
     "and collector: its line, kind, index, extent, where its lanes run\n"
     "(par:host on the pool of host threads, par:device on the device), and the\n"
-    "elements it writes, reads and updates atomically. --device-target and\n"
-    "--emulate are taken as `cairn check` takes them. Exits 1 (with the\n"
-    "diagnostics) when FILE is refused. docs/concurrency.md describes the rows.\n";
+    "elements it writes, reads and updates atomically; and a line per std.math\n"
+    "call: cairn's portable implementation and its accuracy, or libm.\n"
+    "--device-target and --emulate are taken as `cairn check` takes them.\n"
+    "Exits 1 (with the diagnostics) when FILE is refused. docs/concurrency.md\n"
+    "describes the rows; docs/numerics.md the math functions.\n";
 
 typedef struct {
     Arena *a;
@@ -158,9 +162,24 @@ static void print_item(ExplainWalk *w, Node *n, const char *head, Node *body1, N
     printf("%s\n", k ? ")" : "");
 }
 
+/* A std.math call: which implementation runs and what it claims, as the
+ * receipt's numerics list says it. */
+static void print_math(ExplainWalk *w, Node *n)
+{
+    const char *id = n->call.math ? n->call.math : "?";
+    const char *claim = math_claim(id, n->ty);
+    printf("  line %d: std.math.%s on %s: %s\n", n->span.line, id, type_str(w->a, n->ty),
+           claim ? arena_printf(w->a, "cairn's portable implementation, %s", claim)
+                 : "the host's C library (libm), error unstated");
+}
+
 static bool explain_visit(Node *n, void *c)
 {
     ExplainWalk *w = c;
+    if (n->kind == N_CALL && n->call.ck == CALL_MATH) {
+        print_math(w, n);
+        return true;
+    }
     if (n->kind == N_PARALLEL) {
         print_item(w, n, arena_printf(w->a, "parallel %s in %s", n->loop.var, expand_expr(w->a, n->loop.hi)),
                    n->loop.body, NULL, true, false);

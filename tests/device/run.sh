@@ -6,6 +6,9 @@
 #   float_agree   every f32 input through each storage-float narrowing, widening, quantize and
 #                 quantize_stochastic: a hash of the results computed by a kernel and by host
 #                 threads must agree bit for bit (one rounding routine, integer operations only)
+#   math_agree    the portable std.math functions (runtime/cairn_math.h): every f32 input of each
+#                 one-argument function hashed on the device and on host threads, 2^26 pairs of each
+#                 two-argument one, and 2^22 f64 inputs of each compared bit for bit
 #   device programs   every tests/dev/*.cairn and tests/spec/d*.cairn that expects `run`, built by
 #                 cairn for the target (nvcc, one emitted file) and run on the GPU: the same exit code,
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
@@ -34,7 +37,7 @@ mkdir -p "$OUTDIR"
 } >"$OUTDIR/machine.txt"
 cat "$OUTDIR/machine.txt"
 fail=0
-for t in float_agree; do
+for t in float_agree math_agree; do
     cc=${ARCH#sm_}
     if ! nvcc -std=c++17 -O2 --fmad=false -gencode=arch=compute_$cc,code=$ARCH -Iruntime \
             -o "$OUTDIR/$t" "tests/device/$t.cu" >"$OUTDIR/$t.build.log" 2>&1; then

@@ -28,7 +28,7 @@ fn ping(k:u64) -> u64 { if k == 0 { return 0; } return pong(k - 1); }
 fn pong(k:u64) -> u64 { if k == 0 { println(k); } return ping(k); }
 fn logs(n:usize, x:rw<f64>[n]) {
   buffer t:f64[n] = zeroed;
-  for i in 0..n { t[i] = std.math.log(x[i]); }
+  for i in 0..n { t[i] = std.math.log10(x[i]); }
   let s = scan + x for i in n yield t[i];
 }
 plan saxpy { vector 4; }
@@ -44,6 +44,7 @@ fn show: [io, par:host, read:x, trap]
 fn ping: [io, trap]
 fn pong: [io, trap]
 fn logs: [alloc, libm, read:t, read:x, trap, write:t, write:x]
+  line 15: std.math.log10 on f64: the host's C library (libm), error unstated
   line 16: scan + x for i in n (writes x; reads t[i])
 OUT
 "$CAIRN" explain "$T/a.cairn" >"$T/got" 2>"$T/err"

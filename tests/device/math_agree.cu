@@ -1,0 +1,207 @@
+// tests/device/math_agree.cu: the portable std.math functions (runtime/cairn_math.h) give the same
+// bits on the device as on the host. Built by tests/device/run.sh with nvcc --fmad=false, as cairn
+// builds device code.
+//
+//   f32, one argument: every one of the 2^32 inputs, per function, hashed on the device and on host
+//       threads (an order-free sum of 64-bit mixes of (input, result)); the two sums must be equal.
+//   f32, two arguments (pow, atan2): 2^26 seeded pairs, hashed the same way.
+//   f64: 2^22 seeded inputs per function (random bits, and a uniform spread over the useful range),
+//       results compared bit for bit, element by element; the first differences are printed.
+// Prints one line per function and the usual `N passed, N failed, 0 skipped`.
+#include "cairn_math.h"
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+__host__ __device__ static inline uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// The two-argument inputs: pair k, from its index alone (the same on both sides).
+__host__ __device__ static inline void pair(uint64_t k, float *x, float *y)
+{
+    uint64_t r = mix(k * 0x9e3779b97f4a7c15ull + 1);
+    uint32_t a = (uint32_t)r, b = (uint32_t)(r >> 32);
+    // half the pairs: random bits; half: x in [2^-8, 2^8], y in [-64, 64] (finite, moderate results)
+    if (k & 1) {
+        *x = cn_mb_f32(a);
+        *y = cn_mb_f32(b);
+    } else {
+        *x = cn_mb_f32(0x3b800000u + a % (0x43800000u - 0x3b800000u));
+        *y = (float)((int32_t)(b % 4096u) - 2048) / 32.0f;
+    }
+}
+
+#define F32_ONE(X) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log1p) X(sin) X(cos) X(tanh) X(erf)
+#define F32_TWO(X) X(pow) X(atan2)
+#define F64_ONE(X) F32_ONE(X)
+#define F64_TWO(X) F32_TWO(X)
+
+enum { NPAIRS = 1 << 26, N64 = 1 << 22 };
+
+#define KERNEL1(F)                                                                             \
+    __global__ void k32_##F(unsigned long long *sum)                                           \
+    {                                                                                          \
+        uint64_t h = 0, stride = (uint64_t)gridDim.x * blockDim.x;                              \
+        for (uint64_t w = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; w < (1ull << 32); w += stride) \
+            h += mix((w << 32) ^ cn_mb_bits32(cn_math_##F##_f32(cn_mb_f32((uint32_t)w))));     \
+        atomicAdd(sum, (unsigned long long)h);                                                 \
+    }                                                                                          \
+    static uint64_t h32_##F(uint64_t lo, uint64_t hi)                                           \
+    {                                                                                          \
+        uint64_t h = 0;                                                                        \
+        for (uint64_t w = lo; w < hi; w++)                                                     \
+            h += mix((w << 32) ^ cn_mb_bits32(cn_math_##F##_f32(cn_mb_f32((uint32_t)w))));     \
+        return h;                                                                              \
+    }
+#define KERNEL2(F)                                                                             \
+    __global__ void k32_##F(unsigned long long *sum)                                           \
+    {                                                                                          \
+        uint64_t h = 0, stride = (uint64_t)gridDim.x * blockDim.x;                              \
+        for (uint64_t w = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; w < NPAIRS; w += stride) { \
+            float x, y;                                                                        \
+            pair(w, &x, &y);                                                                   \
+            h += mix((w << 32) ^ cn_mb_bits32(cn_math_##F##_f32(x, y)));                        \
+        }                                                                                      \
+        atomicAdd(sum, (unsigned long long)h);                                                 \
+    }                                                                                          \
+    static uint64_t h32_##F(uint64_t lo, uint64_t hi)                                           \
+    {                                                                                          \
+        uint64_t h = 0;                                                                        \
+        for (uint64_t w = lo; w < hi; w++) {                                                   \
+            float x, y;                                                                        \
+            pair(w, &x, &y);                                                                   \
+            h += mix((w << 32) ^ cn_mb_bits32(cn_math_##F##_f32(x, y)));                        \
+        }                                                                                      \
+        return h;                                                                              \
+    }
+F32_ONE(KERNEL1)
+F32_TWO(KERNEL2)
+
+#define K64_1(F)                                                                               \
+    __global__ void k64_##F(const double *x, const double *, double *out, int n)               \
+    {                                                                                          \
+        int i = blockIdx.x * blockDim.x + threadIdx.x;                                          \
+        if (i < n)                                                                             \
+            out[i] = cn_math_##F##_f64(x[i]);                                                  \
+    }                                                                                          \
+    static double h64_##F(double x, double) { return cn_math_##F##_f64(x); }
+#define K64_2(F)                                                                               \
+    __global__ void k64_##F(const double *x, const double *y, double *out, int n)              \
+    {                                                                                          \
+        int i = blockIdx.x * blockDim.x + threadIdx.x;                                          \
+        if (i < n)                                                                             \
+            out[i] = cn_math_##F##_f64(x[i], y[i]);                                            \
+    }                                                                                          \
+    static double h64_##F(double x, double y) { return cn_math_##F##_f64(x, y); }
+F64_ONE(K64_1)
+F64_TWO(K64_2)
+
+static int passed, failed;
+
+// The host's sum over [0, total) on every core, in chunks.
+static uint64_t host_hash(uint64_t (*h)(uint64_t, uint64_t), uint64_t total)
+{
+    unsigned nt = std::thread::hardware_concurrency();
+    if (nt < 2)
+        nt = 2;
+    std::vector<std::thread> ts;
+    std::vector<uint64_t> part(nt, 0);
+    for (unsigned k = 0; k < nt; k++)
+        ts.emplace_back([&, k] { part[k] = h(total * k / nt, total * (k + 1) / nt); });
+    uint64_t s = 0;
+    for (unsigned k = 0; k < nt; k++) {
+        ts[k].join();
+        s += part[k];
+    }
+    return s;
+}
+
+static void agree32(const char *name, void (*kernel)(unsigned long long *), uint64_t (*h)(uint64_t, uint64_t),
+                    uint64_t total)
+{
+    unsigned long long *d, dev = 0;
+    cudaMalloc(&d, 8);
+    cudaMemset(d, 0, 8);
+    auto t0 = std::chrono::steady_clock::now();
+    kernel<<<132 * 16, 256>>>(d);
+    cudaMemcpy(&dev, d, 8, cudaMemcpyDeviceToHost);
+    cudaError_t e = cudaGetLastError();
+    auto t1 = std::chrono::steady_clock::now();
+    uint64_t host = host_hash(h, total);
+    auto t2 = std::chrono::steady_clock::now();
+    cudaFree(d);
+    bool ok = e == cudaSuccess && dev == host;
+    printf("%s f32 %s: %llu inputs, device %016llx host %016llx (device %.2f s, host %.1f s)%s%s\n",
+           ok ? "PASS" : "FAIL", name, (unsigned long long)total, dev, (unsigned long long)host,
+           std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
+           e == cudaSuccess ? "" : ": ", e == cudaSuccess ? "" : cudaGetErrorString(e));
+    ok ? passed++ : failed++;
+}
+
+static void agree64(const char *name, void (*kernel)(const double *, const double *, double *, int),
+                    double (*h)(double, double), const std::vector<double> &x, const std::vector<double> &y)
+{
+    int n = (int)x.size();
+    double *dx, *dy, *dout;
+    cudaMalloc(&dx, n * 8);
+    cudaMalloc(&dy, n * 8);
+    cudaMalloc(&dout, n * 8);
+    cudaMemcpy(dx, x.data(), n * 8, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y.data(), n * 8, cudaMemcpyHostToDevice);
+    kernel<<<(n + 255) / 256, 256>>>(dx, dy, dout, n);
+    std::vector<double> got(n);
+    cudaMemcpy(got.data(), dout, n * 8, cudaMemcpyDeviceToHost);
+    cudaError_t e = cudaGetLastError();
+    cudaFree(dx);
+    cudaFree(dy);
+    cudaFree(dout);
+    long bad = 0;
+    for (int i = 0; i < n; i++) {
+        double w = h(x[i], y[i]);
+        uint64_t a, b;
+        memcpy(&a, &got[i], 8);
+        memcpy(&b, &w, 8);
+        if (a != b && !(got[i] != got[i] && w != w)) {
+            if (bad < 3)
+                printf("    %s(%a, %a): device %a, host %a\n", name, x[i], y[i], got[i], w);
+            bad++;
+        }
+    }
+    bool ok = e == cudaSuccess && bad == 0;
+    printf("%s f64 %s: %d inputs, %ld differ%s%s\n", ok ? "PASS" : "FAIL", name, n, bad,
+           e == cudaSuccess ? "" : ": ", e == cudaSuccess ? "" : cudaGetErrorString(e));
+    ok ? passed++ : failed++;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;   // one function's name: run only it
+#define RUN1(F) if (!only || !strcmp(only, #F)) agree32(#F, k32_##F, h32_##F, 1ull << 32);
+#define RUN2(F) if (!only || !strcmp(only, #F)) agree32(#F, k32_##F, h32_##F, NPAIRS);
+    F32_ONE(RUN1)
+    F32_TWO(RUN2)
+    std::vector<double> x(N64), y(N64);
+    uint64_t s = 12345;
+    for (int i = 0; i < N64; i++) {
+        uint64_t a = mix(s += 0x9e3779b97f4a7c15ull), b = mix(s += 0x9e3779b97f4a7c15ull);
+        double u = (double)(a >> 11) * 0x1p-53;
+        if (i % 2) {
+            memcpy(&x[i], &a, 8);
+            memcpy(&y[i], &b, 8);
+        } else {
+            x[i] = (u - 0.5) * 1400.0;                       // exp's range and beyond, trig's first turns
+            y[i] = (double)((int64_t)(b % 8192) - 4096) / 64.0;
+        }
+    }
+#define RUN64(F) if (!only || !strcmp(only, #F)) agree64(#F, k64_##F, h64_##F, x, y);
+    F64_ONE(RUN64)
+    F64_TWO(RUN64)
+    printf("%d passed, %d failed, 0 skipped\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The portable std.math functions at length (make test-exhaustive): every one of the 2^32 f32 inputs of
+# each one-argument function against MPFR (correctly rounded, no exception), a large structured and
+# random sample of the two-argument ones, and 20 million random and adversarial inputs of each f64
+# function against its stated bound. Each family's checker is tests/math/check_FAMILY.c.
+#
+#   bash tests/math/exhaustive_math.sh [FUNCTION ...]     (default: all; THREADS=N, default the cores)
+#
+# Hours of CPU for all of them (MPFR takes 0.1 to 0.6 us a call at f32's precision): run it on a
+# machine with many cores. Prints a line per function with its time, then
+#   N passed, N failed, 0 skipped
+# and exits 1 when any input is wrong.
+set -u
+cd "$(dirname "$0")/../.."
+OUT=build/math
+mkdir -p "$OUT"
+THREADS=${THREADS:-$(nproc 2>/dev/null || echo 2)}
+F64_COUNT=${F64_COUNT:-20000000}
+declare -A FAMILY=([exp]=exp [exp2]=exp [expm1]=exp [tanh]=exp [log]=log [log2]=log [log1p]=log [pow]=log
+                   [sin]=trig [cos]=trig [erf]=erf [atan2]=erf)
+ORDER="exp exp2 expm1 tanh log log2 log1p pow sin cos erf atan2"
+want=${*:-$ORDER}
+pass=0; fail=0
+for fam in exp log trig erf; do
+    cc -std=c17 -O2 -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Iruntime -Itests/math \
+        -o "$OUT/check_$fam" "tests/math/check_$fam.c" -lmpfr -lgmp -lm -lpthread || { echo "FAIL: check_$fam does not build"; exit 2; }
+done
+for f in $want; do
+    fam=${FAMILY[$f]:-}
+    [ -n "$fam" ] || { echo "unknown function $f (one of: $ORDER)"; exit 2; }
+    for mode in "--exhaustive $f $THREADS" "--f64-long $f $F64_COUNT"; do
+        start=$(date +%s)
+        if "$OUT/check_$fam" $mode >"$OUT/$f.${mode%% *}.log" 2>&1; then r=PASS; pass=$((pass + 1)); else r=FAIL; fail=$((fail + 1)); fi
+        echo "$r $f ${mode%% *} ($(( $(date +%s) - start )) s): $(tail -1 "$OUT/$f.${mode%% *}.log")"
+        [ $r = PASS ] || head -8 "$OUT/$f.${mode%% *}.log" | sed 's/^/    /'
+    done
+done
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" -eq 0 ]
