@@ -19,6 +19,13 @@
  *   check_atan --f64-long atan|atan2 [COUNT]
  *                                  COUNT (20 million) random and adversarial f64 inputs;
  *                                  prints the worst error in ulps
+ *   check_atan --paths atan [LO HI]
+ *                                  every f32 input through the header's own paths, no
+ *                                  MPFR (a minute): how many leave the fast path, and
+ *                                  how many of those the accurate path leaves undecided
+ *   check_atan --paths atan2 [COUNT]
+ *                                  the same for COUNT (2^30) pairs of the kinds the
+ *                                  sample uses
  */
 #include "cairn_math_atan.h"
 #include "mathcheck.h"
@@ -56,6 +63,29 @@ static const uint32_t SPECIAL32[] = {
     0x4b800000, 0x5f800000, 0x3fc90fdb, 0x3e800000, 0xbe800000, 0x00000003, 0x0d000000, 0x72000000,
 };
 enum { NSPECIAL32 = sizeof SPECIAL32 / sizeof SPECIAL32[0] };
+
+/* Every positive f32 input whose atan leaves the fast path (check_atan
+ * --paths atan: 134 of 2^31; the negatives are their mirror). */
+static const uint32_t SLOW32[] = {
+    0x39b89ba2, 0x39b89ba3, 0x3a27ba3b, 0x3a46dce7, 0x3aac434b, 0x3ab4add2, 0x3ad637fa, 0x3b06f308,
+    0x3b67fc17, 0x3b7c1bc9, 0x3be8237b, 0x3c53ecc9, 0x3cc0e476, 0x3d373b3a, 0x3d68a4ed, 0x3d71ae3f,
+    0x3d816cbd, 0x3d8d6b23, 0x3db4dd62, 0x3dbb6ac7, 0x3e0d2649, 0x3e136af2, 0x3e242361, 0x3ee06db1,
+    0x3f89058c, 0x3fa8fad8, 0x3fb393dd, 0x3fbb0cea, 0x3fec5266, 0x4025939d, 0x40357f1d, 0x40af6e71,
+    0x40bf14c5, 0x40f91ad2, 0x40fad4e3, 0x4102ec62, 0x4159cb56, 0x41877348, 0x41c28b74, 0x41ec669e,
+    0x421ae6b6, 0x421ded96, 0x4241b6f5, 0x424dd4a2, 0x4252099d, 0x4266c19c, 0x426bef73, 0x4297eb88,
+    0x4309084e, 0x4333fad3, 0x436bf521, 0x43d8ed1a, 0x44099db7, 0x4435be13, 0x447413fc, 0x447e226b,
+    0x44caee8d, 0x44f43022, 0x45cb08b6, 0x4629c0c9, 0x4630da7d, 0x46338495, 0x467d7575, 0x468716b1,
+    0x46a8d965, 0x46b205c0, 0x46bd5663, 0x46c99109, 0x47038729, 0x47921c9e, 0x47b1d44a, 0x47b3c7d3,
+    0x47ff77c3, 0x48b90f72, 0x48e1e1eb, 0x48ef10f9, 0x494a1b01, 0x497bcdba, 0x498f8d37, 0x49a6f4f2,
+    0x49c77b1f, 0x49f7be1b, 0x4a2367a3, 0x4a700051, 0x4a700052, 0x4ae1e270, 0x4ae1e271, 0x4ae1e272,
+    0x4ae1e273, 0x4ae1e274, 0x4c700502, 0x4c700503, 0x4c700504, 0x4c700505, 0x4c700506, 0x4c700507,
+    0x4c700508, 0x4c700509, 0x4c70050a, 0x4c70050b, 0x4c70050c, 0x4c70050d, 0x4c70050e, 0x4c70050f,
+    0x4c700510, 0x4c700511, 0x4c700512, 0x4c700513, 0x4c700514, 0x4c700515, 0x4c700516, 0x4c700517,
+    0x4c700518, 0x4c700519, 0x4c70051a, 0x4c70051b, 0x4c70051c, 0x4c70051d, 0x4c70051e, 0x4c70051f,
+    0x4c700520, 0x4c700521, 0x4c700522, 0x4c700523, 0x4c700524, 0x4c700525, 0x4c700526, 0x4c700527,
+    0x4c700528, 0x4c700529, 0x4c70052a, 0x4c70052b, 0x4c70052c, 0x4c70052d,
+};
+enum { NSLOW32 = sizeof SLOW32 / sizeof SLOW32[0] };
 
 /* A float with a random mantissa and exponent e (clamped into the range), either sign when sg. */
 static float rand_f32_exp(uint64_t *s, int e, int sg)
@@ -188,6 +218,8 @@ static void suite_atan32(CmTally *t)
 {
     for (int i = 0; i < NSPECIAL32; i++)
         one32(t, cm_f32(SPECIAL32[i]));
+    for (int i = 0; i < NSLOW32; i++)
+        one32(t, cm_f32(SLOW32[i])), one32(t, -cm_f32(SLOW32[i]));
     for (int e = -149; e < 128; e++) /* powers of two and their neighbours, both signs */
         for (int d = -2; d <= 2; d++) {
             one32(t, cm_f32(cm_bits32(pow2f(e)) + d));
@@ -204,7 +236,7 @@ static void suite_atan32(CmTally *t)
             one32(t, cm_f32(cm_bits32(r) + d));
         }
     uint64_t s = 0xa7a4f32ULL;
-    for (int i = 0; i < 300000; i++)
+    for (int i = 0; i < 600000; i++)
         one32(t, cm_f32((uint32_t)cm_next(&s)));
 }
 
@@ -249,7 +281,7 @@ static void suite_atan2_32(CmTally *t)
             pair32(t, v, v), pair32(t, -v, v), pair32(t, v, -v), pair32(t, -v, -v);
         }
     uint64_t s = 0xa7a42ULL;
-    for (int i = 0; i < 400000; i++) {
+    for (int i = 0; i < 1000000; i++) {
         float y, x;
         pair_of_kind(&s, i % 8, &y, &x);
         pair32(t, y, x);
@@ -384,10 +416,82 @@ static int f64_long(int two, long count)
     return t.failed ? 1 : 0;
 }
 
+/* The f32 atan's paths for x (finite, as cn_math_atan_f32 takes them):
+ * 0 when the fast path decides, 1 when the accurate path does, 2 when
+ * neither does. */
+static int atan_path(float x)
+{
+    double ax = fabs((double)x);
+    int swapped = ax > 1.0;
+    double n = swapped ? 1.0 : ax, d = swapped ? ax : 1.0;
+    double v = cn_mat_quadrant(cn_mat_fast(n, d, n / d), swapped, 0);
+    if (cn_mb_rounds_same(v, v * 0x1p-46))
+        return 0;
+    int ok;
+    cn_dd r = cn_mat_quadrant_dd(cn_mat_acc(cn_mat_div(n, d)), swapped, 0);
+    cn_mat_dd_to_f32(r.hi, r.lo, r.hi * 0x1p-90, &ok);
+    return ok ? 1 : 2;
+}
+
+/* The same for atan2(y, x), y and x finite and nonzero, as cn_mat_core32
+ * takes them (the tiny quotients count as the fast path). */
+static int atan2_path(float y, float x)
+{
+    double ay = fabs((double)y), ax = fabs((double)x);
+    int swapped = ay > ax, xneg = x < 0;
+    double n = swapped ? ax : ay, d = swapped ? ay : ax, t = n / d;
+    if (t < 0x1p-40 && !swapped && !xneg)
+        return 0;
+    double v = cn_mat_quadrant(cn_mat_fast(n, d, t), swapped, xneg);
+    if (cn_mb_rounds_same(v, v * 0x1p-46))
+        return 0;
+    int ok;
+    cn_dd r = cn_mat_quadrant_dd(cn_mat_acc(cn_mat_div(n, d)), swapped, xneg);
+    cn_mat_dd_to_f32(r.hi, r.lo, r.hi * 0x1p-90, &ok);
+    return ok ? 1 : 2;
+}
+
+static int paths2(long count)
+{
+    long slow = 0, undecided = 0, n = 0;
+    uint64_t s = 0x9a7a5ULL;
+    for (long i = 0; i < count; i++) {
+        float y, x;
+        pair_of_kind(&s, (int)(i % 8), &y, &x);
+        if (!(fabsf(x) < INFINITY && fabsf(y) < INFINITY) || x == 0 || y == 0)
+            continue;
+        n++;
+        int p = atan2_path(y, x);
+        slow += p >= 1;
+        if (p == 2 && undecided++ < 10)
+            printf("undecided by the accurate path: atan2(%a, %a)\n", y, x);
+    }
+    printf("atan2 f32 paths: %ld pairs, %ld to the slow path, %ld undecided\n", n, slow, undecided);
+    return undecided ? 1 : 0;
+}
+
+static int paths(uint64_t lo, uint64_t hi)
+{
+    long slow = 0, undecided = 0;
+    for (uint64_t u = lo; u < hi; u++) {
+        float x = cm_f32((uint32_t)u);
+        if (!(fabsf(x) < INFINITY))
+            continue;
+        int p = atan_path(x);
+        if (p >= 1 && slow++ < 24)
+            printf("slow path: atan(%a) (0x%08x)\n", x, (unsigned)u);
+        if (p == 2 && undecided++ < 10)
+            printf("undecided by the accurate path: atan(%a)\n", x);
+    }
+    printf("atan f32 paths [0x%llx, 0x%llx): %ld inputs to the slow path, %ld undecided\n", (unsigned long long)lo,
+           (unsigned long long)hi, slow, undecided);
+    return undecided ? 1 : 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: check_atan [--exhaustive atan [THREADS] [LO HI] | --exhaustive atan2 [THREADS] [SEED] "
-                    "[SCALE] | --f64-long atan|atan2 [COUNT]]\n");
+                    "[SCALE] | --f64-long atan|atan2 [COUNT] | --paths atan [LO HI] | --paths atan2 [COUNT]]\n");
     return 2;
 }
 
@@ -407,6 +511,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--exhaustive") == 0)
         return exhaustive_atan(threads, argc >= 6 ? strtoull(argv[4], NULL, 0) : 0,
                                argc >= 6 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
+    if (strcmp(argv[1], "--paths") == 0 && two)
+        return paths2(argc >= 4 ? atol(argv[3]) : 1L << 30);
+    if (strcmp(argv[1], "--paths") == 0 && !two)
+        return paths(argc >= 5 ? strtoull(argv[3], NULL, 0) : 0, argc >= 5 ? strtoull(argv[4], NULL, 0) : 1ULL << 32);
     if (strcmp(argv[1], "--f64-long") == 0)
         return f64_long(two, argc >= 4 ? atol(argv[3]) : 20000000L);
     return usage();
