@@ -628,8 +628,8 @@ static inline CN_HD double cn_rem_f64(double a, double b) { return fmod(a, b); }
  * pow, ...) are in cairn_math.h. */
 #define CN_MATH1(X)                                                           \
     X(exp) X(exp2) X(expm1) X(tanh) X(erf)                                    \
-    X(log10) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(cbrt)
-#define CN_MATH2(X) X(atan2) X(hypot)
+    X(log10) X(tan) X(asin) X(acos) X(sinh) X(cosh) X(cbrt)
+#define CN_MATH2(X) X(hypot)
 #define CN_DEF_MATH1(F)                                                       \
     static inline CN_HD float cn_math_##F##_f32(float x) { return F##f(x); }        \
     static inline CN_HD double cn_math_##F##_f64(double x) { return F(x); }
