@@ -5,6 +5,7 @@
  * claims, and must agree with the families' own opening comments:
  *
  *   cairn_math_log.h    log log2 log1p pow
+ *   cairn_math_exp.h    exp exp2 expm1 tanh
  *   cairn_math_trig.h   sin cos
  *
  * Each defines cn_math_NAME_f32 and cn_math_NAME_f64. The rest of std.math stays the host's C
@@ -15,6 +16,7 @@
 
 #include "cairn_math_base.h"
 #include "cairn_math_log.h"
+#include "cairn_math_exp.h"
 #include "cairn_math_trig.h"
 
 #endif
