@@ -42,8 +42,9 @@
  *    division. Decided against the nearest midpoint with a bound of 2^-88
  *    (cn_ml_dd_to_f32).
  * Exact cases: exp(0) = 1, expm1(+-0) = +-0, tanh(+-0) = +-0 and exp2(k) =
- * 2^k for integer k (done with integers; 2^-150 is a midpoint and rounds to
- * +0) are the only exact results (Lindemann-Weierstrass); no other f32 input
+ * 2^k for integer k (f32: seen in the reduction, r0 = 0 and j = 0; f64:
+ * cn_me_exp2_int; 2^-150 and 2^-1075 are midpoints and round to +0) are
+ * the only exact results (Lindemann-Weierstrass); no other f32 input
  * sits on a midpoint, and that none needs more than the accurate path is what
  * the exhaustive run (tests/math/check_exp.c --exhaustive) shows.
  * Tiny arguments need nothing special: the series is relative (r = x when
@@ -123,15 +124,22 @@ static inline CN_HD double cn_me_exp_fast(double x)
     return cn_me_exp_fast_r((x - kd * CN_ML_EXP_L1) - kd * CN_ML_EXP_L2, j, e);
 }
 
-/* 2^x in double for an f32 x, -150 < x < 128: x = kd/128 + r0 with r0 exact
- * (x has 24 bits, kd/128 is a multiple of 2^-7 within 2^-8 of it), r =
- * r0 log(2) within 2^-53 relative. */
-static inline CN_HD double cn_me_exp2_fast(double x)
+/* 2^x for an f32 x, -150 < x < 128, rounded to f32: x = kd/128 + r0 with r0
+ * exact (x has 24 bits, kd/128 is a multiple of 2^-7 within 2^-8 of it).
+ * An integer x (r0 = 0, j = 0) gives 2^e exactly, which (float) rounds right
+ * (2^-150 is a midpoint: +0, to even); else r = r0 log(2) (2^-53 relative)
+ * and the fast path, *ok saying whether it decided. */
+static inline CN_HD float cn_me_exp2_fast32(double x, int *ok)
 {
     int e;
-    double kd = cn_me_round(x * 128.0);
+    double kd = cn_me_round(x * 128.0), r0 = x - kd * 0x1p-7;
     int j = cn_me_split(kd, &e);
-    return cn_me_exp_fast_r((x - kd * 0x1p-7) * CN_ME_LN2_HI, j, e);
+    *ok = 1;
+    if (r0 == 0 && j == 0)
+        return (float)cn_mb_pow2(e);
+    double v = cn_me_exp_fast_r(r0 * CN_ME_LN2_HI, j, e);
+    *ok = cn_me_decided(v);
+    return (float)v;
 }
 
 /* expm1(x) in double for an f32-sized x (2x of an f32 too), -18 < x < 89:
@@ -299,8 +307,8 @@ static inline CN_HD double cn_math_exp_f64(double x)
 
 /* ------------------------------------------------------------ exp2 */
 
-/* 2^x for an integer x, exactly; 2^-150 (f32) and 2^-1075 (f64) are
- * midpoints and round to even, +0, as everything below them does. */
+/* 2^x for an integer x (f64), exactly; 2^-1075 is a
+ * midpoint and rounds to even, +0, as everything below it does. */
 static inline CN_HD double cn_me_exp2_int(double x)
 {
     if (x >= 1024.0)
@@ -329,12 +337,9 @@ static inline CN_HD float cn_math_exp2_f32(float x)
         return x != x ? x + x : cn_me_inf32();
     if (xd <= -150.0)
         return 0.0f;
-    if (xd == cn_me_round(xd)) /* (float) of an exact 2^k rounds 2^-150 to +0, rightly */
-        return (float)cn_me_exp2_int(xd);
-    double v = cn_me_exp2_fast(xd);
-    if (cn_me_decided(v))
-        return (float)v;
-    return cn_me_exp2_slow_f32(xd);
+    int ok;
+    float f = cn_me_exp2_fast32(xd, &ok);
+    return ok ? f : cn_me_exp2_slow_f32(xd);
 }
 
 static inline CN_HD double cn_math_exp2_f64(double x)
