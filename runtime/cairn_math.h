@@ -5,6 +5,7 @@
  * claims, and must agree with the families' own opening comments:
  *
  *   cairn_math_log.h    log log2 log1p pow
+ *   cairn_math_exp.h    exp exp2 expm1 tanh
  *   cairn_math_trig.h   sin cos
  *   cairn_math_atan.h   atan atan2
  *
@@ -16,6 +17,7 @@
 
 #include "cairn_math_base.h"
 #include "cairn_math_log.h"
+#include "cairn_math_exp.h"
 #include "cairn_math_trig.h"
 #include "cairn_math_atan.h"
 
