@@ -6,6 +6,7 @@
  *
  *   cairn_math_log.h    log log2 log1p pow
  *   cairn_math_trig.h   sin cos
+ *   cairn_math_erf.h    erf
  *
  * Each defines cn_math_NAME_f32 and cn_math_NAME_f64. The rest of std.math stays the host's C
  * library (cairn_rt.h), for sequential host code only.
@@ -16,5 +17,6 @@
 #include "cairn_math_base.h"
 #include "cairn_math_log.h"
 #include "cairn_math_trig.h"
+#include "cairn_math_erf.h"
 
 #endif

@@ -627,7 +627,7 @@ static inline CN_HD double cn_rem_f64(double a, double b) { return fmod(a, b); }
  * Sequential host code only (a lane may not call them: E-PARALLEL-CALL). The portable ones (log, sin,
  * pow, ...) are in cairn_math.h. */
 #define CN_MATH1(X)                                                           \
-    X(exp) X(exp2) X(expm1) X(tanh) X(erf)                                    \
+    X(exp) X(exp2) X(expm1) X(tanh)                                           \
     X(log10) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(cbrt)
 #define CN_MATH2(X) X(atan2) X(hypot)
 #define CN_DEF_MATH1(F)                                                       \
