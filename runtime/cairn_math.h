@@ -7,6 +7,7 @@
  *   cairn_math_log.h    log log2 log1p pow
  *   cairn_math_exp.h    exp exp2 expm1 tanh
  *   cairn_math_trig.h   sin cos
+ *   cairn_math_erf.h    erf
  *   cairn_math_atan.h   atan atan2
  *
  * Each defines cn_math_NAME_f32 and cn_math_NAME_f64. The rest of std.math stays the host's C
@@ -19,6 +20,7 @@
 #include "cairn_math_log.h"
 #include "cairn_math_exp.h"
 #include "cairn_math_trig.h"
+#include "cairn_math_erf.h"
 #include "cairn_math_atan.h"
 
 #endif

@@ -627,7 +627,6 @@ static inline CN_HD double cn_rem_f64(double a, double b) { return fmod(a, b); }
  * Sequential host code only (a lane may not call them: E-PARALLEL-CALL). The portable ones (log, sin,
  * pow, ...) are in cairn_math.h. */
 #define CN_MATH1(X)                                                           \
-    X(erf)                                                                    \
     X(log10) X(tan) X(asin) X(acos) X(sinh) X(cosh) X(cbrt)
 #define CN_MATH2(X) X(hypot)
 #define CN_DEF_MATH1(F)                                                       \

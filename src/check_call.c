@@ -520,7 +520,7 @@ static const MathFn math_fns[] = {
     {"sin", 1, "correctly rounded", "<= 0.51 ulp"},
     {"cos", 1, "correctly rounded", "<= 0.51 ulp"},
     {"tanh", 1, "correctly rounded", "<= 0.501 ulp"},
-    {"erf", 1, NULL, NULL},
+    {"erf", 1, "correctly rounded", "<= 0.501 ulp"},
     {"pow", 2, "correctly rounded", "<= 0.501 ulp"},
     {"atan2", 2, "correctly rounded", "<= 0.501 ulp"},
     {"log10", 1, NULL, NULL},

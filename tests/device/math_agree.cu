@@ -37,7 +37,7 @@ __host__ __device__ static inline void pair(uint64_t k, float *x, float *y)
     }
 }
 
-#define F32_ONE(X) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log1p) X(sin) X(cos) X(tanh) X(erf)
+#define F32_ONE(X) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log1p) X(sin) X(cos) X(tanh) X(erf) X(atan)
 #define F32_TWO(X) X(pow) X(atan2)
 #define F64_ONE(X) F32_ONE(X)
 #define F64_TWO(X) F32_TWO(X)
