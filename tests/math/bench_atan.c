@@ -11,52 +11,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "cairn_math_atan.h"
 #include "mathcheck.h"
-#include <time.h>
-
-enum { N = 1 << 24, RUNS = 5 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static volatile double sink;
-
-#define TIME_LOOP(T, arr, call)                                                                                \
-    do {                                                                                                       \
-        double t[RUNS];                                                                                        \
-        for (int r = 0; r < RUNS; r++) {                                                                       \
-            double t0 = now(), acc = 0;                                                                        \
-            for (int i = 0; i < N; i++)                                                                        \
-                acc += (double)call(arr[i]);                                                                   \
-            t[r] = (now() - t0) * 1e9 / N;                                                                     \
-            sink = acc;                                                                                        \
-        }                                                                                                      \
-        qsort(t, RUNS, sizeof t[0], cmp);                                                                      \
-        T = t[RUNS / 2];                                                                                       \
-    } while (0)
-
-#define TIME_LOOP2(T, ay, ax, call)                                                                            \
-    do {                                                                                                       \
-        double t[RUNS];                                                                                        \
-        for (int r = 0; r < RUNS; r++) {                                                                       \
-            double t0 = now(), acc = 0;                                                                        \
-            for (int i = 0; i < N; i++)                                                                        \
-                acc += (double)call(ay[i], ax[i]);                                                             \
-            t[r] = (now() - t0) * 1e9 / N;                                                                     \
-            sink = acc;                                                                                        \
-        }                                                                                                      \
-        qsort(t, RUNS, sizeof t[0], cmp);                                                                      \
-        T = t[RUNS / 2];                                                                                       \
-    } while (0)
+#include "benchtime.h"
 
 /* A finite value of either sign, every binade. */
 static void fill(float *f, double *d, uint64_t seed)
