@@ -370,7 +370,7 @@ static inline CN_HD double cn_mat_core64(double ay, double ax, int xneg)
     return r.hi + r.lo;
 }
 
-static inline CN_HD double cn_math_atan2_f64(double y, double x)
+static inline CN_HD double cn_mr_atan2_f64(double y, double x)
 {
     double s;
     if (cn_mat_special(y, x, CN_MAT_PIO2_HI, 0.5 * CN_MAT_PIO2_HI, CN_MAT_PI_HI, CN_MAT_3PIO4, &s))
@@ -379,7 +379,7 @@ static inline CN_HD double cn_math_atan2_f64(double y, double x)
     return y < 0 ? -r : r;
 }
 
-static inline CN_HD double cn_math_atan_f64(double x)
+static inline CN_HD double cn_mr_atan_f64(double x)
 {
     double ax = cn_mat_abs(x);
     if (x != x || x == 0)
@@ -437,7 +437,7 @@ static inline CN_HD float cn_mat_core32(double ay, double ax, int xneg)
     return cn_mat_slow32(n, d, swapped, xneg);
 }
 
-static inline CN_HD float cn_math_atan2_f32(float y, float x)
+static inline CN_HD float cn_mr_atan2_f32(float y, float x)
 {
     double s;
     if (cn_mat_special(y, x, CN_MAT_PIO2_F32, CN_MAT_PIO4_F32, CN_MAT_PI_F32, CN_MAT_3PIO4_F32, &s))
@@ -451,7 +451,7 @@ static inline CN_HD float cn_math_atan2_f32(float y, float x)
  * one): tiny x come out as x (v is within 2^-50 of atan(x), which is within
  * x^3/3 of the float x, far from a midpoint), and +-0 keeps its sign
  * through the sign bit. */
-static inline CN_HD float cn_math_atan_f32(float x)
+static inline CN_HD float cn_mr_atan_f32(float x)
 {
     double ax = cn_mat_abs(x);
     if (!(ax < 0x1p128)) /* NaN or +-inf */
@@ -465,5 +465,13 @@ static inline CN_HD float cn_math_atan_f32(float x)
         r = cn_mat_slow32(n, d, swapped, 0);
     return cn_mb_f32(cn_mb_bits32(r) | (cn_mb_bits32(x) & 0x80000000u));
 }
+
+
+/* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
+ * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
+static inline CN_HD double cn_math_atan2_f64(double y, double x) { return cn_mb_canon64(cn_mr_atan2_f64(y, x)); }
+static inline CN_HD double cn_math_atan_f64(double x) { return cn_mb_canon64(cn_mr_atan_f64(x)); }
+static inline CN_HD float cn_math_atan2_f32(float y, float x) { return cn_mb_canon32(cn_mr_atan2_f32(y, x)); }
+static inline CN_HD float cn_math_atan_f32(float x) { return cn_mb_canon32(cn_mr_atan_f32(x)); }
 
 #endif

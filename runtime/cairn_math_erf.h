@@ -197,7 +197,7 @@ static inline CN_HD double cn_me_tiny64(double ax)
     return n * 0x1p-1074;
 }
 
-static inline CN_HD double cn_math_erf_f64(double x)
+static inline CN_HD double cn_mr_erf_f64(double x)
 {
     double ax = cn_me_abs(x), r;
     if (!(ax < 5.96875))
@@ -230,7 +230,7 @@ static inline CN_HD double cn_me_erf_fast(double ax)
     return cn_me_c(i, 0) + t * q;
 }
 
-static inline CN_HD float cn_math_erf_f32(float x)
+static inline CN_HD float cn_mr_erf_f32(float x)
 {
     double xd = x, ax = cn_me_abs(xd);
     if (!(ax < 0x1.f5a88ap+1))
@@ -248,5 +248,11 @@ static inline CN_HD float cn_math_erf_f32(float x)
     }
     return x < 0 ? -f : f;
 }
+
+
+/* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
+ * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
+static inline CN_HD double cn_math_erf_f64(double x) { return cn_mb_canon64(cn_mr_erf_f64(x)); }
+static inline CN_HD float cn_math_erf_f32(float x) { return cn_mb_canon32(cn_mr_erf_f32(x)); }
 
 #endif

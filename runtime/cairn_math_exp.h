@@ -279,7 +279,7 @@ static inline CN_HD float cn_me_exp_slow_f32(double x)
     return cn_me_to_f32((cn_dd){w.hi * sc, w.lo * sc}, 0x1p-88);
 }
 
-static inline CN_HD float cn_math_exp_f32(float x)
+static inline CN_HD float cn_mr_exp_f32(float x)
 {
     double xd = x;
     if (!(xd < 88.75)) /* exp(88.75) > 2^128; and +inf, NaN */
@@ -292,7 +292,7 @@ static inline CN_HD float cn_math_exp_f32(float x)
     return cn_me_exp_slow_f32(xd);
 }
 
-static inline CN_HD double cn_math_exp_f64(double x)
+static inline CN_HD double cn_mr_exp_f64(double x)
 {
     if (!(x < 709.8)) /* exp(709.8) > 2^1024 */
         return x != x ? x + x : cn_ml_inf64();
@@ -330,7 +330,7 @@ static inline CN_HD float cn_me_exp2_slow_f32(double x)
     return cn_me_to_f32((cn_dd){w.hi * sc, w.lo * sc}, 0x1p-88);
 }
 
-static inline CN_HD float cn_math_exp2_f32(float x)
+static inline CN_HD float cn_mr_exp2_f32(float x)
 {
     double xd = x;
     if (!(xd < 128.0))
@@ -342,7 +342,7 @@ static inline CN_HD float cn_math_exp2_f32(float x)
     return ok ? f : cn_me_exp2_slow_f32(xd);
 }
 
-static inline CN_HD double cn_math_exp2_f64(double x)
+static inline CN_HD double cn_mr_exp2_f64(double x)
 {
     if (!(x < 1024.0))
         return x != x ? x + x : cn_ml_inf64();
@@ -359,7 +359,7 @@ static inline CN_HD double cn_math_exp2_f64(double x)
 
 /* ------------------------------------------------------------ expm1 */
 
-static inline CN_HD float cn_math_expm1_f32(float x)
+static inline CN_HD float cn_mr_expm1_f32(float x)
 {
     double xd = x;
     if (!(xd < 88.75))
@@ -374,7 +374,7 @@ static inline CN_HD float cn_math_expm1_f32(float x)
     return cn_me_to_f32(cn_me_expm1_acc(xd), 0x1p-88);
 }
 
-static inline CN_HD double cn_math_expm1_f64(double x)
+static inline CN_HD double cn_mr_expm1_f64(double x)
 {
     if (!(x < 709.8))
         return x != x ? x + x : cn_ml_inf64();
@@ -383,14 +383,14 @@ static inline CN_HD double cn_math_expm1_f64(double x)
     if (x == 0)
         return x;
     if (x > 700.0) /* the 1 is below 2^-960 of an ulp */
-        return cn_math_exp_f64(x);
+        return cn_mr_exp_f64(x);
     cn_dd m = cn_me_expm1_mid(x);
     return m.hi + m.lo;
 }
 
 /* ------------------------------------------------------------ tanh */
 
-static inline CN_HD float cn_math_tanh_f32(float x)
+static inline CN_HD float cn_mr_tanh_f32(float x)
 {
     double a = cn_ml_abs((double)x);
     if (!(a < 9.1)) /* 1 - tanh(9.1) < 2^-25.2: rounds to 1; and inf */
@@ -406,7 +406,7 @@ static inline CN_HD float cn_math_tanh_f32(float x)
     return x < 0 ? -f : f;
 }
 
-static inline CN_HD double cn_math_tanh_f64(double x)
+static inline CN_HD double cn_mr_tanh_f64(double x)
 {
     double a = cn_ml_abs(x);
     if (!(a < 20.0)) /* 1 - tanh(20) < 2^-56: rounds to 1; and inf */
@@ -417,5 +417,17 @@ static inline CN_HD double cn_math_tanh_f64(double x)
     double r = t.hi + t.lo;
     return x < 0 ? -r : r;
 }
+
+
+/* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
+ * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
+static inline CN_HD float cn_math_exp_f32(float x) { return cn_mb_canon32(cn_mr_exp_f32(x)); }
+static inline CN_HD double cn_math_exp_f64(double x) { return cn_mb_canon64(cn_mr_exp_f64(x)); }
+static inline CN_HD float cn_math_exp2_f32(float x) { return cn_mb_canon32(cn_mr_exp2_f32(x)); }
+static inline CN_HD double cn_math_exp2_f64(double x) { return cn_mb_canon64(cn_mr_exp2_f64(x)); }
+static inline CN_HD float cn_math_expm1_f32(float x) { return cn_mb_canon32(cn_mr_expm1_f32(x)); }
+static inline CN_HD double cn_math_expm1_f64(double x) { return cn_mb_canon64(cn_mr_expm1_f64(x)); }
+static inline CN_HD float cn_math_tanh_f32(float x) { return cn_mb_canon32(cn_mr_tanh_f32(x)); }
+static inline CN_HD double cn_math_tanh_f64(double x) { return cn_mb_canon64(cn_mr_tanh_f64(x)); }
 
 #endif

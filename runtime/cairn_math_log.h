@@ -523,7 +523,7 @@ static inline CN_HD float cn_ml_log_slow_f32(double x)
     return cn_ml_dd_to_f32(l.hi, l.lo, cn_ml_abs(l.hi) * 0x1p-92, &ok);
 }
 
-static inline CN_HD float cn_math_log_f32(float x)
+static inline CN_HD float cn_mr_log_f32(float x)
 {
     double xd = x, s, rest;
     uint32_t u = cn_mb_bits32(x);
@@ -541,7 +541,7 @@ static inline CN_HD float cn_math_log_f32(float x)
     return cn_ml_log_slow_f32(xd);
 }
 
-static inline CN_HD double cn_math_log_f64(double x)
+static inline CN_HD double cn_mr_log_f64(double x)
 {
     double s;
     if (cn_ml_log_special(x, &s))
@@ -560,7 +560,7 @@ static inline CN_HD float cn_ml_log2_slow_f32(double x)
     return cn_ml_dd_to_f32(l.hi, l.lo, cn_ml_abs(l.hi) * 0x1p-92, &ok);
 }
 
-static inline CN_HD float cn_math_log2_f32(float x)
+static inline CN_HD float cn_mr_log2_f32(float x)
 {
     double xd = x, s, rest;
     uint32_t u = cn_mb_bits32(x);
@@ -578,7 +578,7 @@ static inline CN_HD float cn_math_log2_f32(float x)
     return cn_ml_log2_slow_f32(xd);
 }
 
-static inline CN_HD double cn_math_log2_f64(double x)
+static inline CN_HD double cn_mr_log2_f64(double x)
 {
     double s;
     if (cn_ml_log_special(x, &s))
@@ -609,7 +609,7 @@ static inline CN_HD int cn_ml_log1p_special(double x, double *out)
     return 1;
 }
 
-static inline CN_HD float cn_math_log1p_f32(float x)
+static inline CN_HD float cn_mr_log1p_f32(float x)
 {
     double xd = x, s;
     if (cn_ml_log1p_special(xd, &s))
@@ -635,7 +635,7 @@ static inline CN_HD float cn_math_log1p_f32(float x)
     return cn_ml_dd_to_f32(l.hi, l.lo, cn_ml_abs(l.hi) * 0x1p-92, &ok);
 }
 
-static inline CN_HD double cn_math_log1p_f64(double x)
+static inline CN_HD double cn_mr_log1p_f64(double x)
 {
     double s;
     if (cn_ml_log1p_special(x, &s))
@@ -903,7 +903,7 @@ static inline CN_HD double cn_ml_pow_mag64(double ax, double y)
     return cn_ml_scale(v, e);
 }
 
-static inline CN_HD double cn_math_pow_f64(double x, double y)
+static inline CN_HD double cn_mr_pow_f64(double x, double y)
 {
     double s;
     int neg;
@@ -1015,7 +1015,7 @@ static inline CN_HD float cn_ml_pow_mag32(double ax, double y)
     return f;
 }
 
-static inline CN_HD float cn_math_pow_f32(float x, float y)
+static inline CN_HD float cn_mr_pow_f32(float x, float y)
 {
     double s;
     int neg;
@@ -1024,5 +1024,17 @@ static inline CN_HD float cn_math_pow_f32(float x, float y)
     float r = cn_ml_pow_mag32(cn_ml_abs(x), y);
     return neg ? -r : r;
 }
+
+
+/* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
+ * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
+static inline CN_HD float cn_math_log_f32(float x) { return cn_mb_canon32(cn_mr_log_f32(x)); }
+static inline CN_HD double cn_math_log_f64(double x) { return cn_mb_canon64(cn_mr_log_f64(x)); }
+static inline CN_HD float cn_math_log2_f32(float x) { return cn_mb_canon32(cn_mr_log2_f32(x)); }
+static inline CN_HD double cn_math_log2_f64(double x) { return cn_mb_canon64(cn_mr_log2_f64(x)); }
+static inline CN_HD float cn_math_log1p_f32(float x) { return cn_mb_canon32(cn_mr_log1p_f32(x)); }
+static inline CN_HD double cn_math_log1p_f64(double x) { return cn_mb_canon64(cn_mr_log1p_f64(x)); }
+static inline CN_HD double cn_math_pow_f64(double x, double y) { return cn_mb_canon64(cn_mr_pow_f64(x, y)); }
+static inline CN_HD float cn_math_pow_f32(float x, float y) { return cn_mb_canon32(cn_mr_pow_f32(x, y)); }
 
 #endif

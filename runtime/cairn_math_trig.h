@@ -435,7 +435,7 @@ static inline CN_HD float cn_mt_trig_f32(float x, int shift)
     return cn_mt_dd_to_f32(cn_mt_eval_dd(cn_mt_reduce(xd), shift));
 }
 
-static inline CN_HD float cn_math_sin_f32(float x)
+static inline CN_HD float cn_mr_sin_f32(float x)
 {
     uint32_t a = cn_mb_bits32(x) & 0x7fffffffu;
     if (a >= 0x7f800000u) /* inf or NaN: NaN */
@@ -445,7 +445,7 @@ static inline CN_HD float cn_math_sin_f32(float x)
     return cn_mt_trig_f32(x, 0);
 }
 
-static inline CN_HD float cn_math_cos_f32(float x)
+static inline CN_HD float cn_mr_cos_f32(float x)
 {
     uint32_t a = cn_mb_bits32(x) & 0x7fffffffu;
     if (a >= 0x7f800000u)
@@ -455,7 +455,7 @@ static inline CN_HD float cn_math_cos_f32(float x)
     return cn_mt_trig_f32(x, 1);
 }
 
-static inline CN_HD double cn_math_sin_f64(double x)
+static inline CN_HD double cn_mr_sin_f64(double x)
 {
     uint64_t a = cn_mb_bits64(x) & 0x7fffffffffffffffULL;
     if (a >= 0x7ff0000000000000ULL)
@@ -465,7 +465,7 @@ static inline CN_HD double cn_math_sin_f64(double x)
     return cn_mt_trig_f64(x, 0);
 }
 
-static inline CN_HD double cn_math_cos_f64(double x)
+static inline CN_HD double cn_mr_cos_f64(double x)
 {
     uint64_t a = cn_mb_bits64(x) & 0x7fffffffffffffffULL;
     if (a >= 0x7ff0000000000000ULL)
@@ -474,5 +474,13 @@ static inline CN_HD double cn_math_cos_f64(double x)
         return 1.0;
     return cn_mt_trig_f64(x, 1);
 }
+
+
+/* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
+ * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
+static inline CN_HD float cn_math_sin_f32(float x) { return cn_mb_canon32(cn_mr_sin_f32(x)); }
+static inline CN_HD float cn_math_cos_f32(float x) { return cn_mb_canon32(cn_mr_cos_f32(x)); }
+static inline CN_HD double cn_math_sin_f64(double x) { return cn_mb_canon64(cn_mr_sin_f64(x)); }
+static inline CN_HD double cn_math_cos_f64(double x) { return cn_mb_canon64(cn_mr_cos_f64(x)); }
 
 #endif
