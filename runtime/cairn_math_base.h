@@ -16,6 +16,7 @@
 #ifndef CAIRN_MATH_BASE_H
 #define CAIRN_MATH_BASE_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -112,6 +113,63 @@ static inline CN_HD cn_dd cn_mb_two_prod(double a, double b)
     double tb = c * b, bh = tb - (tb - b), bl = b - bh;
     double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
     return (cn_dd){p, e};
+#endif
+}
+
+/* ------------------------------------------------------------ first tries */
+
+/* An f32 function's first try computes in double and asks whether its value
+ * decides the rounding (its error bound against the nearest midpoint); what it
+ * leaves undecided goes to the accurate path, which is the same everywhere. A
+ * first try may therefore differ between machines in its last bits, never in
+ * its answer: each machine's value lies within the bound its analysis states.
+ * The GPU takes cheaper forms (one rounding per multiply-add where the host
+ * has two, a refined float reciprocal for a division, and exp's own first try,
+ * cn_me_exp_first32), because there each instruction of a first try costs
+ * time in a memory-bound map (evidence/2026-12-02-math-device.md); the host
+ * keeps the plain forms, so its results are bit for bit what they were. The
+ * analyses count two roundings per multiply-add, which bounds one too.
+ * CN_MATH_FIRST_FMA compiles the GPU's forms on the host, so the MPFR checkers
+ * test them there (tests/math/family.sh runs every sample both ways), and
+ * tests/device/math_agree.cu shows the GPU's results equal the host's on all
+ * 2^32 inputs of each function. */
+#if defined(__CUDA_ARCH__) || defined(CN_MATH_FIRST_FMA)
+#define CN_MB_FIRST_FMA 1
+#endif
+
+/* a*b + c with one rounding or two: within 2^-53 (|a b| + |a b + c|). */
+static inline CN_HD double cn_mb_mad(double a, double b, double c)
+{
+#ifdef CN_MB_FIRST_FMA
+#ifdef __CUDA_ARCH__
+    return __fma_rn(a, b, c);
+#else
+    return fma(a, b, c);
+#endif
+#else
+    return a * b + c;
+#endif
+}
+
+/* a/b within 2^-52 |a/b|, for b in [1, 2^100] and |a| <= 2^100. On the
+ * GPU: the float reciprocal (2^-24, of b rounded to float, 2^-24), one Newton
+ * step (error d^2 + 2^-53 with d <= 2^-23: 2^-45.9), the quotient q0 and one
+ * correction q0 + (a - q0 b) y, each rounded once: the error squares again,
+ * 2^-52 is what the roundings leave. On the host, the division. */
+static inline CN_HD double cn_mb_div_first(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+    double y = (double)__frcp_rn((float)b);
+    y = __fma_rn(y, __fma_rn(-b, y, 1.0), y);
+    double q = a * y;
+    return __fma_rn(__fma_rn(-q, b, a), y, q);
+#elif defined(CN_MB_FIRST_FMA)
+    double y = (double)(1.0f / (float)b);
+    y = fma(y, fma(-b, y, 1.0), y);
+    double q = a * y;
+    return fma(fma(-q, b, a), y, q);
+#else
+    return a / b;
 #endif
 }
 

@@ -70,6 +70,11 @@
 #define CN_ME_EC13 0x1.6124613a86d09p-33
 #define CN_ME_EC14 0x1.93974a8c07c9dp-37
 #define CN_ME_EC15 0x1.ae7f3e733b81fp-41
+#define CN_ME_INVL21 0x1.71547p+7
+#define CN_ME_L1_21 0x1.62e43p-8
+#define CN_ME_L2_21 -0x1.05c610ca86c39p-36
+#define CN_ME_C3_21 0x1.55555p-3
+#define CN_ME_C4_21 0x1.55555p-5
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -77,6 +82,10 @@ static inline CN_HD float cn_me_inf32(void) { return cn_mb_f32(0x7f800000u); }
 
 /* x rounded to an integer (ties either way: only |r| matters), |x| < 2^51. */
 static inline CN_HD double cn_me_round(double x) { return x + 0x1.8p52 - 0x1.8p52; }
+
+/* x*c rounded to an integer the same way, the product rounded or not (a first
+ * try's reduction: any integer within one of x*c keeps |r| in its bound). */
+static inline CN_HD double cn_me_round_mad(double x, double c) { return cn_mb_mad(x, c, 0x1.8p52) - 0x1.8p52; }
 
 /* The row j = k mod 128 and the exponent e = (k - j)/128 of an integer kd. */
 static inline CN_HD int cn_me_split(double kd, int *e)
@@ -94,13 +103,46 @@ static inline CN_HD int cn_me_split(double kd, int *e)
  * precision, and 2^-46 |v| is at most 2^7 units of the last of them, so
  * v is decided unless those bits are within 2^8 of the midpoint 2^28.
  * Below 2^-126 (f32 subnormals) the grid differs: cn_mb_rounds_same. */
+static inline CN_HD int cn_me_decided_normal(double v)
+{
+    return (uint32_t)(((uint32_t)cn_mb_bits64(v) & 0x1fffffffu) - 0x0fffff00u) > 0x200u;
+}
+
 static inline CN_HD int cn_me_decided(double v)
 {
     uint64_t u = cn_mb_bits64(v);
     if ((u & 0x7fffffffffffffffULL) < 0x3810000000000000ULL)
         return cn_mb_rounds_same(v, cn_ml_abs(v) * 0x1p-46);
-    return (uint32_t)(((uint32_t)u & 0x1fffffffu) - 0x0fffff00u) > 0x200u;
+    return cn_me_decided_normal(v);
 }
+
+#ifdef CN_MB_FIRST_FMA
+/* exp(x) rounded to f32 for an f32 x in (-87, 88.5), the GPU's first try
+ * (cairn_math_base.h): the fast path with no instruction it can spare in a
+ * memory-bound map. Its constants have 21 bits (immediates there), except
+ * L2: |kd| < 2^14, so kd*L1 is exact and so is x - kd*L1; r is within 2^-61
+ * of its value and |r| < 0.504 log(2)/128 = 2^-8.52 (the 21-bit 128/log(2)
+ * moves kd*128/log(2) by at most 2^-8). The series' truncation (2^-49.5),
+ * 1/6 to 21 bits (2^-24 r^3 <= 2^-49.6), the table's high part and the two
+ * last roundings (2^-52) stay below 2^-48.4 of y = T exp(r) in [1, 2.01) when
+ * e = -126 (k >= -16067 then gives j >= 61) and in [0.997, 2.01) otherwise;
+ * the test is cn_me_decided's at 2^-46. y rounds to 24 bits as exp(x) does,
+ * and 2^e (e in [-126, 127]) keeps it normal: adding e to the exponent field
+ * is the exact product. */
+static inline CN_HD float cn_me_exp_first32(double x, int *ok)
+{
+    double t = cn_mb_mad(x, CN_ME_INVL21, 0x1.8p52); /* 1.5*2^52 + k: k is the low word */
+    int k = (int)(uint32_t)cn_mb_bits64(t), j = k & 127, e = (k - j) / 128;
+    double kd = t - 0x1.8p52;
+    double r = cn_mb_mad(-kd, CN_ME_L2_21, cn_mb_mad(-kd, CN_ME_L1_21, x));
+    double r2 = r * r;
+    double p = cn_mb_mad(r2, cn_mb_mad(r2, CN_ME_C4_21, cn_mb_mad(r, CN_ME_C3_21, 0.5)), r);
+    double tj = cn_ml_exp_row(j).hi;
+    double y = cn_mb_mad(tj, p, tj);
+    *ok = cn_me_decided_normal(y);
+    return cn_mb_f32(cn_mb_bits32((float)y) + ((uint32_t)e << 23));
+}
+#endif
 
 
 /* exp(r) 2^(j/128) 2^e in double from r (|r| < 2^-8.4) for an f32 result's
@@ -109,9 +151,9 @@ static inline CN_HD int cn_me_decided(double v)
 static inline CN_HD double cn_me_exp_fast_r(double r, int j, int e)
 {
     double r2 = r * r;
-    double p = r + r2 * ((CN_ML_EC2 + r * CN_ML_EC3) + r2 * CN_ML_EC4);
+    double p = cn_mb_mad(r2, cn_mb_mad(r2, CN_ML_EC4, cn_mb_mad(r, CN_ML_EC3, CN_ML_EC2)), r);
     double s = cn_ml_exp_row(j).hi * cn_mb_pow2(e);
-    return s + s * p;
+    return cn_mb_mad(s, p, s);
 }
 
 /* exp(x) in double for an f32 x, -104 < x < 89: x - kd*L1 is exact (see
@@ -119,9 +161,9 @@ static inline CN_HD double cn_me_exp_fast_r(double r, int j, int e)
 static inline CN_HD double cn_me_exp_fast(double x)
 {
     int e;
-    double kd = cn_me_round(x * CN_ML_EXP_INVL);
+    double kd = cn_me_round_mad(x, CN_ML_EXP_INVL);
     int j = cn_me_split(kd, &e);
-    return cn_me_exp_fast_r((x - kd * CN_ML_EXP_L1) - kd * CN_ML_EXP_L2, j, e);
+    return cn_me_exp_fast_r(cn_mb_mad(-kd, CN_ML_EXP_L2, cn_mb_mad(-kd, CN_ML_EXP_L1, x)), j, e);
 }
 
 /* 2^x for an f32 x, -150 < x < 128, rounded to f32: x = kd/128 + r0 with r0
@@ -150,14 +192,14 @@ static inline CN_HD float cn_me_exp2_fast32(double x, int *ok)
 static inline CN_HD double cn_me_expm1_fast(double x)
 {
     int e;
-    double kd = cn_me_round(x * CN_ML_EXP_INVL);
+    double kd = cn_me_round_mad(x, CN_ML_EXP_INVL);
     int j = cn_me_split(kd, &e);
-    double r = (x - kd * CN_ML_EXP_L1) - kd * CN_ML_EXP_L2;
+    double r = cn_mb_mad(-kd, CN_ML_EXP_L2, cn_mb_mad(-kd, CN_ML_EXP_L1, x));
     double r2 = r * r; /* Estrin: r + r^2 ((1/2 + r/6) + r^2 (1/24 + r/120)) */
-    double p = r + r2 * ((CN_ML_EC2 + r * CN_ML_EC3) + r2 * (CN_ML_EC4 + r * CN_ML_EC5));
+    double p = cn_mb_mad(r2, cn_mb_mad(r2, cn_mb_mad(r, CN_ML_EC5, CN_ML_EC4), cn_mb_mad(r, CN_ML_EC3, CN_ML_EC2)), r);
     cn_dd tj = cn_ml_exp_row(j);
     double sc = cn_mb_pow2(e), s = tj.hi * sc;
-    return (s - 1.0) + (s * p + tj.lo * sc);
+    return (s - 1.0) + cn_mb_mad(s, p, tj.lo * sc);
 }
 
 /* ------------------------------------------------------------ the mid path (f64, about 2^-78) */
@@ -282,8 +324,15 @@ static inline CN_HD float cn_me_exp_slow_f32(double x)
 static inline CN_HD float cn_mr_exp_f32(float x)
 {
     double xd = x;
-    if (!(xd < 88.75)) /* exp(88.75) > 2^128; and +inf, NaN */
-        return x != x ? x + x : cn_me_inf32();
+#ifdef CN_MB_FIRST_FMA
+    if (x > -87.0f && x < 88.5f) {
+        int ok;
+        float f = cn_me_exp_first32(xd, &ok);
+        return ok ? f : cn_me_exp_slow_f32(xd);
+    }
+#endif
+    if (!(xd < 88.75)) /* exp(88.75) > 2^128; and +inf, NaN (the one quiet NaN: see the end) */
+        return x != x ? cn_mb_f32(0x7fc00000u) : cn_me_inf32();
     if (xd < -104.0) /* exp(-104) < 2^-150; and -inf */
         return 0.0f;
     double v = cn_me_exp_fast(xd);
@@ -394,10 +443,10 @@ static inline CN_HD float cn_mr_tanh_f32(float x)
 {
     double a = cn_ml_abs((double)x);
     if (!(a < 9.1)) /* 1 - tanh(9.1) < 2^-25.2: rounds to 1; and inf */
-        return x != x ? x + x : (x < 0 ? -1.0f : 1.0f);
+        return x != x ? cn_mb_f32(0x7fc00000u) : (x < 0 ? -1.0f : 1.0f);
     if (a < 0x1p-13) /* tanh(x) = x - x^3/3, within a quarter ulp of x; and +-0 */
         return x;
-    double m = cn_me_expm1_fast(2.0 * a), t = m / (m + 2.0);
+    double m = cn_me_expm1_fast(2.0 * a), t = cn_mb_div_first(m, m + 2.0);
     float f;
     if (cn_me_decided(t))
         f = (float)t;
@@ -420,14 +469,16 @@ static inline CN_HD double cn_mr_tanh_f64(double x)
 
 
 /* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
- * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
-static inline CN_HD float cn_math_exp_f32(float x) { return cn_mb_canon32(cn_mr_exp_f32(x)); }
+ * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff).
+ * f32 exp and tanh make a NaN only from a NaN, in their first test, and return the quiet NaN there:
+ * two instructions fewer in a device map (tests/math/test_math_nan.sh holds them to it). */
+static inline CN_HD float cn_math_exp_f32(float x) { return cn_mr_exp_f32(x); }
 static inline CN_HD double cn_math_exp_f64(double x) { return cn_mb_canon64(cn_mr_exp_f64(x)); }
 static inline CN_HD float cn_math_exp2_f32(float x) { return cn_mb_canon32(cn_mr_exp2_f32(x)); }
 static inline CN_HD double cn_math_exp2_f64(double x) { return cn_mb_canon64(cn_mr_exp2_f64(x)); }
 static inline CN_HD float cn_math_expm1_f32(float x) { return cn_mb_canon32(cn_mr_expm1_f32(x)); }
 static inline CN_HD double cn_math_expm1_f64(double x) { return cn_mb_canon64(cn_mr_expm1_f64(x)); }
-static inline CN_HD float cn_math_tanh_f32(float x) { return cn_mb_canon32(cn_mr_tanh_f32(x)); }
+static inline CN_HD float cn_math_tanh_f32(float x) { return cn_mr_tanh_f32(x); }
 static inline CN_HD double cn_math_tanh_f64(double x) { return cn_mb_canon64(cn_mr_tanh_f64(x)); }
 
 #endif

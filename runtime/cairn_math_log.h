@@ -323,10 +323,11 @@ static inline CN_HD double cn_ml_rest_fast32(uint32_t u, int *k)
     cn_dd t;
     *k = (int)(u >> 23) - 127 + (i >> 6);
     cn_ml_log_row(i, &invc, &t);
-    double m = (double)cn_mb_f32((u & 0x7fffffu) | 0x3f800000u);
-    double r = m * invc - 1.0;
-    double p = CN_ML_LC2 + r * (CN_ML_LC3 + r * (CN_ML_LC4 + r * (CN_ML_LC5 + r * (CN_ML_LC6 + r * CN_ML_LC7))));
-    return t.hi + (r + r * r * p);
+    double m = cn_mb_f64((uint64_t)(u & 0x7fffffu) << 29 | 0x3ff0000000000000ULL);
+    double r = cn_mb_mad(m, invc, -1.0);
+    double p = cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, CN_ML_LC7, CN_ML_LC6), CN_ML_LC5),
+                                                     CN_ML_LC4), CN_ML_LC3), CN_ML_LC2);
+    return t.hi + cn_mb_mad(r * r, p, r);
 }
 
 /* ------------------------------------------------------------ the mid path (about 2^-66) */
@@ -531,11 +532,11 @@ static inline CN_HD float cn_mr_log_f32(float x)
     if (u - 0x00800000u < 0x7f000000u) { /* positive and normal: the common case */
         rest = cn_ml_rest_fast32(u, &k);
     } else {
-        if (cn_ml_log_special(xd, &s))
-            return (float)s;
+        if (cn_ml_log_special(xd, &s)) /* the only NaNs: the one quiet NaN (see the end) */
+            return cn_mb_canon32((float)s);
         rest = cn_ml_rest_fast(xd, &k);
     }
-    double y = k * CN_ML_LN2 + rest;
+    double y = cn_mb_mad((double)k, CN_ML_LN2, rest);
     if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
         return (float)y;
     return cn_ml_log_slow_f32(xd);
@@ -1028,7 +1029,7 @@ static inline CN_HD float cn_mr_pow_f32(float x, float y)
 
 /* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
  * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
-static inline CN_HD float cn_math_log_f32(float x) { return cn_mb_canon32(cn_mr_log_f32(x)); }
+static inline CN_HD float cn_math_log_f32(float x) { return cn_mr_log_f32(x); }
 static inline CN_HD double cn_math_log_f64(double x) { return cn_mb_canon64(cn_mr_log_f64(x)); }
 static inline CN_HD float cn_math_log2_f32(float x) { return cn_mb_canon32(cn_mr_log2_f32(x)); }
 static inline CN_HD double cn_math_log2_f64(double x) { return cn_mb_canon64(cn_mr_log2_f64(x)); }
