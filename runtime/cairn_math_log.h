@@ -25,7 +25,8 @@
  * Three evaluations of the same reduction:
  *  - fast (f32 only): in double, r exact (24-bit m times 24-bit invc), a
  *    degree-7 series, relative error below 2^-49 (2^-45 is the bound used);
- *  - mid (f64, and f32 log1p's first try): r exact as a double-double (the
+ *    f32 log1p's first try is the same at u = 1 + x (cn_ml_log1p_first);
+ *  - mid (f64): r exact as a double-double (the
  *    exact product cn_mb_two_prod), r and r^2/2 as double-doubles, the rest of
  *    the series in double, all sums error-free: relative error below 2^-66,
  *    so the f64 result (hi + lo rounded once) is within 0.5 + 2^-13 ulp;
@@ -40,7 +41,8 @@
  * run (tests/math/check_log.c --exhaustive) shows.
  * log2 = k + (T + log1p(r)) / log(2), so powers of two come out exact.
  * log1p(x): |x| < 2^-7 is the series at r = x; else 1 + x as an exact
- * double-double (uh, ul) and log1p(x) = log(uh) + ul/uh.
+ * double-double (uh, ul) and log1p(x) = log(uh) + ul/uh (for an f32 x,
+ * 1 + x is a double below 2^53 and ul = 0).
  *
  * pow(x, y) = exp(y log|x|), after C Annex F's special cases
  * (cn_ml_pow_special; the sign is negative for x < 0 and an odd integer y).
@@ -610,6 +612,29 @@ static inline CN_HD int cn_ml_log1p_special(double x, double *out)
     return 1;
 }
 
+/* log1p(x) in double for an f32 x > -1 with |x| >= 2^-7: log's first try at
+ * u = 1 + x. The sum is exact below 2^53 (x's bits reach no lower than
+ * 2^-31, u's no higher than 2^53); above, u = x and log(x) is within
+ * 2^-58 of log(1 + x) relative. m then has up to 31 bits, so m*invc is
+ * taken exactly (cn_mb_two_prod) and r = (p - 1) + e rounds once (p - 1 is
+ * exact: p is within 2^-8 of 1): 2^-53 |r|, |r| < 2^-8. With the series'
+ * tail (2^-52 |r|), T's high part (2^-55), k*log(2) (2^-53 |k log 2|) and
+ * the sums' roundings, the error stays below 2^-49 |log1p(x)|
+ * (|log1p(x)| >= 2^-7.01 and no term exceeds 1.5 |log1p(x)| when k = 0). */
+static inline CN_HD double cn_ml_log1p_first(double x)
+{
+    int i;
+    double m, invc;
+    cn_dd t;
+    int k = cn_ml_reduce(1.0 + x, &i, &m);
+    cn_ml_log_row(i, &invc, &t);
+    cn_dd pr = cn_mb_two_prod(m, invc);
+    double r = (pr.hi - 1.0) + pr.lo;
+    double p = cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, CN_ML_LC7, CN_ML_LC6), CN_ML_LC5),
+                                                     CN_ML_LC4), CN_ML_LC3), CN_ML_LC2);
+    return cn_mb_mad((double)k, CN_ML_LN2, t.hi + cn_mb_mad(r * r, p, r));
+}
+
 static inline CN_HD float cn_mr_log1p_f32(float x)
 {
     double xd = x, s;
@@ -623,13 +648,9 @@ static inline CN_HD float cn_mr_log1p_f32(float x)
         if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
             return (float)y;
     } else {
-        /* decided on the double-double itself: hi + lo rounded to a double
-         * would add 2^-53 of error the test below does not count */
-        cn_dd l = cn_ml_log1p_mid_of(xd);
-        int ok;
-        float f = cn_ml_dd_to_f32(l.hi, l.lo, cn_ml_abs(l.hi) * 0x1p-60, &ok);
-        if (ok)
-            return f;
+        y = cn_ml_log1p_first(xd);
+        if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
+            return (float)y;
     }
     cn_dd l = cn_ml_log1p_acc_of(xd);
     int ok;

@@ -5,8 +5,9 @@
  *                                  boundaries and a seeded random sample of every
  *                                  function (seconds); prints "N passed, N failed,
  *                                  N skipped", exits 1 on a failure
- *   check_log --exhaustive NAME [THREADS]
- *                                  every 2^32 input of NAME's f32 version
+ *   check_log --exhaustive NAME [THREADS [LO HI]]
+ *                                  every 2^32 input of NAME's f32 version (or
+ *                                  the bit patterns LO to HI - 1)
  *   check_log --f64-long NAME [COUNT]
  *                                  COUNT (20 million) random and adversarial f64
  *                                  inputs of NAME; prints the worst error in ulps
@@ -281,11 +282,12 @@ static int suite(void)
 
 /* ------------------------------------------------------------ the long runs */
 
-static int exhaustive(const Func *f, int threads)
+static int exhaustive(const Func *f, int threads, uint64_t lo, uint64_t hi)
 {
     CmTally t = CM_TALLY_INIT;
-    cm_every32(&t, f->name, f->f32, f->ref, 0, 1ULL << 32, threads);
-    printf("%s f32 exhaustive: %ld inputs, %ld not correctly rounded\n", f->name, t.checks, t.failed);
+    cm_every32(&t, f->name, f->f32, f->ref, lo, hi, threads);
+    printf("%s f32 exhaustive: %ld inputs (patterns 0x%llx to 0x%llx), %ld not correctly rounded\n", f->name,
+           t.checks, (unsigned long long)lo, (unsigned long long)hi - 1, t.failed);
     return t.failed ? 1 : 0;
 }
 
@@ -434,13 +436,15 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0 && strcmp(argv[2], "pow") == 0)
         return pow_long64(argc >= 4 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && strcmp(argv[1], "--exhaustive") == 0)
-        return exhaustive(find(argv[2]), argc >= 4 ? atoi(argv[3]) : 1);
+        return exhaustive(find(argv[2]), argc >= 4 ? atoi(argv[3]) : 1,
+                          argc >= 6 ? strtoull(argv[4], NULL, 0) : 0,
+                          argc >= 6 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
     if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0)
         return f64_long(find(argv[2]), argc >= 4 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && strcmp(argv[1], "--paths") == 0)
         return paths(find(argv[2]));
     if (argc != 1) {
-        fprintf(stderr, "usage: check_log [--exhaustive NAME [THREADS] | --f64-long NAME [COUNT] | --paths NAME]\n");
+        fprintf(stderr, "usage: check_log [--exhaustive NAME [THREADS [LO HI]] | --f64-long NAME [COUNT] | --paths NAME]\n");
         return 2;
     }
     return suite();
