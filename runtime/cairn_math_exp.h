@@ -103,6 +103,9 @@ static inline CN_HD int cn_me_split(double kd, int *e)
  * precision, and 2^-46 |v| is at most 2^7 units of the last of them, so
  * v is decided unless those bits are within 2^8 of the midpoint 2^28.
  * Below 2^-126 (f32 subnormals) the grid differs: cn_mb_rounds_same. */
+static inline CN_HD int cn_me_decided(double v);
+
+/* cn_me_decided for a v known to be in f32's normal range. */
 static inline CN_HD int cn_me_decided_normal(double v)
 {
     return (uint32_t)(((uint32_t)cn_mb_bits64(v) & 0x1fffffffu) - 0x0fffff00u) > 0x200u;
@@ -143,7 +146,6 @@ static inline CN_HD float cn_me_exp_first32(double x, int *ok)
     return cn_mb_f32(cn_mb_bits32((float)y) + ((uint32_t)e << 23));
 }
 #endif
-
 
 /* exp(r) 2^(j/128) 2^e in double from r (|r| < 2^-8.4) for an f32 result's
  * first try: a degree-4 series in Estrin form (truncation 2^-49.5), the
@@ -332,7 +334,7 @@ static inline CN_HD float cn_mr_exp_f32(float x)
     }
 #endif
     if (!(xd < 88.75)) /* exp(88.75) > 2^128; and +inf, NaN (the one quiet NaN: see the end) */
-        return x != x ? cn_mb_f32(0x7fc00000u) : cn_me_inf32();
+        return x != x ? cn_ml_nan32() : cn_me_inf32();
     if (xd < -104.0) /* exp(-104) < 2^-150; and -inf */
         return 0.0f;
     double v = cn_me_exp_fast(xd);
@@ -443,7 +445,7 @@ static inline CN_HD float cn_mr_tanh_f32(float x)
 {
     double a = cn_ml_abs((double)x);
     if (!(a < 9.1)) /* 1 - tanh(9.1) < 2^-25.2: rounds to 1; and inf */
-        return x != x ? cn_mb_f32(0x7fc00000u) : (x < 0 ? -1.0f : 1.0f);
+        return x != x ? cn_ml_nan32() : (x < 0 ? -1.0f : 1.0f);
     if (a < 0x1p-13) /* tanh(x) = x - x^3/3, within a quarter ulp of x; and +-0 */
         return x;
     double m = cn_me_expm1_fast(2.0 * a), t = cn_mb_div_first(m, m + 2.0);

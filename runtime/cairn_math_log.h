@@ -301,6 +301,15 @@ static inline CN_HD int cn_ml_reduce(double x, int *i, double *m)
 
 /* ------------------------------------------------------------ the fast path (f32 inputs) */
 
+/* log1p(r) in double for |r| < 2^-7, the series to r^7 in Horner form (a
+ * first try's: cn_mb_mad); its tail r^8/8 is below 2^-52 |r|. */
+static inline CN_HD double cn_ml_log1p_fast(double r)
+{
+    double p = cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, CN_ML_LC7, CN_ML_LC6), CN_ML_LC5),
+                                                     CN_ML_LC4), CN_ML_LC3), CN_ML_LC2);
+    return cn_mb_mad(r * r, p, r);
+}
+
 /* log(x) - k*log(2) = T + log1p(r) in double, for an f32 x > 0 (as a double).
  * m has 24 bits and invc 24, so m*invc and r are exact; the series' tail
  * r^8/8 is below 2^-52 |r|. */
@@ -311,9 +320,7 @@ static inline CN_HD double cn_ml_rest_fast(double x, int *k)
     cn_dd t;
     *k = cn_ml_reduce(x, &i, &m);
     cn_ml_log_row(i, &invc, &t);
-    double r = m * invc - 1.0;
-    double p = CN_ML_LC2 + r * (CN_ML_LC3 + r * (CN_ML_LC4 + r * (CN_ML_LC5 + r * (CN_ML_LC6 + r * CN_ML_LC7))));
-    return t.hi + (r + r * r * p);
+    return t.hi + cn_ml_log1p_fast(cn_mb_mad(m, invc, -1.0));
 }
 
 /* The same for a normal positive f32 x given by its bits, without the
@@ -326,10 +333,7 @@ static inline CN_HD double cn_ml_rest_fast32(uint32_t u, int *k)
     *k = (int)(u >> 23) - 127 + (i >> 6);
     cn_ml_log_row(i, &invc, &t);
     double m = cn_mb_f64((uint64_t)(u & 0x7fffffu) << 29 | 0x3ff0000000000000ULL);
-    double r = cn_mb_mad(m, invc, -1.0);
-    double p = cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, CN_ML_LC7, CN_ML_LC6), CN_ML_LC5),
-                                                     CN_ML_LC4), CN_ML_LC3), CN_ML_LC2);
-    return t.hi + cn_mb_mad(r * r, p, r);
+    return t.hi + cn_ml_log1p_fast(cn_mb_mad(m, invc, -1.0));
 }
 
 /* ------------------------------------------------------------ the mid path (about 2^-66) */
@@ -629,10 +633,7 @@ static inline CN_HD double cn_ml_log1p_first(double x)
     int k = cn_ml_reduce(1.0 + x, &i, &m);
     cn_ml_log_row(i, &invc, &t);
     cn_dd pr = cn_mb_two_prod(m, invc);
-    double r = (pr.hi - 1.0) + pr.lo;
-    double p = cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, CN_ML_LC7, CN_ML_LC6), CN_ML_LC5),
-                                                     CN_ML_LC4), CN_ML_LC3), CN_ML_LC2);
-    return cn_mb_mad((double)k, CN_ML_LN2, t.hi + cn_mb_mad(r * r, p, r));
+    return cn_mb_mad((double)k, CN_ML_LN2, t.hi + cn_ml_log1p_fast((pr.hi - 1.0) + pr.lo));
 }
 
 static inline CN_HD float cn_mr_log1p_f32(float x)
@@ -640,18 +641,10 @@ static inline CN_HD float cn_mr_log1p_f32(float x)
     double xd = x, s;
     if (cn_ml_log1p_special(xd, &s))
         return (float)s;
-    double y;
-    if (cn_ml_abs(xd) < 0x1p-7) {
-        /* the series at x in double: its error is below 2^-50 |y| */
-        double p = CN_ML_LC2 + xd * (CN_ML_LC3 + xd * (CN_ML_LC4 + xd * (CN_ML_LC5 + xd * (CN_ML_LC6 + xd * CN_ML_LC7))));
-        y = xd + xd * xd * p;
-        if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
-            return (float)y;
-    } else {
-        y = cn_ml_log1p_first(xd);
-        if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
-            return (float)y;
-    }
+    /* below 2^-7 the series at x itself (its error is below 2^-50 |y|) */
+    double y = cn_ml_abs(xd) < 0x1p-7 ? cn_ml_log1p_fast(xd) : cn_ml_log1p_first(xd);
+    if (cn_mb_rounds_same(y, cn_ml_abs(y) * 0x1p-45))
+        return (float)y;
     cn_dd l = cn_ml_log1p_acc_of(xd);
     int ok;
     return cn_ml_dd_to_f32(l.hi, l.lo, cn_ml_abs(l.hi) * 0x1p-92, &ok);

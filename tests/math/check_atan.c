@@ -333,15 +333,6 @@ static int suite(void)
 
 /* ------------------------------------------------------------ the long runs */
 
-static int exhaustive_atan(int threads, uint64_t lo, uint64_t hi)
-{
-    CmTally t = CM_TALLY_INIT;
-    cm_every32(&t, "atan", atan32, mpfr_atan, lo, hi, threads);
-    printf("atan f32 exhaustive [0x%llx, 0x%llx): %ld inputs, %ld not correctly rounded\n", (unsigned long long)lo,
-           (unsigned long long)hi, t.checks, t.failed);
-    return t.failed ? 1 : 0;
-}
-
 /* x's the y sweep runs against: 1 and small integers, powers of two far
  * apart, the subnormals, the top, negatives. */
 static const float SWEEP_XS[] = {1.0f, -1.0f, 3.0f, 0x1p-149f, 0x1p-130f, 0x1.7p-100f, 0x1p-60f, 0.7f,
@@ -509,8 +500,7 @@ int main(int argc, char **argv)
         return exhaustive_atan2(threads, argc >= 5 ? strtoull(argv[4], NULL, 0) : 0x5eedULL,
                                 argc >= 6 ? atol(argv[5]) : 16);
     if (strcmp(argv[1], "--exhaustive") == 0)
-        return exhaustive_atan(threads, argc >= 6 ? strtoull(argv[4], NULL, 0) : 0,
-                               argc >= 6 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
+        return cm_exhaustive32("atan", atan32, mpfr_atan, argc, argv);
     if (strcmp(argv[1], "--paths") == 0 && two)
         return paths2(argc >= 4 ? atol(argv[3]) : 1L << 30);
     if (strcmp(argv[1], "--paths") == 0 && !two)

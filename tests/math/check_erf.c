@@ -107,15 +107,6 @@ static int suite(void)
     return failed ? 1 : 0;
 }
 
-static int exhaustive(int threads, uint64_t lo, uint64_t hi)
-{
-    CmTally t = CM_TALLY_INIT;
-    cm_every32(&t, "erf", erf32, mpfr_erf, lo, hi, threads);
-    printf("erf f32 exhaustive [0x%llx, 0x%llx): %ld inputs, %ld not correctly rounded\n", (unsigned long long)lo,
-           (unsigned long long)hi, t.checks, t.failed);
-    return t.failed ? 1 : 0;
-}
-
 static int f64_long(long count)
 {
     CmTally t = CM_TALLY_INIT;
@@ -134,8 +125,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc >= 3 && strcmp(argv[1], "--exhaustive") == 0)
-        return exhaustive(argc >= 4 ? atoi(argv[3]) : 1, argc >= 6 ? strtoull(argv[4], NULL, 0) : 0,
-                          argc >= 6 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
+        return cm_exhaustive32("erf", erf32, mpfr_erf, argc, argv);
     if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0)
         return f64_long(argc >= 4 ? atol(argv[3]) : 20000000L);
     if (argc != 1) {

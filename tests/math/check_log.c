@@ -282,15 +282,6 @@ static int suite(void)
 
 /* ------------------------------------------------------------ the long runs */
 
-static int exhaustive(const Func *f, int threads, uint64_t lo, uint64_t hi)
-{
-    CmTally t = CM_TALLY_INIT;
-    cm_every32(&t, f->name, f->f32, f->ref, lo, hi, threads);
-    printf("%s f32 exhaustive: %ld inputs (patterns 0x%llx to 0x%llx), %ld not correctly rounded\n", f->name,
-           t.checks, (unsigned long long)lo, (unsigned long long)hi - 1, t.failed);
-    return t.failed ? 1 : 0;
-}
-
 static int f64_long(const Func *f, long count)
 {
     CmTally t = CM_TALLY_INIT;
@@ -436,9 +427,10 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0 && strcmp(argv[2], "pow") == 0)
         return pow_long64(argc >= 4 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && strcmp(argv[1], "--exhaustive") == 0)
-        return exhaustive(find(argv[2]), argc >= 4 ? atoi(argv[3]) : 1,
-                          argc >= 6 ? strtoull(argv[4], NULL, 0) : 0,
-                          argc >= 6 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
+    {
+        const Func *f = find(argv[2]);
+        return cm_exhaustive32(f->name, f->f32, f->ref, argc, argv);
+    }
     if (argc >= 3 && strcmp(argv[1], "--f64-long") == 0)
         return f64_long(find(argv[2]), argc >= 4 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && strcmp(argv[1], "--paths") == 0)

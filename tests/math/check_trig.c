@@ -243,17 +243,6 @@ static int run_suite(void)
 
 /* ------------------------------------------------------------ long modes */
 
-/* Every f32 pattern in [lo, hi) (all of them unless a range is given). */
-static int run_exhaustive(const TrigFn *fn, int threads, uint64_t lo, uint64_t hi)
-{
-    CmTally t = CM_TALLY_INIT;
-    cm_every32(&t, fn->name, fn->f32, fn->ref, lo, hi, threads);
-    printf("%sf: %ld f32 inputs (patterns 0x%llx to 0x%llx), %ld not correctly rounded\n", fn->name, t.checks,
-           (unsigned long long)lo, (unsigned long long)hi - 1, t.failed);
-    printf("%ld passed, %ld failed, 0 skipped\n", t.checks - t.failed, t.failed);
-    return t.failed ? 1 : 0;
-}
-
 static int run_f64_long(const TrigFn *fn, long n)
 {
     Count c = {0, 0};
@@ -317,9 +306,10 @@ int main(int argc, char **argv)
     if (argc == 1)
         return run_suite();
     if (argc >= 3 && !strcmp(argv[1], "--exhaustive"))
-        return run_exhaustive(find_fn(argv[2]), argc > 3 ? atoi(argv[3]) : 1,
-                              argc > 5 ? strtoull(argv[4], NULL, 0) : 0,
-                              argc > 5 ? strtoull(argv[5], NULL, 0) : 1ULL << 32);
+    {
+        const TrigFn *fn = find_fn(argv[2]);
+        return cm_exhaustive32(fn->name, fn->f32, fn->ref, argc, argv);
+    }
     if (argc >= 3 && !strcmp(argv[1], "--f64-long"))
         return run_f64_long(find_fn(argv[2]), argc > 3 ? atol(argv[3]) : 20000000L);
     if (argc >= 3 && !strcmp(argv[1], "--paths"))

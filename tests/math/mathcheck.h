@@ -276,4 +276,18 @@ static inline void cm_every32(CmTally *t, const char *name, float (*ours)(float)
         pthread_join(tid[k], NULL);
 }
 
+/* A checker's `--exhaustive NAME [THREADS [LO HI]]`, from its argv: every f32
+ * bit pattern in [LO, HI) (all 2^32 by default) of ours against f, one line
+ * of result; exits 1 when an input is not correctly rounded. */
+static inline int cm_exhaustive32(const char *name, float (*ours)(float), cm_mpfr1 f, int argc, char **argv)
+{
+    int threads = argc >= 4 ? atoi(argv[3]) : 1;
+    uint64_t lo = argc >= 6 ? strtoull(argv[4], NULL, 0) : 0, hi = argc >= 6 ? strtoull(argv[5], NULL, 0) : 1ULL << 32;
+    CmTally t = CM_TALLY_INIT;
+    cm_every32(&t, name, ours, f, lo, hi, threads);
+    printf("%s f32 exhaustive: %ld inputs (patterns 0x%llx to 0x%llx), %ld not correctly rounded\n", name, t.checks,
+           (unsigned long long)lo, (unsigned long long)hi - 1, t.failed);
+    return t.failed ? 1 : 0;
+}
+
 #endif
