@@ -211,6 +211,16 @@ static inline CN_HD int cn_mb_rounds_same(double y, double err)
     return (float)(y - err) == (float)(y + err);
 }
 
+/* Whether every real within 2^-46 |v| of v rounds to the same float as v,
+ * for a v in f32's normal range (or 0), with integers: there v's rounding is
+ * decided by the 29 bits below f32's precision, and 2^-46 |v| is at most 2^7
+ * units of the last of them, so v is decided unless those bits are within
+ * 2^8 of the midpoint 2^28. A first try's test, in place of two roundings. */
+static inline CN_HD int cn_mb_decided_normal(double v)
+{
+    return (uint32_t)(((uint32_t)cn_mb_bits64(v) & 0x1fffffffu) - 0x0fffff00u) > 0x200u;
+}
+
 /* One quiet NaN for every NaN result of the portable functions: IEEE 754 leaves a NaN's sign and
  * payload open, and the host and the GPU fill them differently (tests/device/math_agree.cu found
  * every NaN input of exp, sin, erf, ... differing in its bits, nothing else). */

@@ -75,6 +75,7 @@
 #define CN_ME_L2_21 -0x1.05c610ca86c39p-36
 #define CN_ME_C3_21 0x1.55555p-3
 #define CN_ME_C4_21 0x1.55555p-5
+#define CN_ME_C5_21 0x1.11111p-7
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -98,34 +99,44 @@ static inline CN_HD int cn_me_split(double kd, int *e)
 /* ------------------------------------------------------------ the fast path (f32 inputs, in double) */
 
 /* Whether every real within 2^-46 |v| of v rounds to the same float as v,
- * like cn_mb_rounds_same but with integers, for the fast paths: when |v| is
- * in f32's normal range its rounding is decided by the 29 bits below f32's
- * precision, and 2^-46 |v| is at most 2^7 units of the last of them, so
- * v is decided unless those bits are within 2^8 of the midpoint 2^28.
- * Below 2^-126 (f32 subnormals) the grid differs: cn_mb_rounds_same. */
-static inline CN_HD int cn_me_decided(double v);
-
-/* cn_me_decided for a v known to be in f32's normal range. */
-static inline CN_HD int cn_me_decided_normal(double v)
-{
-    return (uint32_t)(((uint32_t)cn_mb_bits64(v) & 0x1fffffffu) - 0x0fffff00u) > 0x200u;
-}
-
+ * for the fast paths: cn_mb_decided_normal where |v| is in f32's normal
+ * range; below 2^-126 (f32 subnormals) the grid differs: cn_mb_rounds_same. */
 static inline CN_HD int cn_me_decided(double v)
 {
     uint64_t u = cn_mb_bits64(v);
     if ((u & 0x7fffffffffffffffULL) < 0x3810000000000000ULL)
         return cn_mb_rounds_same(v, cn_ml_abs(v) * 0x1p-46);
-    return cn_me_decided_normal(v);
+    return cn_mb_decided_normal(v);
 }
 
 #ifdef CN_MB_FIRST_FMA
+/* The GPU's first tries' reduction, for |x| < 88.5 an f32 value or twice one:
+ * x = k log(2)/128 + r, k = round(x * 128/log(2)) with the 21-bit constant
+ * taken from the low word of 1.5*2^52 + x*INVL21 (no conversion
+ * instruction), returned in *k. |k| < 2^14, so kd*L1 is exact (L1 has 21
+ * bits) and so is x - kd*L1 (for k != 0, |x| > 2^-9, so both are multiples
+ * of 2^-32 below 2^7); r is within 2^-61 of its value and,
+ * since the 21-bit 128/log(2) moves x*128/log(2) by at most 2^-8 (2^-10 for
+ * |x| < 18.2), |r| < 0.504 log(2)/128 = 2^-8.52. For k = 0, r = x exactly. */
+static inline CN_HD double cn_me_reduce_first(double x, int *k)
+{
+    double t = cn_mb_mad(x, CN_ME_INVL21, 0x1.8p52); /* 1.5*2^52 + k: k is the low word */
+    *k = (int)(uint32_t)cn_mb_bits64(t);
+    double kd = t - 0x1.8p52;
+    return cn_mb_mad(-kd, CN_ME_L2_21, cn_mb_mad(-kd, CN_ME_L1_21, x));
+}
+
+/* v * 2^e by adding e to the exponent field, for a normal v whose product
+ * stays normal (a first try's scaling: one integer add, no multiply). */
+static inline CN_HD double cn_me_scale_first(double v, int e)
+{
+    return cn_mb_f64(cn_mb_bits64(v) + ((uint64_t)(int64_t)e << 52));
+}
+
 /* exp(x) rounded to f32 for an f32 x in (-87, 88.5), the GPU's first try
  * (cairn_math_base.h): the fast path with no instruction it can spare in a
  * memory-bound map. Its constants have 21 bits (immediates there), except
- * L2: |kd| < 2^14, so kd*L1 is exact and so is x - kd*L1; r is within 2^-61
- * of its value and |r| < 0.504 log(2)/128 = 2^-8.52 (the 21-bit 128/log(2)
- * moves kd*128/log(2) by at most 2^-8). The series' truncation (2^-49.5),
+ * L2 (cn_me_reduce_first). The series' truncation (2^-49.5),
  * 1/6 to 21 bits (2^-24 r^3 <= 2^-49.6), the table's high part and the two
  * last roundings (2^-52) stay below 2^-48.4 of y = T exp(r) in [1, 2.01) when
  * e = -126 (k >= -16067 then gives j >= 61) and in [0.997, 2.01) otherwise;
@@ -134,16 +145,44 @@ static inline CN_HD int cn_me_decided(double v)
  * is the exact product. */
 static inline CN_HD float cn_me_exp_first32(double x, int *ok)
 {
-    double t = cn_mb_mad(x, CN_ME_INVL21, 0x1.8p52); /* 1.5*2^52 + k: k is the low word */
-    int k = (int)(uint32_t)cn_mb_bits64(t), j = k & 127, e = (k - j) / 128;
-    double kd = t - 0x1.8p52;
-    double r = cn_mb_mad(-kd, CN_ME_L2_21, cn_mb_mad(-kd, CN_ME_L1_21, x));
+    int k;
+    double r = cn_me_reduce_first(x, &k);
+    int j = k & 127, e = (k - j) / 128;
     double r2 = r * r;
     double p = cn_mb_mad(r2, cn_mb_mad(r2, CN_ME_C4_21, cn_mb_mad(r, CN_ME_C3_21, 0.5)), r);
     double tj = cn_ml_exp_row(j).hi;
     double y = cn_mb_mad(tj, p, tj);
-    *ok = cn_me_decided_normal(y);
+    *ok = cn_mb_decided_normal(y);
     return cn_mb_f32(cn_mb_bits32((float)y) + ((uint32_t)e << 23));
+}
+
+/* tanh(a) rounded to f32 for a = |x|, x an f32 with 2^-13 <= a < 9.1, the
+ * GPU's first try: m = expm1(2a) = (S - 1) + 2^e (T p + Tlo), S = 2^e T,
+ * T + Tlo = 2^(j/128) (k = 128e + j >= 0, from cn_me_reduce_first), p =
+ * expm1(r) to degree 5, then tanh = m/(m + 2) by cn_mb_div_first. For k = 0
+ * m is p itself (S = 1, Tlo = 0), so p must be good relative to r: 1/6 is a
+ * full double (to 21 bits its error would be r^2 2^-24 of p), 1/24 and 1/120
+ * have 21 bits (2^-51.6 and 2^-62 of p), the truncation is 2^-52.1 and the
+ * roundings leave p within 2^-50.5 of expm1(r). For k >= 1 (m >= 2^-8.53):
+ * the errors of p (2^-59 absolute, S = 1), of r (2^-61), the dropped Tlo*p
+ * (2^-61.7) and of T p + Tlo (2^-61.5) are 2^-58.3 S, below 2^-49.8 of m
+ * (S/m < 2^8.5), S - 1 is exact while S <= 2 (Sterbenz) and relative to 2^-53
+ * above; m + 2 and the division add 2^-53 and 2^-52. The quotient is within
+ * 2^-49.1 of tanh(a), which is in [2^-13, 1), f32's normal range: the test is
+ * cn_mb_decided_normal's at 2^-46. T p + Tlo is normal (r is not 0 and is on
+ * no grid T p could cancel), and so is its scaling. */
+static inline CN_HD float cn_me_tanh_first32(double a, int *ok)
+{
+    int k;
+    double r = cn_me_reduce_first(2.0 * a, &k);
+    int j = k & 127, e = (int)((uint32_t)k >> 7);
+    double r2 = r * r;
+    double p = cn_mb_mad(r2, cn_mb_mad(r2, cn_mb_mad(r, CN_ME_C5_21, CN_ME_C4_21), cn_mb_mad(r, CN_ML_EC3, 0.5)), r);
+    cn_dd t = cn_ml_exp_row(j);
+    double m = (cn_me_scale_first(t.hi, e) - 1.0) + cn_me_scale_first(cn_mb_mad(t.hi, p, t.lo), e);
+    double q = cn_mb_div_first(m, m + 2.0);
+    *ok = cn_mb_decided_normal(q);
+    return (float)q;
 }
 #endif
 
@@ -448,13 +487,17 @@ static inline CN_HD float cn_mr_tanh_f32(float x)
         return x != x ? cn_ml_nan32() : (x < 0 ? -1.0f : 1.0f);
     if (a < 0x1p-13) /* tanh(x) = x - x^3/3, within a quarter ulp of x; and +-0 */
         return x;
+    int ok;
+#ifdef CN_MB_FIRST_FMA
+    float f = cn_me_tanh_first32(a, &ok);
+#else
     double m = cn_me_expm1_fast(2.0 * a), t = cn_mb_div_first(m, m + 2.0);
-    float f;
-    if (cn_me_decided(t))
-        f = (float)t;
-    else
+    float f = (float)t;
+    ok = cn_me_decided(t);
+#endif
+    if (!ok)
         f = cn_me_to_f32(cn_me_over_plus2(cn_me_expm1_acc(2.0 * a)), 0x1p-87);
-    return x < 0 ? -f : f;
+    return cn_mb_f32(cn_mb_bits32(f) | (cn_mb_bits32(x) & 0x80000000u)); /* f > 0: the sign of x */
 }
 
 static inline CN_HD double cn_mr_tanh_f64(double x)

@@ -113,6 +113,10 @@
 #define CN_ML_LC15_LO 0x1.1111111111111p-60
 #define CN_ML_LC16 -0x1p-4
 #define CN_ML_LC16_LO 0x0p+0
+/* the GPU's first try of f32 log: coefficients it may take to 21 bits (immediates there) */
+#define CN_ML_LC5_21 0x1.9999ap-3
+#define CN_ML_LC6_21 -0x1.55555p-3
+#define CN_ML_LC7_21 0x1.24925p-3
 /* exp: 1/n! */
 #define CN_ML_EC0 0x1p+0
 #define CN_ML_EC0_LO 0x0p+0
@@ -336,6 +340,32 @@ static inline CN_HD double cn_ml_rest_fast32(uint32_t u, int *k)
     return t.hi + cn_ml_log1p_fast(cn_mb_mad(m, invc, -1.0));
 }
 
+#ifdef CN_MB_FIRST_FMA
+/* log(x) rounded to f32 for a normal positive f32 x given by its bits, the
+ * GPU's first try: cn_ml_rest_fast32's reduction (r exact) with the series'
+ * coefficients from r^5 on to 21 bits (immediates there): their errors are
+ * below r^4 2^-24 <= 2^-52 of r, and relative to log(x) no larger (no
+ * cancellation anywhere, |log(x)| >= |log1p(r)|). With the truncation
+ * (2^-52) and the roundings the result is within 2^-48.5 of log(x), which is
+ * 0 (x = 1: r = 0, T = 0, k = 0, y = +0 exactly) or in f32's normal range
+ * (|log(x)| >= log(1 + 2^-23) > 2^-24): the test is cn_mb_decided_normal's
+ * at 2^-46, an integer test in place of two roundings. */
+static inline CN_HD float cn_ml_log_first32(uint32_t u, int *ok)
+{
+    int i = (int)((u >> 16) & 127), k = (int)(u >> 23) - 127 + (i >> 6);
+    double invc;
+    cn_dd t;
+    cn_ml_log_row(i, &invc, &t);
+    double m = cn_mb_f64((uint64_t)(u & 0x7fffffu) << 29 | 0x3ff0000000000000ULL);
+    double r = cn_mb_mad(m, invc, -1.0);
+    double p = cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, cn_mb_mad(r, CN_ML_LC7_21, CN_ML_LC6_21), CN_ML_LC5_21),
+                                                     CN_ML_LC4), CN_ML_LC3), CN_ML_LC2);
+    double y = cn_mb_mad((double)k, CN_ML_LN2, t.hi + cn_mb_mad(r * r, p, r));
+    *ok = cn_mb_decided_normal(y);
+    return (float)y;
+}
+#endif
+
 /* ------------------------------------------------------------ the mid path (about 2^-66) */
 
 /* a*a = hi + lo to about 2^-80 relative without a full exact product: a's top
@@ -536,7 +566,13 @@ static inline CN_HD float cn_mr_log_f32(float x)
     uint32_t u = cn_mb_bits32(x);
     int k;
     if (u - 0x00800000u < 0x7f000000u) { /* positive and normal: the common case */
+#ifdef CN_MB_FIRST_FMA
+        int ok;
+        float f = cn_ml_log_first32(u, &ok);
+        return ok ? f : cn_ml_log_slow_f32(xd);
+#else
         rest = cn_ml_rest_fast32(u, &k);
+#endif
     } else {
         if (cn_ml_log_special(xd, &s)) /* the only NaNs: the one quiet NaN (see the end) */
             return cn_mb_canon32((float)s);

@@ -13,7 +13,7 @@
  *    log(2)/128, 1/6 and 1/24 rounded to 21 bits (a double whose low 32 bits
  *    are zero is an immediate operand of the GPU's double instructions, so it
  *    costs no instruction to load), and log(2)/128 less its 21-bit part as a
- *    double.
+ *    double; for f32 tanh's (degree 5), 1/120 to 21 bits.
  */
 #include <mpfr.h>
 #include <stdio.h>
@@ -63,6 +63,9 @@ int main(void)
     mpfr_set_ui(v, 1, MPFR_RNDN);
     mpfr_div_ui(v, v, 24, MPFR_RNDN);
     printf("#define CN_ME_C4_21 %a\n", short21(v));
+    mpfr_set_ui(v, 1, MPFR_RNDN);
+    mpfr_div_ui(v, v, 120, MPFR_RNDN);
+    printf("#define CN_ME_C5_21 %a\n", short21(v));
     mpfr_clears(v, f, (mpfr_ptr)0);
     return 0;
 }

@@ -122,6 +122,17 @@ static void print_series(void)
         double hi = take(v, 53), lo = take(v, 53);
         printf("#define CN_ML_LC%d %a\n#define CN_ML_LC%d_LO %a\n", n, hi, n, lo);
     }
+    /* The GPU's first try of f32 log (CN_MB_FIRST_FMA) takes the coefficients whose error the
+     * series can bear rounded to 21 bits: a double with its low 32 bits zero is an immediate
+     * operand there, one that costs no instruction to load. */
+    for (int n = 5; n <= 7; n++) {
+        mpfr_t s;
+        mpfr_init2(s, 21);
+        mpfr_set_si(s, (n & 1) ? 1 : -1, MPFR_RNDN);
+        mpfr_div_ui(s, s, n, MPFR_RNDN);
+        printf("#define CN_ML_LC%d_21 %a\n", n, mpfr_get_d(s, MPFR_RNDN));
+        mpfr_clear(s);
+    }
     printf("/* exp: 1/n! */\n");
     mpfr_set_ui(v, 1, MPFR_RNDN);
     for (int n = 0; n <= 10; n++) {
