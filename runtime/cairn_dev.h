@@ -177,6 +177,8 @@
  * stops at the threads the device holds at once (every multiprocessor
  * full). A launch is never more than this many blocks, whatever the device. */
 #define CN_DEV_MAX_BLOCKS (1u << 20)
+/* Kernels whose full grid a stream remembers (cn_dev_grid). */
+#define CN_DEV_GRIDS 8
 
 /* ------------------------------------------------------------- types */
 
@@ -203,7 +205,10 @@ struct cn_dev_stream {
 #endif
     bool made;                        /* created here (destroy releases it) */
     bool adopted;                     /* a caller's stream: never destroyed here */
-    size_t fill;                      /* CUDA: threads the device holds at once, 0 until asked */
+    unsigned sms;                     /* CUDA: the device's multiprocessors, 0 until asked */
+    const void *grid_of[CN_DEV_GRIDS]; /* CUDA: the last kernels launched here (a ring) ... */
+    unsigned grid[CN_DEV_GRIDS];       /* ... and the blocks of each the device holds at once */
+    unsigned grid_next;
     unsigned long unwaited;           /* operations queued since its last wait */
     unsigned long waits;              /* synchronizes on it, ever */
     unsigned long nkernels;           /* launches since its last wait */
@@ -325,6 +330,7 @@ struct cn_dev_kernel {
     unsigned threads; /* per block: the kernel's __launch_bounds__ */
     bool exact;       /* a collector's pass: one block per part, never capped */
     void (*launch)(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n);
+    int (*per_sm)(unsigned threads); /* blocks one multiprocessor holds at once; NULL when exact */
 };
 
 /* Lanes are device code; helpers both sides call are CN_DEV_BOTH. */
@@ -343,7 +349,13 @@ struct cn_dev_kernel {
     {                                                                                        \
         NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_launch};
+    static int NAME##_per_sm(unsigned threads)                                               \
+    {                                                                                        \
+        int b = 0;                                                                           \
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, NAME##_kernel, (int)threads, 0) \
+                       == cudaSuccess ? b : 0;                                               \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_launch, NAME##_per_sm};
 
 /* A failed guard in a lane: print from the device, then trap. Every failing
  * lane prints (one may trap before another's print is out, so none waits for
@@ -530,21 +542,39 @@ static inline void cn_dev_memset(struct cn_dev_stream *s, void *dst, int byte, s
     cn_dev_queued(s);
 }
 
-/* Threads the current device runs at once: every multiprocessor full. A
+/* The blocks of kernel k the current device runs at once: every
+ * multiprocessor full, as many blocks on each as its registers let fit. A
  * grid-stride kernel launched with more blocks only queues them behind the
  * first wave (a persistent grid measured faster for saxpy on the H200:
- * evidence/2026-11-30-device-speed.md). Asked once per stream. */
-static inline size_t cn_dev_fill(struct cn_dev_stream *s)
+ * evidence/2026-11-30-device-speed.md), and one sized for more blocks an SM
+ * than fit runs a second, nearly empty wave that costs as long as the first
+ * (a lane of portable log at 36 registers took 1.69x CUDA's logf so, 1.1x
+ * with its grid from the occupancy: evidence/2026-12-02-math-occupancy.md).
+ * Asked once per stream and kernel, while it stays among the last
+ * CN_DEV_GRIDS launched there. */
+static inline size_t cn_dev_grid(struct cn_dev_stream *s, const struct cn_dev_kernel *k)
 {
-    if (!s->fill) {
-        int dev = 0, sms = 0, per_sm = 0;
+    for (unsigned i = 0; i < CN_DEV_GRIDS; i++)
+        if (s->grid_of[i] == (const void *)k)
+            return s->grid[i];
+    int dev = 0;
+    if (!s->sms) {
+        int sms = 0;
         cn_dev_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", s);
         cn_dev_cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute", s);
+        s->sms = (unsigned)sms;
+    }
+    int per_sm = k->per_sm ? k->per_sm(k->threads) : 0;
+    if (per_sm <= 0) { /* not known: as many as the threads allow */
+        cn_dev_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", s);
         cn_dev_cuda_check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev),
                           "cudaDeviceGetAttribute", s);
-        s->fill = (size_t)sms * (size_t)per_sm;
+        per_sm = per_sm / (int)k->threads > 0 ? per_sm / (int)k->threads : 1;
     }
-    return s->fill;
+    unsigned i = s->grid_next++ % CN_DEV_GRIDS;
+    s->grid_of[i] = k;
+    s->grid[i] = s->sms * (unsigned)per_sm;
+    return s->grid[i];
 }
 
 static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_kernel *k, size_t n,
@@ -553,7 +583,7 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
     if (n == 0)
         return;
     size_t blocks = (n + k->threads - 1) / k->threads;
-    size_t full = k->exact ? blocks : cn_dev_fill(s) / k->threads;
+    size_t full = k->exact ? blocks : cn_dev_grid(s, k);
     if (blocks > full)
         blocks = full ? full : 1;
     if (blocks > CN_DEV_MAX_BLOCKS)
@@ -974,7 +1004,7 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
     {                                                                                        \
         NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_launch};
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_launch, NULL};
 
 /* sh[0] = sh[0] OP sh[1] OP ... OP sh[T - 1], in a fixed tree: after it,
  * every thread of the block may read sh[0]. */

@@ -28,6 +28,16 @@
 #endif
 #endif
 
+/* An accurate path (an f32 function's second try, for about one input in a
+ * million): on the GPU a call, not inlined, so that its registers do not
+ * count against the first try's: a lane's registers decide how many of its
+ * blocks a multiprocessor holds, and a memory-bound map wants them all. */
+#ifdef __CUDA_ARCH__
+#define CN_MB_COLD __noinline__ CN_HD
+#else
+#define CN_MB_COLD inline CN_HD
+#endif
+
 /* ------------------------------------------------------------ bits */
 
 static inline CN_HD uint32_t cn_mb_bits32(float f)
@@ -152,14 +162,20 @@ static inline CN_HD double cn_mb_mad(double a, double b, double c)
 }
 
 /* a/b within 2^-52 |a/b|, for b in [1, 2^100] and |a| <= 2^100. On the
- * GPU: the float reciprocal (2^-24, of b rounded to float, 2^-24), one Newton
- * step (error d^2 + 2^-53 with d <= 2^-23: 2^-45.9), the quotient q0 and one
- * correction q0 + (a - q0 b) y, each rounded once: the error squares again,
- * 2^-52 is what the roundings leave. On the host, the division. */
+ * GPU: the float reciprocal of b rounded to float (2^-24), the hardware's
+ * approximate one (rcp.approx, one instruction; within 2^-23 where the
+ * correctly rounded one is within 2^-24 and takes a Newton step and a range
+ * test), so d <= 2^-22.4; one Newton step in double (error d^2 + 2^-53:
+ * 2^-44.7), the quotient q0 and one correction q0 + (a - q0 b) y, each
+ * rounded once: the error squares again, 2^-52 is what the roundings leave.
+ * CN_MATH_FIRST_FMA on the host takes the correctly rounded reciprocal, which
+ * the same bound covers. On the host, the division. */
 static inline CN_HD double cn_mb_div_first(double a, double b)
 {
 #if defined(__CUDA_ARCH__)
-    double y = (double)__frcp_rn((float)b);
+    float b32 = (float)b, y32;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y32) : "f"(b32));
+    double y = (double)y32;
     y = __fma_rn(y, __fma_rn(-b, y, 1.0), y);
     double q = a * y;
     return __fma_rn(__fma_rn(-q, b, a), y, q);

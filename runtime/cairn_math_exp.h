@@ -130,7 +130,11 @@ static inline CN_HD double cn_me_reduce_first(double x, int *k)
  * stays normal (a first try's scaling: one integer add, no multiply). */
 static inline CN_HD double cn_me_scale_first(double v, int e)
 {
+#ifdef __CUDA_ARCH__
+    return __hiloint2double(__double2hiint(v) + e * (1 << 20), __double2loint(v)); /* the high word alone */
+#else
     return cn_mb_f64(cn_mb_bits64(v) + ((uint64_t)(int64_t)e << 52));
+#endif
 }
 
 /* exp(x) rounded to f32 for an f32 x in (-87, 88.5), the GPU's first try
@@ -354,7 +358,7 @@ static inline CN_HD float cn_me_to_f32(cn_dd v, double rel)
 
 /* ------------------------------------------------------------ exp */
 
-static inline CN_HD float cn_me_exp_slow_f32(double x)
+static CN_MB_COLD float cn_me_exp_slow_f32(double x)
 {
     int e;
     cn_dd w = cn_ml_exp_acc((cn_dd){x, 0.0}, &e);
@@ -409,7 +413,7 @@ static inline CN_HD double cn_me_exp2_int(double x)
     return k < -1022 ? cn_mb_f64(1ULL << (k + 1074)) : cn_mb_pow2(k);
 }
 
-static inline CN_HD float cn_me_exp2_slow_f32(double x)
+static CN_MB_COLD float cn_me_exp2_slow_f32(double x)
 {
     double kd;
     int e, e2;
@@ -449,6 +453,8 @@ static inline CN_HD double cn_mr_exp2_f64(double x)
 
 /* ------------------------------------------------------------ expm1 */
 
+static CN_MB_COLD float cn_me_expm1_slow_f32(double x) { return cn_me_to_f32(cn_me_expm1_acc(x), 0x1p-88); }
+
 static inline CN_HD float cn_mr_expm1_f32(float x)
 {
     double xd = x;
@@ -461,7 +467,7 @@ static inline CN_HD float cn_mr_expm1_f32(float x)
     double v = cn_me_expm1_fast(xd);
     if (cn_me_decided(v))
         return (float)v;
-    return cn_me_to_f32(cn_me_expm1_acc(xd), 0x1p-88);
+    return cn_me_expm1_slow_f32(xd);
 }
 
 static inline CN_HD double cn_mr_expm1_f64(double x)
@@ -480,9 +486,14 @@ static inline CN_HD double cn_mr_expm1_f64(double x)
 
 /* ------------------------------------------------------------ tanh */
 
+static CN_MB_COLD float cn_me_tanh_slow_f32(double a)
+{
+    return cn_me_to_f32(cn_me_over_plus2(cn_me_expm1_acc(2.0 * a)), 0x1p-87);
+}
+
 static inline CN_HD float cn_mr_tanh_f32(float x)
 {
-    double a = cn_ml_abs((double)x);
+    double a = cn_mb_f32(cn_mb_bits32(x) & 0x7fffffffu); /* |x|: one instruction, where a double's takes three */
     if (!(a < 9.1)) /* 1 - tanh(9.1) < 2^-25.2: rounds to 1; and inf */
         return x != x ? cn_ml_nan32() : (x < 0 ? -1.0f : 1.0f);
     if (a < 0x1p-13) /* tanh(x) = x - x^3/3, within a quarter ulp of x; and +-0 */
@@ -496,7 +507,7 @@ static inline CN_HD float cn_mr_tanh_f32(float x)
     ok = cn_me_decided(t);
 #endif
     if (!ok)
-        f = cn_me_to_f32(cn_me_over_plus2(cn_me_expm1_acc(2.0 * a)), 0x1p-87);
+        f = cn_me_tanh_slow_f32(a);
     return cn_mb_f32(cn_mb_bits32(f) | (cn_mb_bits32(x) & 0x80000000u)); /* f > 0: the sign of x */
 }
 

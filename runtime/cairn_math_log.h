@@ -553,7 +553,7 @@ static inline CN_HD int cn_ml_log_special(double x, double *out)
     return 1;
 }
 
-static inline CN_HD float cn_ml_log_slow_f32(double x)
+static CN_MB_COLD float cn_ml_log_slow_f32(double x)
 {
     cn_dd l = cn_ml_log_acc(x);
     int ok;
@@ -595,7 +595,7 @@ static inline CN_HD double cn_mr_log_f64(double x)
 
 /* ------------------------------------------------------------ log2 */
 
-static inline CN_HD float cn_ml_log2_slow_f32(double x)
+static CN_MB_COLD float cn_ml_log2_slow_f32(double x)
 {
     int k, ok;
     cn_dd rest = cn_ml_rest_acc(x, &k);
