@@ -873,7 +873,7 @@ static inline void cn_coop_launch(struct cn_dev_stream *s, const struct cn_coop_
     cn_dev_queued(s);
     if (cn_emu_poisoned()) /* nothing queued after a trap runs */
         return;
-    struct cn_dev_kernel kd = {k->name, k->threads, true, NULL, NULL};
+    struct cn_dev_kernel kd = {k->name, k->threads, true, NULL}; /* CUDA: per_sm NULL (exact) */
     struct cn_emu_launch L = {&kd, args, s};
     struct cn_coop_emu E = {args, g, &L};
     struct cn_coop_hooks H = {cn_coop_emu_enter, cn_coop_emu_stop, &E};

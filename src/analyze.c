@@ -12,9 +12,22 @@
  *   - guard hoisting: the x[lane] accesses whose bound checks one guard
  *     before the lanes stands for, one per view (the first, which the guard's
  *     message names), for the region alone and for the fused run it starts;
+ *   - preloads: in a device region that is not part of a fused run and
+ *     whose body has no loop, the covered x[lane] whose x is an ro
+ *     parameter, one slot per view;
  * and every such x[lane] in the tree has index.covered set, so the emitter
- * indexes it unchecked. The emitter then neither calls a checker nor writes
+ * indexes it unchecked (and index.preload, so a device lane reads it from
+ * what its load took). The emitter then neither calls a checker nor writes
  * into the tree.
+ *
+ * Which accesses are preloaded. A device lane's kernel reads the preloaded
+ * elements of several lanes before it runs any of their bodies
+ * (CN_DEV_KERNEL_PRE), so reading one earlier than the body would must give
+ * the same value and must be allowed: the access is covered (every lane
+ * makes it, in bounds once the guard before the launch passed), its index
+ * is a name (nothing to evaluate), and x is an ro parameter, which no one
+ * writes while the function runs (E-ALIAS at every call) and which the body
+ * cannot rebind.
  *
  * Which accesses are covered. A lane's `x[i]`, with i the lane index and x
  * a view, runs for every i of a block when it sits in a statement every
@@ -50,7 +63,16 @@ typedef struct {
     SEnv *env;
     SForm lane;           /* the lane index's form */
     Vec *found;
+    Vec locals;           /* Sym* the walked lets declared: their views exist only in the lane */
 } Cover;
+
+static bool is_local(const Cover *cv, const Sym *v)
+{
+    for (int i = 0; i < cv->locals.n; i++)
+        if (cv->locals.v[i] == v)
+            return true;
+    return false;
+}
 
 static bool is_lane_index(Cover *cv, Node *idx)
 {
@@ -64,8 +86,10 @@ static void cover_expr(Cover *cv, Node *e)
         return;
     switch (e->kind) {
     case N_INDEX:
+        /* a view a lane's let made has no guard before the lanes: it is not there yet */
         if (e->index.base && e->index.base->kind == N_NAME && e->index.base->ty &&
-            e->index.base->ty->kind == TY_VIEW && e->index.index && is_lane_index(cv, e->index.index))
+            e->index.base->ty->kind == TY_VIEW && !is_local(cv, e->index.base->name.sym) && e->index.index &&
+            is_lane_index(cv, e->index.index))
             vec_push(cv->a, cv->found, e);
         cover_expr(cv, e->index.base);
         cover_expr(cv, e->index.index);
@@ -99,6 +123,7 @@ static void cover_expr(Cover *cv, Node *e)
 static void cover_start(Cover *cv, Arena *a, Sym *lane, Vec *found)
 {
     cv->a = a;
+    cv->locals = (Vec){0};
     cv->env = senv_new(a, SN_FIXED);
     SForm any = sform_any();
     cv->lane = sform_key(senv_lane(cv->env, lane, &any));
@@ -118,6 +143,7 @@ static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
         } else if (s->kind == N_LET) {
             cover_expr(&cv, s->let.init);
             sym_let(cv.env, s);
+            vec_push(a, &cv.locals, s->let.sym);
         } else if (s->kind == N_EXPR_STMT) {
             cover_expr(&cv, s->unary.a);
             if (s->unary.a)
@@ -174,6 +200,57 @@ static Vec region_guards(Ana *an, Node **rs, int n)
     return guards_of(an, &found);
 }
 
+static bool preloadable(const Node *e)
+{
+    const Node *b = e->index.base;
+    const Sym *v = b->name.sym;
+    return e->index.index->kind == N_NAME && v && v->kind == SYM_PARAM && !v->mut && b->ty->access == ACC_RO &&
+           type_is_scalar(b->ty->elem);
+}
+
+/* The preloads of a device region alone: its covered accesses found. */
+static void region_preloads(Ana *an, RegionPlan *p, const Vec *found)
+{
+    for (int i = 0; i < found->n; i++) {
+        Node *e = found->v[i];
+        if (!preloadable(e))
+            continue;
+        int slot = 0;
+        while (slot < p->preloads.n && ((Node *)p->preloads.v[slot])->index.base->name.sym != e->index.base->name.sym)
+            slot++;
+        if (slot == p->preloads.n)
+            vec_push(an->a, &p->preloads, e);
+        e->index.preload = slot + 1;
+    }
+}
+
+static bool is_loop(Node *n, void *found)
+{
+    if (n->kind == N_FOR || n->kind == N_WHILE)
+        *(bool *)found = true;
+    return !*(bool *)found;
+}
+
+/* A lane that loops is bound by its work, not by its loads: running several
+ * a thread would only hold more registers (fewer blocks an SM). */
+static bool body_loops(Node *body)
+{
+    bool found = false;
+    par_walk(body, is_loop, &found);
+    return found;
+}
+
+/* A region alone: its guards, and a device one's preloads. */
+static void analyze_region(Ana *an, Node *n)
+{
+    RegionPlan *p = plan_of(an, n);
+    Vec found = {0};
+    cover_body(n->loop.body, n->loop.sym, &found, an->a);
+    p->guards = guards_of(an, &found);
+    if (n->loop.device && !p->in_run && !body_loops(n->loop.body))
+        region_preloads(an, p, &found);
+}
+
 static void analyze_collect(Ana *an, Node *e)
 {
     bool compact = e->collect.kind == COLLECT_COMPACT;
@@ -221,6 +298,8 @@ static void analyze_stmts(Ana *an, const Vec *stmts)
         RegionPlan *p = plan_of(an, stmts->v[i]);
         p->fused = n;
         p->group_guards = region_guards(an, (Node **)stmts->v + i, n);
+        for (int k = i; k < i + n; k++)
+            plan_of(an, stmts->v[k])->in_run = true;
         i += n - 1;
     }
 }
@@ -232,7 +311,7 @@ static bool analyze_visit(Node *n, void *p)
     Ana *an = p;
     switch (n->kind) {
     case N_BLOCK: case N_UNSAFE: case N_TASK: analyze_stmts(an, &n->block.stmts); return true;
-    case N_PARALLEL: plan_of(an, n)->guards = region_guards(an, &n, 1); return true;
+    case N_PARALLEL: analyze_region(an, n); return true;
     case N_COLLECT:
         if (n->collect.device)
             analyze_collect(an, n);

@@ -362,6 +362,7 @@ struct Node {
         struct {                      /* N_INDEX */
             Node *base, *index;
             bool covered;             /* set by the analysis pass: a guard before the lane loop checks it */
+            int preload;              /* set by it too: 1 + the slot a device lane's load put it in, or 0 */
         } index;
         struct {                      /* N_SLICE */
             Node *base, *lo, *hi;

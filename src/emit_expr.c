@@ -517,6 +517,8 @@ static const char *emit_index(Ex *x, Node *e)
     Type *bt = base->ty;
     if (bt->kind == TY_ARRAY && (base->kind == N_NAME || base->kind == N_INDEX))
         return array_element(x, e, what);
+    if (bt->kind == TY_VIEW && e->index.preload) /* read by the lane's load (emit_dev.c) */
+        return emit_fmt(x, "cn_p->p%d", e->index.preload - 1);
     Node *ops[2] = {base, e->index.index};
     const char *v[2];
     emit_operands(x, ops, 2, NULL, v);

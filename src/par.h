@@ -92,6 +92,8 @@ typedef struct {
     int fused;            /* the first region of a fused run: the run's length (>= 2); else 0 */
     Vec guards;           /* N_INDEX x[lane]: one guard before the lanes checks each one's view */
     Vec group_guards;     /* the same for the fused run this region starts */
+    bool in_run;          /* one of a fused run's regions (the first too) */
+    Vec preloads;         /* a device region alone: N_INDEX x[lane], one a slot (index.preload) */
 } RegionPlan;
 
 struct Analysis {
