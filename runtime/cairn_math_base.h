@@ -134,16 +134,25 @@ static inline CN_HD cn_dd cn_mb_two_prod(double a, double b)
  * first try may therefore differ between machines in its last bits, never in
  * its answer: each machine's value lies within the bound its analysis states.
  * The GPU takes cheaper forms (one rounding per multiply-add where the host
- * has two, a refined float reciprocal for a division, and exp's own first try,
- * cn_me_exp_first32), because there each instruction of a first try costs
- * time in a memory-bound map (evidence/2026-12-02-math-device.md); the host
- * keeps the plain forms, so its results are bit for bit what they were. The
- * analyses count two roundings per multiply-add, which bounds one too.
+ * has two, a refined float reciprocal for a division, and first tries of
+ * their own for exp, tanh and log), because there each instruction of a first
+ * try costs time in a memory-bound map (evidence/2026-12-02-math-device.md).
+ * The analyses count two roundings per multiply-add, which bounds one too.
  * CN_MATH_FIRST_FMA compiles the GPU's forms on the host, so the MPFR checkers
  * test them there (tests/math/family.sh runs every sample both ways), and
- * tests/device/math_agree.cu shows the GPU's results equal the host's on all
- * 2^32 inputs of each function. */
-#if defined(__CUDA_ARCH__) || defined(CN_MATH_FIRST_FMA)
+ * tests/device/math_agree.cu shows the GPU's results equal the host's plain
+ * forms' on all 2^32 inputs of each function.
+ *
+ * A host compiler that targets a fused multiply-add (__FMA__: x86-64 with
+ * -mfma or -march=x86-64-v3; __ARM_FEATURE_FMA: AArch64) takes the GPU's
+ * forms too, since there fma() is one instruction: on the development
+ * machine's EPYC, f32 exp went from about 1.7x glibc's time to 0.9x-1.2x,
+ * log from 2.2x to 0.7x-0.8x (evidence/2026-12-02-math-occupancy.md). They are the GPU's
+ * first tries operation for operation (fma and __fma_rn round alike) except
+ * the division's reciprocal, correctly rounded here and rcp.approx there.
+ * Without such a target (cc's default on x86-64) the host keeps the plain
+ * forms, whose results the exhaustive runs show. */
+#if defined(__CUDA_ARCH__) || defined(CN_MATH_FIRST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
 #define CN_MB_FIRST_FMA 1
 #endif
 
