@@ -31,8 +31,9 @@
  *
  * Which accesses are covered. A lane's `x[i]`, with i the lane index and x
  * a view, runs for every i of a block when it sits in a statement every
- * lane reaches (the body's leading simple statements, outside the right
- * side of && and ||, a collector or a closure). One guard before the lane
+ * lane reaches (the body's leading simple statements and the condition of
+ * an if that follows them, outside the right side of && and ||, a
+ * collector or a closure). One guard before the lane
  * loop then stands for all of them -- it reports the first index of the
  * block past x's end, the index that lane would have reported -- and the
  * lanes index unchecked, so the C compiler can vectorize the loop. Which
@@ -148,6 +149,9 @@ static void cover_body(Node *body, Sym *lane, Vec *found, Arena *a)
             cover_expr(&cv, s->unary.a);
             if (s->unary.a)
                 sym_lend(cv.env, s->unary.a);
+        } else if (s->kind == N_IF) {
+            cover_expr(&cv, s->if_.cond); /* every lane tests it; its branches may not run */
+            return;
         } else {
             return;     /* what follows may not run in every lane */
         }

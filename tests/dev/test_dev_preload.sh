@@ -3,7 +3,8 @@
 # regions read their ro elements before the body, and how many lanes a thread runs. The values are
 # tests/dev/run_preload.cairn's (emulated here, on the GPU in tests/device/run.sh); this checks
 # the emitted C decides as analyze.c says: preloaded only where the element is read by every lane,
-# at a plain name equal to the lane index, from an ro parameter, in a region alone with no loop.
+# (in the leading statements or an if's condition after them), at a plain name equal to the lane
+# index, from an ro parameter, in a region alone with no loop.
 # Prints `FAIL ...` lines and `N passed, N failed, 0 skipped`.
 set -u
 cd "$(dirname "$0")/../.."
@@ -27,7 +28,12 @@ want() {   # want WHAT FILE REGION EXPECTED-PREFIX
 want "one ro f32: 4 lanes a thread" "$T/rp.c" 1 "CN_DEV_KERNEL_PRE(cn_dregion1_lane_k, struct cn_dregion1, struct cn_dregion1_pre, cn_dregion1_load, cn_dregion1_lane, 256, 4)"
 want "f32 and i32: 2 lanes" "$T/rp.c" 5 "CN_DEV_KERNEL_PRE(cn_dregion5_lane_k, struct cn_dregion5, struct cn_dregion5_pre, cn_dregion5_load, cn_dregion5_lane, 256, 2)"
 want "f64, i32 and f32: 1 lane" "$T/rp.c" 10 "CN_DEV_KERNEL_PRE(cn_dregion10_lane_k, struct cn_dregion10, struct cn_dregion10_pre, cn_dregion10_load, cn_dregion10_lane, 256, 1)"
-want "a read only under a condition is not preloaded" "$T/rp.c" 26 "CN_DEV_KERNEL(cn_dregion26_lane_k,"
+# the if's condition c[i] is read by every lane: preloaded; x[i] in a branch is read where it stands
+want "an if's condition is preloaded" "$T/rp.c" 26 "CN_DEV_KERNEL_PRE(cn_dregion26_lane_k, struct cn_dregion26, struct cn_dregion26_pre, cn_dregion26_load, cn_dregion26_lane, 256, 4)"
+n=$(sed -n '/^struct cn_dregion26_pre {/,/^};/p' "$T/rp.c" | grep -c ' p[0-9]*;')
+body=$(sed -n '/cn_dregion26_lane(/,/^}/p' "$T/rp.c")
+if [ "$n" = 1 ] && echo "$body" | grep -q 'cn_p->p0 > ' && echo "$body" | grep -q 'v_x_[0-9]*\.p\['; then
+    pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL preload: a read only under a condition is read in its branch"; fi
 # x[j] after let j = i and x[i] share one slot: the load reads one element
 n=$(sed -n '/^struct cn_dregion21_pre {/,/^};/p' "$T/rp.c" | grep -c ' p[0-9]*;')
 [ "$n" = 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL preload: x[j] and x[i] should share one slot, got $n"; }
