@@ -414,7 +414,7 @@ static inline CN_HD float cn_mat_dd_to_f32(double hi, double lo, double err, int
 
 /* The accurate path of f32: atan2(n, d) (0 < n <= d) in double-double, the
  * quadrant, rounded to f32 against the nearest midpoint. */
-static CN_MB_COLD float cn_mat_slow32(double n, double d, int swapped, int xneg)
+static CN_MB_COLD_GPU float cn_mat_slow32(double n, double d, int swapped, int xneg)
 {
     int ok;
     cn_dd r = cn_mat_quadrant_dd(cn_mat_acc(cn_mat_div(n, d)), swapped, xneg);

@@ -29,13 +29,30 @@
 #endif
 
 /* An accurate path (an f32 function's second try, for about one input in a
- * million): on the GPU a call, not inlined, so that its registers do not
- * count against the first try's: a lane's registers decide how many of its
- * blocks a multiprocessor holds, and a memory-bound map wants them all. */
+ * million): out of line, so that its code and registers stay out of the
+ * first try's. On the GPU a lane's registers decide how many of its blocks a
+ * multiprocessor holds, and a memory-bound map wants them all; on the host
+ * gcc then keeps the first try small (bench/math/run.sh: exp from 1.7x
+ * glibc's time to 1.0x, log 1.55x to 1.0x, exp2 2.3x to 1.4x; evidence/
+ * 2026-12-02-math-tanh.md). CN_MB_COLD_GPU is out of line on the GPU only:
+ * atan2's second try, which on the host measured 2.2x glibc's time out of
+ * line and 0.93x inline. */
 #ifdef __CUDA_ARCH__
 #define CN_MB_COLD __noinline__ CN_HD
+#define CN_MB_COLD_GPU __noinline__ CN_HD
+#elif defined(__GNUC__)
+#define CN_MB_COLD __attribute__((noinline, cold)) CN_HD
+#define CN_MB_COLD_GPU inline CN_HD
 #else
 #define CN_MB_COLD inline CN_HD
+#define CN_MB_COLD_GPU inline CN_HD
+#endif
+
+/* A table whose rows are read with one 16-byte load on the GPU. */
+#ifdef __cplusplus
+#define CN_MB_ALIGN16 alignas(16)
+#else
+#define CN_MB_ALIGN16 _Alignas(16)
 #endif
 
 /* ------------------------------------------------------------ bits */
@@ -171,20 +188,22 @@ static inline CN_HD double cn_mb_mad(double a, double b, double c)
 }
 
 /* a/b within 2^-52 |a/b|, for b in [1, 2^100] and |a| <= 2^100. On the
- * GPU: the float reciprocal of b rounded to float (2^-24), the hardware's
- * approximate one (rcp.approx, one instruction; within 2^-23 where the
- * correctly rounded one is within 2^-24 and takes a Newton step and a range
- * test), so d <= 2^-22.4; one Newton step in double (error d^2 + 2^-53:
- * 2^-44.7), the quotient q0 and one correction q0 + (a - q0 b) y, each
- * rounded once: the error squares again, 2^-52 is what the roundings leave.
- * CN_MATH_FIRST_FMA on the host takes the correctly rounded reciprocal, which
- * the same bound covers. On the host, the division. */
+ * GPU the reciprocal's seed y0 is the hardware's double one (rcp.approx.f64:
+ * one instruction on b's high word, and no conversions to and from float,
+ * which on the H200 cost four times a double's multiply-add); within d =
+ * 2^-14 of 1/b, which tests/device/math_agree.cu checks on every high word b
+ * can have (2^-20 from the dropped low word and at most 2^-20 from the
+ * approximation measured there). One Newton step in double (error d^2 +
+ * 2^-53: 2^-27.9), the quotient q0 and one correction q0 + (a - q0 b) y, each
+ * rounded once: the error squares again (2^-55.8), and 2^-52 is what the
+ * roundings leave. CN_MATH_FIRST_FMA and an FMA host take the float
+ * reciprocal, correctly rounded (2^-24), which the same bound covers. Without
+ * a fused multiply-add, the division. */
 static inline CN_HD double cn_mb_div_first(double a, double b)
 {
 #if defined(__CUDA_ARCH__)
-    float b32 = (float)b, y32;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y32) : "f"(b32));
-    double y = (double)y32;
+    double y;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(b));
     y = __fma_rn(y, __fma_rn(-b, y, 1.0), y);
     double q = a * y;
     return __fma_rn(__fma_rn(-q, b, a), y, q);
@@ -196,6 +215,29 @@ static inline CN_HD double cn_mb_div_first(double a, double b)
 #else
     return a / b;
 #endif
+}
+
+/* The positive normal f32 whose bits are u, times 2^s, as a double, with
+ * integer operations: the f32's 23 fraction bits go to the top of the
+ * double's 52 and its exponent field to the double's, rebased by 1023 - 127
+ * = 896 (plus s). A GPU first try's widening: on the H200 a conversion to or
+ * from double takes four times a double's multiply-add, an integer operation
+ * a quarter of one. */
+static inline CN_HD double cn_mb_widen_normal(uint32_t u, int s)
+{
+    return cn_mb_f64(((uint64_t)u << 29) + ((uint64_t)(896 + s) << 52));
+}
+
+/* v rounded to f32, for a positive v in f32's normal range whose rounding is
+ * decided (cn_mb_decided_normal), with integer operations: the 29 bits below
+ * f32's precision are then not the midpoint, so adding half a unit of f32's
+ * last place and truncating rounds to nearest (a carry into the exponent
+ * gives the next binade's first float, rightly), and the exponent is rebased
+ * by 896. Modulo 2^32 the double's exponent field, shifted past bit 31, comes
+ * out right after the subtraction. */
+static inline CN_HD float cn_mb_narrow_decided(double v)
+{
+    return cn_mb_f32((uint32_t)((cn_mb_bits64(v) + 0x10000000u) >> 29) - (896u << 23));
 }
 
 /* (a.hi + a.lo) + (b.hi + b.lo), to about 2^-104 relative. */

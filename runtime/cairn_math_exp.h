@@ -174,11 +174,14 @@ static inline CN_HD float cn_me_exp_first32(double x, int *ok)
  * above; m + 2 and the division add 2^-53 and 2^-52. The quotient is within
  * 2^-49.1 of tanh(a), which is in [2^-13, 1), f32's normal range: the test is
  * cn_mb_decided_normal's at 2^-46. T p + Tlo is normal (r is not 0 and is on
- * no grid T p could cancel), and so is its scaling. */
-static inline CN_HD float cn_me_tanh_first32(double a, int *ok)
+ * no grid T p could cancel), and so is its scaling. It takes a's f32 bits ua
+ * and widens 2a and narrows the quotient with integer operations
+ * (cn_mb_widen_normal, cn_mb_narrow_decided: a is normal here, and the
+ * narrowing is right where the test says the rounding is decided). */
+static inline CN_HD float cn_me_tanh_first32(uint32_t ua, int *ok)
 {
     int k;
-    double r = cn_me_reduce_first(2.0 * a, &k);
+    double r = cn_me_reduce_first(cn_mb_widen_normal(ua, 1), &k); /* 2a, exactly */
     int j = k & 127, e = (int)((uint32_t)k >> 7);
     double r2 = r * r;
     double p = cn_mb_mad(r2, cn_mb_mad(r2, cn_mb_mad(r, CN_ME_C5_21, CN_ME_C4_21), cn_mb_mad(r, CN_ML_EC3, 0.5)), r);
@@ -186,7 +189,7 @@ static inline CN_HD float cn_me_tanh_first32(double a, int *ok)
     double m = (cn_me_scale_first(t.hi, e) - 1.0) + cn_me_scale_first(cn_mb_mad(t.hi, p, t.lo), e);
     double q = cn_mb_div_first(m, m + 2.0);
     *ok = cn_mb_decided_normal(q);
-    return (float)q;
+    return cn_mb_narrow_decided(q);
 }
 #endif
 
@@ -491,16 +494,19 @@ static CN_MB_COLD float cn_me_tanh_slow_f32(double a)
     return cn_me_to_f32(cn_me_over_plus2(cn_me_expm1_acc(2.0 * a)), 0x1p-87);
 }
 
+/* The range tests are on |x|'s bits, integers: 0x4111999a is the first
+ * float above 9.1, 0x39000000 is 2^-13 (a NaN's bits are above inf's). */
 static inline CN_HD float cn_mr_tanh_f32(float x)
 {
-    double a = cn_mb_f32(cn_mb_bits32(x) & 0x7fffffffu); /* |x|: one instruction, where a double's takes three */
-    if (!(a < 9.1)) /* 1 - tanh(9.1) < 2^-25.2: rounds to 1; and inf */
+    uint32_t ua = cn_mb_bits32(x) & 0x7fffffffu;
+    if (!(ua < 0x4111999au)) /* 1 - tanh(9.1) < 2^-25.2: rounds to 1; and inf */
         return x != x ? cn_ml_nan32() : (x < 0 ? -1.0f : 1.0f);
-    if (a < 0x1p-13) /* tanh(x) = x - x^3/3, within a quarter ulp of x; and +-0 */
+    if (ua < 0x39000000u) /* tanh(x) = x - x^3/3, within a quarter ulp of x; and +-0 */
         return x;
     int ok;
+    double a = cn_mb_f32(ua);
 #ifdef CN_MB_FIRST_FMA
-    float f = cn_me_tanh_first32(a, &ok);
+    float f = cn_me_tanh_first32(ua, &ok);
 #else
     double m = cn_me_expm1_fast(2.0 * a), t = cn_mb_div_first(m, m + 2.0);
     float f = (float)t;

@@ -15,6 +15,8 @@ mkdir -p "$OUTDIR"
 [ -x bin/cairn ] || make >/dev/null || exit 2
 bin/cairn build --out "$OUTDIR" bench/math/kernels.cairn >"$OUTDIR/build.log" 2>&1 || { cat "$OUTDIR/build.log"; exit 2; }
 FLAGS="-std=c17 -O2 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -w"
+# cairn build adds -mfma where the CPU has FMA (src/cli/build.c host_fma): the same here
+if [ "${CAIRN_HOST_FMA:-1}" != 0 ] && grep -qw fma /proc/cpuinfo 2>/dev/null && [ "$(uname -m)" = x86_64 ]; then FLAGS="$FLAGS -mfma"; fi
 # shellcheck disable=SC2086
 $CC $FLAGS -Iruntime -I"$OUTDIR" -o "$OUTDIR/harness" bench/math/harness.c -lm -pthread || exit 2
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs online; $($CC --version | head -1)"

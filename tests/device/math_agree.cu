@@ -9,6 +9,8 @@
 //       results compared bit for bit (NaNs too: every NaN result is the one quiet NaN), element by
 //       element; the first differences are printed. Where an f32 hash differs, every input is
 //       compared to name the first differing ones.
+//   rcp.approx.ftz.f64, the GPU division's seed: its error on every high word, against the bound
+//       cn_mb_div_first's analysis assumes.
 // Prints one line per function and the usual `N passed, N failed, 0 skipped`.
 #include "cairn_math.h"
 #include <chrono>
@@ -115,6 +117,41 @@ F64_ONE(K64_1)
 F64_TWO(K64_2)
 
 static int passed, failed;
+
+// The seed of cn_mb_div_first on the GPU, rcp.approx.ftz.f64, reads only b's high word (sign,
+// exponent, 20 fraction bits). Its error bound is the analysis's assumption (2^-14 of 1/b), so it is
+// measured here for every high word of a b in [1, 2^100]: for each, both ends of the b's that share
+// it, |y b - 1| with one rounding (fma), and the largest over all as an ordered 64-bit pattern.
+__global__ void k_rcp64(unsigned long long *worst)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x, n = 100ull << 20;
+    unsigned long long m = 0;
+    for (uint64_t w = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; w < n; w += stride) {
+        uint64_t hw = (1023ull << 20) + w;  // exponents 0 to 99, every 20-bit fraction
+        double b = cn_mb_f64(hw << 32), b1 = cn_mb_f64((hw + 1) << 32), y;
+        asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(b));
+        double e = fmax(fabs(__fma_rn(y, b, -1.0)), fabs(__fma_rn(y, b1, -1.0)));
+        unsigned long long u = (unsigned long long)cn_mb_bits64(e);
+        m = u > m ? u : m;
+    }
+    atomicMax(worst, m);
+}
+
+static void rcp64_bound(void)
+{
+    unsigned long long *d, worst = 0;
+    cudaMalloc(&d, 8);
+    cudaMemset(d, 0, 8);
+    k_rcp64<<<132 * 8, 256>>>(d);
+    cudaError_t e = cudaMemcpy(&worst, d, 8, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    double w = cn_mb_f64(worst);
+    bool ok = e == cudaSuccess && w <= 0x1p-14;
+    printf("%s rcp64: rcp.approx.ftz.f64 on every high word of b in [1, 2^100): |y b - 1| <= %a "
+           "(2^%.2f), the bound assumed 2^-14%s%s\n", ok ? "PASS" : "FAIL", w, log2(w),
+           e == cudaSuccess ? "" : ": ", e == cudaSuccess ? "" : cudaGetErrorString(e));
+    ok ? passed++ : failed++;
+}
 
 // Each differing input: how many, how many of them NaN on both sides, and the first few.
 static void diff32(const char *name, void (*kernel)(uint64_t, uint32_t *, uint64_t), uint32_t (*h)(uint32_t))
@@ -239,6 +276,7 @@ static void agree64(const char *name, void (*kernel)(const double *, const doubl
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;   // one function's name: run only it
+    rcp64_bound();
 #define RUN1(F) if (!only || !strcmp(only, #F)) { int f0 = failed; agree32(#F, k32_##F, h32_##F, 1ull << 32); \
         if (failed > f0) diff32(#F, kd_##F, hd_##F); }
 #define RUN2(F) if (!only || !strcmp(only, #F)) agree32(#F, k32_##F, h32_##F, NPAIRS);
