@@ -266,6 +266,19 @@ static inline CN_HD cn_dd cn_mb_dd_mul_d(cn_dd a, double d)
     return cn_mb_fast_two_sum(p.hi, p.lo);
 }
 
+/* Whether every real within 2^-42 |v| of v rounds to the same float as v,
+ * for a v in f32's normal range (or 0), with integers: cn_mb_decided_normal's
+ * test with a window 2^4 times as wide. 2^-42 |v| is at most 2^11 units of
+ * the last of the 29 bits below f32's precision, so v is decided unless those
+ * bits are within 2^12 of the midpoint 2^28. The test of a first try whose
+ * bound is looser than 2^-46 (pow's: log(x)'s error times y). */
+#ifdef CN_MB_FIRST_FMA
+static inline CN_HD int cn_mb_decided_normal_42(double v)
+{
+    return (uint32_t)(((uint32_t)cn_mb_bits64(v) & 0x1fffffffu) - 0x0ffff000u) > 0x2000u;
+}
+#endif
+
 /* ------------------------------------------------------------ rounding to f32 */
 
 /* Whether every real within err of y (err >= 0) rounds to the same float as

@@ -232,6 +232,34 @@ static inline CN_HD float cn_me_exp2_fast32(double x, int *ok)
     return (float)v;
 }
 
+#ifdef CN_MB_FIRST_FMA
+/* 2^x rounded to f32 for an f32 x in [-126, 128), the FMA first try (the
+ * second half of f32 pow's, cn_ml_pow_first32, which has the details): x =
+ * kk/128 + r0 with kk = round(128 x) the low word of 1.5*2^52 + 128 x (128 x
+ * exact) and r0 = x - kk/128 exact (|r0| <= 2^-8: x itself for kk = 0, else a
+ * multiple of 2^-31), 2^x = 2^e 2^(j/128) 2^r0 with 2^r0 - 1 the degree-4
+ * series p in r0 (CN_ML_X2C*, the first term r0 log(2) off the critical path).
+ * The remainder (2^-49.5), the coefficients (2^-63.2), p's roundings
+ * (2^-60.4), the table's high part and v's rounding (2^-53 each) leave v
+ * within 2^-49.29 of 2^(j/128) 2^r0: below 2^-46, cn_mb_decided_normal's
+ * bound. An integer x gives r0 = 0, j = 0, p = 0, v = 1 and 2^x exactly. The
+ * result is (float)v with e = (kk - j)/128 added to its exponent field: on
+ * [-126, 128) that is the product, a normal float, as in pow (e = -126 with
+ * j = 0 only at kk = -16128, where r0 = x + 126 >= 0 and v >= 1; e = 128
+ * only at kk = 16384, where r0 <= -2^-17 and (float)v < 1). */
+static inline CN_HD float cn_me_exp2_first32(double x, int *ok)
+{
+    double t = cn_mb_mad(x, 128.0, 0x1.8p52);
+    uint32_t kk = (uint32_t)cn_mb_bits64(t);
+    double r0 = cn_mb_mad(t - 0x1.8p52, -0x1p-7, x), r2 = r0 * r0;
+    double p = cn_mb_mad(r2, cn_mb_mad(r2, CN_ML_X2C4, cn_mb_mad(r0, CN_ML_X2C3, CN_ML_X2C2)), r0 * CN_ML_LN2);
+    double tj = cn_ml_exp_row((int)(kk & 127)).hi;
+    double y = cn_mb_mad(tj, p, tj);
+    *ok = cn_mb_decided_normal(y);
+    return cn_mb_f32(cn_mb_bits32((float)y) + ((kk & ~127u) << 16)); /* times 2^e, e = (kk - j)/128 */
+}
+#endif
+
 /* expm1(x) in double for an f32-sized x (2x of an f32 too), -18 < x < 89:
  * (2^e T - 1) + 2^e (T p + Tlo). x - kd*L1 is exact (both are multiples of
  * 2^-42 once kd != 0), the first difference is exact when it cancels
@@ -430,6 +458,15 @@ static CN_MB_COLD float cn_me_exp2_slow_f32(double x)
 static inline CN_HD float cn_mr_exp2_f32(float x)
 {
     double xd = x;
+#ifdef CN_MB_FIRST_FMA
+    if (x >= -126.0f && x < 128.0f) {
+        int ok;
+        float f = cn_me_exp2_first32(xd, &ok);
+        return ok ? f : cn_me_exp2_slow_f32(xd);
+    }
+    if (x != x) /* the one quiet NaN (see the end) */
+        return cn_ml_nan32();
+#endif
     if (!(xd < 128.0))
         return x != x ? x + x : cn_me_inf32();
     if (xd <= -150.0)
@@ -536,7 +573,11 @@ static inline CN_HD double cn_mr_tanh_f64(double x)
  * two instructions fewer in a device map (tests/math/test_math_nan.sh holds them to it). */
 static inline CN_HD float cn_math_exp_f32(float x) { return cn_mr_exp_f32(x); }
 static inline CN_HD double cn_math_exp_f64(double x) { return cn_mb_canon64(cn_mr_exp_f64(x)); }
+#ifdef CN_MB_FIRST_FMA /* f32 exp2 with its FMA first try returns the quiet NaN in cn_mr_exp2_f32 */
+static inline CN_HD float cn_math_exp2_f32(float x) { return cn_mr_exp2_f32(x); }
+#else
 static inline CN_HD float cn_math_exp2_f32(float x) { return cn_mb_canon32(cn_mr_exp2_f32(x)); }
+#endif
 static inline CN_HD double cn_math_exp2_f64(double x) { return cn_mb_canon64(cn_mr_exp2_f64(x)); }
 static inline CN_HD float cn_math_expm1_f32(float x) { return cn_mb_canon32(cn_mr_expm1_f32(x)); }
 static inline CN_HD double cn_math_expm1_f64(double x) { return cn_mb_canon64(cn_mr_expm1_f64(x)); }

@@ -26,6 +26,8 @@
  *  - fast (f32 only): in double, r exact (24-bit m times 24-bit invc), a
  *    degree-7 series, relative error below 2^-49 (2^-45 is the bound used);
  *    f32 log1p's first try is the same at u = 1 + x (cn_ml_log1p_first);
+ *    under CN_MB_FIRST_FMA log2's (cn_ml_log2_first32) takes the series in
+ *    Estrin form and 1/log(2) in two multiply-adds: 2^-50.03, tested at 2^-46;
  *  - mid (f64): r exact as a double-double (the
  *    exact product cn_mb_two_prod), r and r^2/2 as double-doubles, the rest of
  *    the series in double, all sums error-free: relative error below 2^-66,
@@ -53,10 +55,11 @@
  * Horner form: about 2^-100 relative in all, so the f64 result, rounded once
  * (on the subnormals' grid below 2^-1022, cn_ml_scale), is within
  * 0.5 + 2^-40 ulp. f32 pow tries a fast path first (log and exp in double:
- * 2^-41.9, bound used 2^-40), then the accurate one tested against
- * the nearest midpoint (bound used 2^-90); what is still undecided must be an
- * exact midpoint, x^y = P 2^J with P < 2^25 (e.g. (1 + 2^-12)^2, 14641^1.75 =
- * 11^7), which cn_ml_pow_exact32 finds with integers and rounds ties to even.
+ * 2^-41.9, bound used 2^-40; under CN_MB_FIRST_FMA cn_ml_pow_first32, 2^t
+ * with t = y log2(x): 2^-43.3, bound used 2^-42), then the accurate one
+ * tested against the nearest midpoint (bound used 2^-90); what is still
+ * undecided must be an exact midpoint, x^y = P 2^J with P < 2^25 (e.g.
+ * (1 + 2^-12)^2, 14641^1.75 = 11^7), which cn_ml_pow_exact32 finds with integers and rounds ties to even.
  * A pair whose true value lies within 2^-90 of a midpoint without being one
  * would be left to the accurate path's nearest guess; 2^64 pairs cannot be
  * enumerated, so that none exists is argued (about 2^61 meaningful pairs times
@@ -113,6 +116,10 @@
 #define CN_ML_LC15_LO 0x1.1111111111111p-60
 #define CN_ML_LC16 -0x1p-4
 #define CN_ML_LC16_LO 0x0p+0
+/* 2^r = 1 + sum of (log(2) r)^n/n!: the FMA first try of f32 pow (n = 1 is CN_ML_LN2) */
+#define CN_ML_X2C2 0x1.ebfbdff82c58fp-3
+#define CN_ML_X2C3 0x1.c6b08d704a0cp-5
+#define CN_ML_X2C4 0x1.3b2ab6fba4e77p-7
 /* the GPU's first try of f32 log: coefficients it may take to 21 bits (immediates there) */
 #define CN_ML_LC5_21 0x1.9999ap-3
 #define CN_ML_LC6_21 -0x1.55555p-3
@@ -364,6 +371,70 @@ static inline CN_HD float cn_ml_log_first32(uint32_t u, int *ok)
     *ok = cn_mb_decided_normal(y);
     return (float)y;
 }
+
+/* The FMA first tries of log2 and pow: x a normal positive f32 given by its
+ * bits, reduced as cn_ml_rest_fast32 does (the same k, row and r = m*invc - 1,
+ * exact); *k gets k and *thi the row's T.hi. Their analyses write rest =
+ * T + log1p(r) = log(x) - k log(2) for the exact values and use, from
+ * tools/gen_math_first_fma.c (every row's interval of m at 400 bits): rows 0
+ * and 127 have T = 0 and |r| < 2^-7; the others |r| <= 2^-8 and, relative to
+ * |rest| (which keeps its sign on the row), |r| <= 0.502, |T| <= 1.502 and
+ * |log1p(r)| <= 0.503 of it; |T.hi - T| <= 2^-53 |T| (a double-double row). */
+static inline CN_HD double cn_ml_reduce_first32(uint32_t u, int *k, double *thi)
+{
+    int i = (int)((u >> 16) & 127);
+    double invc;
+    cn_dd t;
+    *k = (int)(u >> 23) - 127 + (i >> 6);
+    cn_ml_log_row(i, &invc, &t);
+    *thi = t.hi;
+    double m = cn_mb_f64((uint64_t)(u & 0x7fffffu) << 29 | 0x3ff0000000000000ULL);
+    return cn_mb_mad(m, invc, -1.0);
+}
+
+/* log1p(r) for |r| < 2^-7, the series to r^7 in Estrin form (three levels of
+ * multiply-adds where Horner takes six), r^5 to r^7's coefficients to 21 bits
+ * (immediates on the GPU). Its error E_s, relative to |r| (tools/
+ * gen_math_first_fma.c for the first two): the series' remainder
+ * |r|^7/(8 (1 - |r|)), 2^-51.98 (2^-58.98 for |r| <= 2^-8); the coefficients'
+ * errors, 2^-52.3 (2^-56.3); the roundings: a, b, c, the two inner
+ * multiply-adds (all below 0.51 in magnitude) and r^2 leave the bracket within
+ * 2^-53 * 1.01 of its value, which r^2 <= 2^-14 |r| makes 2^-59.4 |r|, and the
+ * last multiply-add 2^-53 |r| (1 + 2^-8). E_s <= 2^-50.77 for |r| < 2^-7 and
+ * 2^-52.82 for |r| <= 2^-8. */
+static inline CN_HD double cn_ml_log1p_estrin(double r)
+{
+    double r2 = r * r;
+    double a = cn_mb_mad(r, CN_ML_LC3, CN_ML_LC2), b = cn_mb_mad(r, CN_ML_LC5_21, CN_ML_LC4);
+    double c = cn_mb_mad(r, CN_ML_LC7_21, CN_ML_LC6_21);
+    return cn_mb_mad(r2, cn_mb_mad(r2, cn_mb_mad(r2, c, b), a), r);
+}
+
+/* log2(x) rounded to f32 for a normal positive f32 x given by its bits, the
+ * FMA first try: y = (k + T.hi/log(2)) + log1p(r)/log(2), two multiply-adds
+ * after the series s (cn_ml_log1p_estrin), A = T.hi L + k and y = s L + A,
+ * L = CN_ML_INVLN2_HI = (1 + d)/log(2), |d| <= 2^-55.9. Against log2(x) = k +
+ * rest/log(2), before y's own rounding: s L + A - log2(x) = L (s - log1p(r))
+ * + L (T.hi - T) + d (T + log1p(r))/log(2) + A's rounding. Rows 0 and 127
+ * (T = 0, so A = k exactly): |r| <= |log1p(r)| (1 + 2^-7.9), so the error is
+ * (E_s (1 + 2^-7.9) + 2^-55.9) |rest/log(2)| <= 2^-50.73 |rest/log(2)|. The
+ * other rows: (E_s 0.502 + 2^-53 1.502 + 2^-55.9) |rest/log(2)| <= 2^-51.86
+ * |rest/log(2)|, plus 2^-53 |A| with |A| <= |log2(x)| + 0.503 |rest/log(2)|.
+ * And |rest/log(2)| <= M |log2(x)|, M = 1 for k = 0 and 1.4095 otherwise
+ * (k = -1, m -> 1.5: log2(1.5) / (1 - log2(1.5)); tools/
+ * gen_math_first_fma.c). With y's rounding, y is within 2^-50.03 |log2(x)|
+ * of log2(x) on rows 0 and 127 and within 2^-50.46 on the others: below
+ * 2^-46, cn_mb_decided_normal's bound, with log2(x) 0 (x = 1: r = 0, T = 0,
+ * k = 0, y = +0 exactly; x = 2^k: y = k) or in f32's normal range (|log2(x)|
+ * >= log2(1 + 2^-23) > 2^-24). */
+static inline CN_HD float cn_ml_log2_first32(uint32_t u, int *ok)
+{
+    int k;
+    double thi, r = cn_ml_reduce_first32(u, &k, &thi);
+    double y = cn_mb_mad(cn_ml_log1p_estrin(r), CN_ML_INVLN2_HI, cn_mb_mad(thi, CN_ML_INVLN2_HI, (double)k));
+    *ok = cn_mb_decided_normal(y);
+    return (float)y;
+}
 #endif
 
 /* ------------------------------------------------------------ the mid path (about 2^-66) */
@@ -609,10 +680,21 @@ static inline CN_HD float cn_mr_log2_f32(float x)
     uint32_t u = cn_mb_bits32(x);
     int k;
     if (u - 0x00800000u < 0x7f000000u) {
+#ifdef CN_MB_FIRST_FMA
+        int ok;
+        float f = cn_ml_log2_first32(u, &ok);
+        return ok ? f : cn_ml_log2_slow_f32(xd);
+#else
         rest = cn_ml_rest_fast32(u, &k);
+#endif
     } else {
+#ifdef CN_MB_FIRST_FMA
+        if (cn_ml_log_special(xd, &s)) /* the only NaNs: the one quiet NaN (see the end) */
+            return cn_mb_canon32((float)s);
+#else
         if (cn_ml_log_special(xd, &s))
             return (float)s;
+#endif
         rest = cn_ml_rest_fast(xd, &k);
     }
     double y = k + rest * CN_ML_INVLN2_HI;
@@ -1075,14 +1157,97 @@ static inline CN_HD float cn_ml_pow_mag32(double ax, double y)
     return f;
 }
 
+#ifdef CN_MB_FIRST_FMA
+/* |x|^y rounded to f32 for a normal positive f32 x given by its bits and a
+ * finite f32 y, the FMA first try: t = y log2(x) = k y + (T.hi + log1p(r)) yl
+ * with yl = y/log(2), then 2^t = 2^e 2^(j/128) 2^r0, t = kk/128 + r0; *ok = 0
+ * where it does not decide, or where t is outside [-126, 128).
+ *
+ * t. yl = fl(y L) (L as in cn_ml_log2_first32: yl within 2^-52.81 of
+ * y/log(2), relative), k y exact (|k| <= 128 and y has 24 bits), B = T.hi yl
+ * + k y and t = s yl + B in two multiply-adds. Against t* = y log2(x), before t's own
+ * rounding: yl (s - log1p(r)) + yl (T.hi - T) + (yl - y/log(2)) rest + B's
+ * rounding. Rows 0 and 127 (T = 0: B = k y exactly): (E_s (1 + 2^-7.9) +
+ * 2^-52.81) |y rest/log(2)| <= 2^-50.45 |y rest/log(2)|; the others: (E_s
+ * 0.502 + 2^-53 1.502 + 2^-52.81) |y rest/log(2)| <= 2^-51.32 |y rest/log(2)|,
+ * plus 2^-53 |B| with |B| <= |t*| + 0.503 |y rest/log(2)|. With |y
+ * rest/log(2)| <= M |t*| (M = 1.4095, as in log2) and t's rounding: |t - t*|
+ * <= 2^-49.79 |t*| on rows 0 and 127 and 2^-50.14 |t*| on the others. With
+ * |t| < 128 (the test), |t*| < 128 (1 + 2^-49.7) and |t - t*| <= 2^-42.79,
+ * so 2^t is within 2^-43.32 (log(2) 2^-42.79, to first order; the second is
+ * far below) of 2^t* relative.
+ *
+ * 2^t. The low word of tk = 1.5*2^52 + 128 t (128 t exact, the sum rounded
+ * to an integer) is kk = round(128 t), so |r0| <= 2^-8, and r0 = t - kk/128
+ * is exact (for kk != 0, |t| > 2^-8: r0 is a multiple of 2^-61 below 2^-8).
+ * p = r0 log(2) + r0^2 (X2C2 + r0 X2C3 + r0^2 X2C4) is 2^r0 - 1 to within
+ * the series' remainder 2^-49.5 and the coefficients' 2^-63.2 (relative to
+ * 2^r0; tools/gen_math_first_fma.c) and its roundings' 2^-60.4 (each below
+ * 2^-53 of |p| <= 2^-8.52 or of a bracket below 0.25 times r0^2 <= 2^-16);
+ * T.hi of the row (2^-53) and v's rounding (2^-53): v is within 2^-49.29 of
+ * 2^(j/128) 2^r0 relative. In all |v 2^e - x^y| <= 2^-43.3 |x^y|, below
+ * 2^-42: cn_mb_decided_normal_42's bound.
+ *
+ * The result. (float)v is in [0.997, 2] and e = (kk - j)/128 in [-126, 128]
+ * is added to its exponent field (((kk & ~127) << 16) is e << 23 modulo
+ * 2^32). That is the product with 2^e, rounded as v is, wherever it is a
+ * normal float: e = -126 means kk >= -16128, with j = 0 only at kk = -16128,
+ * where r0 = t + 126 >= 0 and v >= 1 (p >= 0), else T >= 2^(1/128) and v >
+ * 1.002; e = 128 means kk = 16384, j = 0 and v < 1, so (float)v is below 1
+ * (a finite result) or 1 (the bits of +inf: every real within the bound of
+ * v rounds to 2^128 then, and so overflows). y = 0 gives t = 0 and v = 1,
+ * x = 1 gives r = 0, T = 0, k = 0 and the same: 1 (C's pow(x, 0) and
+ * pow(1, y)). An exact x^y that is a float is decided (its v is not near a
+ * midpoint); one that is a midpoint is not, and goes to the second try
+ * (cn_ml_pow_exact32). */
+static inline CN_HD float cn_ml_pow_first32(uint32_t ux, double y, int *ok)
+{
+    int k;
+    double thi, r = cn_ml_reduce_first32(ux, &k, &thi), yl = y * CN_ML_INVLN2_HI;
+    double t = cn_mb_mad(cn_ml_log1p_estrin(r), yl, cn_mb_mad(thi, yl, k * y));
+    double tk = cn_mb_mad(t, 128.0, 0x1.8p52); /* 1.5*2^52 + kk: kk is the low word */
+    uint32_t kk = (uint32_t)cn_mb_bits64(tk);
+    double r0 = cn_mb_mad(tk - 0x1.8p52, -0x1p-7, t), r2 = r0 * r0;
+    double p = cn_mb_mad(r2, cn_mb_mad(r2, CN_ML_X2C4, cn_mb_mad(r0, CN_ML_X2C3, CN_ML_X2C2)), r0 * CN_ML_LN2);
+    double tj = cn_ml_exp_row((int)(kk & 127)).hi;
+    double v = cn_mb_mad(tj, p, tj);
+    *ok = (t >= -126.0) & (t < 128.0) & cn_mb_decided_normal_42(v);
+    return cn_mb_f32(cn_mb_bits32((float)v) + ((kk & ~127u) << 16)); /* times 2^e, e = (kk - j)/128 */
+}
+
+/* Everything the FMA first try leaves, as the plain form does it: the special
+ * cases (NaN results the one quiet NaN: see the end), x < 0 or subnormal,
+ * results outside f32's normal range, and the undecided. */
+static CN_MB_COLD float cn_ml_pow_slow_f32(float x, float y)
+{
+    double s;
+    int neg;
+    if (cn_ml_pow_special(x, y, &s, &neg))
+        return cn_mb_canon32((float)s);
+    float r = cn_ml_pow_mag32(cn_ml_abs(x), y);
+    return neg ? -r : r;
+}
+#endif
+
 static inline CN_HD float cn_mr_pow_f32(float x, float y)
 {
+#ifdef CN_MB_FIRST_FMA
+    uint32_t ux = cn_mb_bits32(x);
+    if (ux - 0x00800000u < 0x7f000000u && (cn_mb_bits32(y) & 0x7fffffffu) < 0x7f800000u) {
+        int ok;
+        float f = cn_ml_pow_first32(ux, y, &ok);
+        if (ok)
+            return f;
+    }
+    return cn_ml_pow_slow_f32(x, y);
+#else
     double s;
     int neg;
     if (cn_ml_pow_special(x, y, &s, &neg))
         return (float)s;
     float r = cn_ml_pow_mag32(cn_ml_abs(x), y);
     return neg ? -r : r;
+#endif
 }
 
 
@@ -1090,11 +1255,19 @@ static inline CN_HD float cn_mr_pow_f32(float x, float y)
  * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
 static inline CN_HD float cn_math_log_f32(float x) { return cn_mr_log_f32(x); }
 static inline CN_HD double cn_math_log_f64(double x) { return cn_mb_canon64(cn_mr_log_f64(x)); }
+#ifdef CN_MB_FIRST_FMA /* f32 log2 and pow with FMA first tries make their NaNs canonical where they arise */
+static inline CN_HD float cn_math_log2_f32(float x) { return cn_mr_log2_f32(x); }
+#else
 static inline CN_HD float cn_math_log2_f32(float x) { return cn_mb_canon32(cn_mr_log2_f32(x)); }
+#endif
 static inline CN_HD double cn_math_log2_f64(double x) { return cn_mb_canon64(cn_mr_log2_f64(x)); }
 static inline CN_HD float cn_math_log1p_f32(float x) { return cn_mb_canon32(cn_mr_log1p_f32(x)); }
 static inline CN_HD double cn_math_log1p_f64(double x) { return cn_mb_canon64(cn_mr_log1p_f64(x)); }
 static inline CN_HD double cn_math_pow_f64(double x, double y) { return cn_mb_canon64(cn_mr_pow_f64(x, y)); }
+#ifdef CN_MB_FIRST_FMA
+static inline CN_HD float cn_math_pow_f32(float x, float y) { return cn_mr_pow_f32(x, y); }
+#else
 static inline CN_HD float cn_math_pow_f32(float x, float y) { return cn_mb_canon32(cn_mr_pow_f32(x, y)); }
+#endif
 
 #endif

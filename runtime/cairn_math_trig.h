@@ -44,7 +44,11 @@
  * to f32 with the double-double's low part deciding a tie of its high part.
  * Nonzero sin x and cos x are never a float or a midpoint (Lindemann), and
  * every f32 input is within reach of that precision: checked on all 2^32
- * inputs (check_trig --exhaustive).
+ * inputs (check_trig --exhaustive). Under CN_MB_FIRST_FMA (cairn_math_base.h)
+ * the first try is cn_mt_first32's instead: Cody-Waite in three
+ * multiply-adds, one seven-term series (sin's or cos's, picked by the
+ * quadrant, not both) in Estrin form, and cn_mb_decided_normal's test at
+ * 2^-46 (its error: 2^-50.7 for sin, 2^-48.89 for cos).
  *
  * Special values: sin(+-0) = +-0, cos(+-0) = 1, sin and cos of +-inf or
  * NaN are NaN. Small arguments return x (sin) or 1 (cos) directly, which is
@@ -416,9 +420,125 @@ static inline CN_HD double cn_mt_reduce_f32(double x, int *q)
     return ((x - k * CN_MT_PIO2_1) - k * CN_MT_PIO2_2) - k * CN_MT_PIO2_3;
 }
 
+#ifdef CN_MB_FIRST_FMA
+#ifdef __cplusplus
+#define CN_MT_ALIGN128 alignas(128)
+#else
+#define CN_MT_ALIGN128 _Alignas(128)
+#endif
+
+/* The FMA first try's coefficients: row 0 sin's past r, (-1)^j / (2j+1)!,
+ * j = 1 .. 7; row 1 cos's past 1, (-1)^j / (2j)!, j = 1 .. 7 (one 128-byte
+ * line with the padding). */
+static inline CN_HD const double *cn_mt_first_coefs(int odd)
+{
+    CN_MT_ALIGN128 static const double c[2][8] = {
+        {
+            -0x1.5555555555555p-3, /* -1/3! */
+            0x1.1111111111111p-7, /* 1/5! */
+            -0x1.a01a01a01a01ap-13, /* -1/7! */
+            0x1.71de3a556c734p-19, /* 1/9! */
+            -0x1.ae64567f544e4p-26, /* -1/11! */
+            0x1.6124613a86d09p-33, /* 1/13! */
+            -0x1.ae7f3e733b81fp-41, /* -1/15! */
+            0.0,
+        },
+        {
+            -0x1p-1, /* -1/2! */
+            0x1.5555555555555p-5, /* 1/4! */
+            -0x1.6c16c16c16c17p-10, /* -1/6! */
+            0x1.a01a01a01a01ap-16, /* 1/8! */
+            -0x1.27e4fb7789f5cp-22, /* -1/10! */
+            0x1.1eed8eff8d898p-29, /* 1/12! */
+            -0x1.93974a8c07c9dp-37, /* -1/14! */
+            0.0,
+        },
+    };
+    return c[odd];
+}
+
+/* +-sin r (q even) or +-cos r (q odd), the sign - for q & 2, rounded to f32,
+ * the FMA first try: y = v + (v z) P(z), z = r^2, v = +-r or +-1 and P the row
+ * of cn_mt_first_coefs that q picks, in Estrin form: one series evaluated,
+ * picked by a load's index and a bit mask, not a branch (the quadrant of a
+ * random argument is random). r is within 2^-51.65 |r| of the reduced
+ * argument r* (cn_mt_first32), |r|, |r*| <= R = pi/4 + 2^-30. The numbers
+ * below are tools/gen_math_first_fma.c's.
+ *
+ * sin (v = +-r): |sin r - sin r*| <= |r - r*|; v z = r^3 to 2^-52, times
+ * |P| <= 1/6 and r^2 <= 0.617: 2^-53 0.206 |r|; P's roundings (the Estrin
+ * brackets: the last two within 2^-53 of |P| <= 0.167 each, the rest far
+ * smaller), z's through P (2^-60), and the coefficients' errors (2^-56.57)
+ * times |r|^3: 2^-53 0.263 |r|; the series' first dropped term r^17/17! <=
+ * 2^-53.76 |sin r|; y's rounding 2^-53. With |r| <= 1.1108 |sin r|, y is
+ * within 2^-50.7 |sin r*| of sin r*.
+ *
+ * cos (v = +-1, v z = +-z exactly): |cos r - cos r*| <= sin(R) |r - r*| <=
+ * 2^-53 1.11; z's rounding times |P| <= 1/2: 2^-53 0.31; P's roundings times
+ * z (within 2^-53 of |P| twice): 2^-53 0.62; the coefficients' errors (2^-59.26)
+ * and P's slope: 2^-53 0.03; the dropped r^16/16! <= 2^-49.82; y's rounding
+ * 2^-53: 2^-53 12.2 in all, which cos r* >= cos R = 0.7071 makes 2^-48.89
+ * relative.
+ *
+ * Both are below 2^-46, cn_mb_decided_normal's bound, and y is in f32's
+ * normal range: |y| >= 0.9 |r| >= 2^-30.2 (the test |r| >= 2^-30, which also
+ * makes the reduction's absolute 2^-83.86 relative) or |y| > 0.7. */
+static inline CN_HD float cn_mt_first_eval(double r, uint32_t q, int *ok)
+{
+    const double *c = cn_mt_first_coefs((int)(q & 1));
+    uint64_t odd = (uint64_t)0 - (uint64_t)(q & 1);
+    double v = cn_mb_f64(((cn_mb_bits64(r) & ~odd) | (0x3ff0000000000000ULL & odd)) ^ ((uint64_t)(q & 2) << 62));
+    double z = r * r, z2 = z * z;
+    double e0 = cn_mb_mad(z, c[1], c[0]), e1 = cn_mb_mad(z, c[3], c[2]);
+    double e2 = cn_mb_mad(z2, c[6], cn_mb_mad(z, c[5], c[4]));
+    double y = cn_mb_mad(v * z, cn_mb_mad(z2, cn_mb_mad(z2, e2, e1), e0), v);
+    *ok = cn_mb_decided_normal(y) & (cn_mt_abs(r) >= 0x1p-30);
+    return (float)y;
+}
+
+/* sin (shift 0) or cos (shift 1) of a float x, |x| >= 2^-12 and finite,
+ * the FMA first try: x = q pi/2 + r*, then cn_mt_first_eval. Below 2^20
+ * Cody-Waite in three multiply-adds: 1.5*2^52 + x INV_PIO2, rounded once,
+ * holds k = the integer nearest x INV_PIO2 (its low word gives q = k mod 4),
+ * which moves x 2/pi by at most 2^-34.49, so |r*| <= pi/4 + 2^-33.8 < R; |k|
+ * <= 2^19.35, so k P1, k P2 and k P3 are exact, x - k P1 is exact (multiples
+ * of 2^-32 below 1; for k = 0 r = x), t2 = that - k P2 and r = t2 - k P3 are
+ * rounded once each (2^-53 |t2| and 2^-53 |r|, |t2| <= |r| + 2^-49.39), and
+ * k (pi/2 - P1 - P2 - P3) <= 2^-83.86 is left out: |r - r*| <= 2^-52 |r| +
+ * 2^-83.86, within 2^-51.65 |r| for |r| >= 2^-30 (cn_mt_first_eval's test).
+ * From 2^20, Payne-Hanek (cn_mt_reduce_big: 2^-70 relative) and its high
+ * part: within 2^-52.9 |r|. tools/gen_math_first_fma.c derives the bounds. */
+static inline CN_HD float cn_mt_first32(float x, int shift, int *ok)
+{
+    double xd = x, r;
+    uint32_t q;
+    if (cn_mt_abs(xd) < 0x1p20) {
+        double kb = cn_mb_mad(xd, CN_MT_INV_PIO2, 0x1.8p52), k = kb - 0x1.8p52;
+        q = (uint32_t)cn_mb_bits64(kb);
+        r = cn_mb_mad(-k, CN_MT_PIO2_3, cn_mb_mad(-k, CN_MT_PIO2_2, cn_mb_mad(-k, CN_MT_PIO2_1, xd)));
+    } else {
+        cn_mt_red red = cn_mt_reduce_big(xd);
+        r = red.r.hi;
+        q = (uint32_t)red.q;
+    }
+    return cn_mt_first_eval(r, q + (uint32_t)shift, ok);
+}
+
+/* The second try: the double-double reduction and series. */
+static CN_MB_COLD float cn_mt_trig_slow_f32(double xd, int shift)
+{
+    return cn_mt_dd_to_f32(cn_mt_eval_dd(cn_mt_reduce(xd), shift));
+}
+#endif
+
 /* sin or cos of a float x, |x| >= 2^-12 and finite, correctly rounded. */
 static inline CN_HD float cn_mt_trig_f32(float x, int shift)
 {
+#ifdef CN_MB_FIRST_FMA
+    int ok;
+    float f = cn_mt_first32(x, shift, &ok);
+    return ok ? f : cn_mt_trig_slow_f32(x, shift);
+#else
     double xd = x, ax = cn_mt_abs(xd), r = xd, slack = 0.0;
     int q = 0;
     if (ax >= 0x1p20) {
@@ -433,13 +553,19 @@ static inline CN_HD float cn_mt_trig_f32(float x, int shift)
     if (cn_mb_rounds_same(y, cn_mt_abs(y) * 0x1p-48 + slack))
         return (float)y;
     return cn_mt_dd_to_f32(cn_mt_eval_dd(cn_mt_reduce(xd), shift));
+#endif
 }
 
 static inline CN_HD float cn_mr_sin_f32(float x)
 {
     uint32_t a = cn_mb_bits32(x) & 0x7fffffffu;
+#ifdef CN_MB_FIRST_FMA
+    if (a >= 0x7f800000u) /* inf or NaN: the one quiet NaN (see the end) */
+        return cn_mb_f32(0x7fc00000u);
+#else
     if (a >= 0x7f800000u) /* inf or NaN: NaN */
         return x - x;
+#endif
     if (a < 0x39800000u) /* |x| < 2^-12: x^3/6 is under a quarter ulp of x */
         return x;
     return cn_mt_trig_f32(x, 0);
@@ -448,8 +574,13 @@ static inline CN_HD float cn_mr_sin_f32(float x)
 static inline CN_HD float cn_mr_cos_f32(float x)
 {
     uint32_t a = cn_mb_bits32(x) & 0x7fffffffu;
+#ifdef CN_MB_FIRST_FMA
+    if (a >= 0x7f800000u)
+        return cn_mb_f32(0x7fc00000u);
+#else
     if (a >= 0x7f800000u)
         return x - x;
+#endif
     if (a < 0x39800000u) /* |x| < 2^-12: 1 - x^2/2 rounds to 1 */
         return 1.0f;
     return cn_mt_trig_f32(x, 1);
@@ -478,8 +609,15 @@ static inline CN_HD double cn_mr_cos_f64(double x)
 
 /* The public names: every NaN result is the one quiet NaN (cn_mb_canon32/64), so that NaN bits
  * agree too (x86 keeps an input NaN's payload and makes 0xffc00000, the GPU makes 0x7fffffff). */
+#ifdef CN_MB_FIRST_FMA
+/* f32 sin and cos make a NaN only from inf or NaN, in their first test, and return the quiet NaN
+ * there. */
+static inline CN_HD float cn_math_sin_f32(float x) { return cn_mr_sin_f32(x); }
+static inline CN_HD float cn_math_cos_f32(float x) { return cn_mr_cos_f32(x); }
+#else
 static inline CN_HD float cn_math_sin_f32(float x) { return cn_mb_canon32(cn_mr_sin_f32(x)); }
 static inline CN_HD float cn_math_cos_f32(float x) { return cn_mb_canon32(cn_mr_cos_f32(x)); }
+#endif
 static inline CN_HD double cn_math_sin_f64(double x) { return cn_mb_canon64(cn_mr_sin_f64(x)); }
 static inline CN_HD double cn_math_cos_f64(double x) { return cn_mb_canon64(cn_mr_cos_f64(x)); }
 

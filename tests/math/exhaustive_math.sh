@@ -19,7 +19,8 @@ BIN=${CHECK_BIN:-$OUT}
 mkdir -p "$OUT"
 THREADS=${THREADS:-$(nproc 2>/dev/null || echo 2)}
 F64_COUNT=${F64_COUNT:-20000000}
-MODES=${MODES:-exhaustive f64-long}   # either or both
+MODES=${MODES:-exhaustive f64-long forms}   # any of them; forms: the host's plain and FMA forms of
+                                           # each f32 function agree on all 2^32 inputs (forms_agree.c)
 declare -A FAMILY=([exp]=exp [exp2]=exp [expm1]=exp [tanh]=exp [log]=log [log2]=log [log1p]=log [pow]=log
                    [sin]=trig [cos]=trig [erf]=erf [atan]=atan [atan2]=atan)
 ORDER="exp exp2 expm1 tanh log log2 log1p pow sin cos erf atan atan2"
@@ -43,5 +44,23 @@ for f in $want; do
         [ $r = PASS ] || head -8 "$OUT/$f.${mode%% *}.log" | sed 's/^/    /'
     done
 done
+# The FMA forms (cairn build's -mfma) against the plain ones the checkers above prove, on every input.
+case " $MODES " in *" forms "*)
+    F="-std=c17 -O2 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra -Werror -Iruntime"
+    if cc $F -o "$OUT/forms_plain" tests/math/forms_agree.c -lm -lpthread &&
+        cc $F -mfma -o "$OUT/forms_fma" tests/math/forms_agree.c -lm -lpthread 2>/dev/null; then
+        for f in $want; do
+            start=$(date +%s)
+            "$OUT/forms_plain" "$f" "$THREADS" >"$OUT/$f.forms.plain" 2>&1
+            "$OUT/forms_fma" "$f" "$THREADS" >"$OUT/$f.forms.fma" 2>&1
+            if [ "$(wc -l <"$OUT/$f.forms.plain")" = 256 ] && cmp -s "$OUT/$f.forms.plain" "$OUT/$f.forms.fma"; then
+                r=PASS; pass=$((pass + 1)); else r=FAIL; fail=$((fail + 1)); fi
+            echo "$r $f forms ($(( $(date +%s) - start )) s): plain and FMA forms hash all 2^32 inputs alike"
+            [ $r = PASS ] || diff "$OUT/$f.forms.plain" "$OUT/$f.forms.fma" | head -8 | sed 's/^/    /'
+        done
+    else
+        echo "SKIP forms: this compiler does not take -mfma"
+    fi ;;
+esac
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

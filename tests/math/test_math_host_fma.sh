@@ -52,5 +52,26 @@ else
         skip=$((skip + 1)); echo "SKIP host fma: this machine builds without -mfma (no FMA, or another compiler)"
     fi
 fi
+# The same two forms compiled directly, on every 16th chunk of 2^24 inputs (2^28 of each function;
+# make test-exhaustive takes all 2^32: tests/math/forms_agree.c).
+F="-std=c17 -O2 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra -Werror -Iruntime"
+if ! cc $F -o "$T/forms_plain" tests/math/forms_agree.c -lm -lpthread; then
+    bad "forms_agree.c does not build"
+elif cc $F -mfma -o "$T/forms_fma" tests/math/forms_agree.c -lm -lpthread 2>/dev/null; then
+    for f in exp exp2 expm1 tanh log log2 log1p sin cos erf atan pow atan2; do
+        "$T/forms_plain" $f 2 16 >"$T/$f.plain" && "$T/forms_fma" $f 2 16 >"$T/$f.fma" &&
+            [ "$(wc -l <"$T/$f.plain")" = 16 ] && cmp -s "$T/$f.plain" "$T/$f.fma" && pass=$((pass + 1)) ||
+            { bad "$f: the FMA form differs from the plain one on 2^28 inputs"; diff "$T/$f.plain" "$T/$f.fma" | head -4; }
+    done
+else
+    skip=$((skip + 1)); echo "SKIP host fma forms: cc does not take -mfma"
+fi
+# The bounds the FMA first tries' analyses use, recomputed with MPFR (exit 1 on a FAIL).
+if cc -std=c17 -O2 -Wall -Wextra -Werror tools/gen_math_first_fma.c -o "$T/gen_first_fma" -lmpfr -lgmp -lm; then
+    "$T/gen_first_fma" >"$T/gen.out" 2>&1 && ! grep -q FAIL "$T/gen.out" && pass=$((pass + 1)) ||
+        { bad "tools/gen_math_first_fma: a bound the analyses assume does not hold"; grep FAIL "$T/gen.out" | head; }
+else
+    bad "tools/gen_math_first_fma.c does not build"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
