@@ -163,7 +163,7 @@ static inline CN_HD float cn_me_exp_first32(double x, int *ok)
 /* tanh(a) rounded to f32 for a = |x|, x an f32 with 2^-13 <= a < 9.1, the
  * GPU's first try: m = expm1(2a) = (S - 1) + 2^e (T p + Tlo), S = 2^e T,
  * T + Tlo = 2^(j/128) (k = 128e + j >= 0, from cn_me_reduce_first), p =
- * expm1(r) to degree 5, then tanh = m/(m + 2) by cn_mb_div_first. For k = 0
+ * expm1(r) to degree 5, then tanh = m/(m + 2) by cn_mb_div_short. For k = 0
  * m is p itself (S = 1, Tlo = 0), so p must be good relative to r: 1/6 is a
  * full double (to 21 bits its error would be r^2 2^-24 of p), 1/24 and 1/120
  * have 21 bits (2^-51.6 and 2^-62 of p), the truncation is 2^-52.1 and the
@@ -172,7 +172,9 @@ static inline CN_HD float cn_me_exp_first32(double x, int *ok)
  * (2^-61.7) and of T p + Tlo (2^-61.5) are 2^-58.3 S, below 2^-49.8 of m
  * (S/m < 2^8.5), S - 1 is exact while S <= 2 (Sterbenz) and relative to 2^-53
  * above; m + 2 and the division add 2^-53 and 2^-52. The quotient is within
- * 2^-49.1 of tanh(a), which is in [2^-13, 1), f32's normal range: the test is
+ * 2^-49.1 of tanh(a) with cn_mb_div_first; the shorter cn_mb_div_short it
+ * takes adds 2^-50.42 where that adds 2^-52, so 2^-48.62, and tanh(a) is in
+ * [2^-13, 1), f32's normal range: the test is
  * cn_mb_decided_normal's at 2^-46. T p + Tlo is normal (r is not 0 and is on
  * no grid T p could cancel), and so is its scaling. It takes a's f32 bits ua
  * and widens 2a and narrows the quotient with integer operations
@@ -187,7 +189,7 @@ static inline CN_HD float cn_me_tanh_first32(uint32_t ua, int *ok)
     double p = cn_mb_mad(r2, cn_mb_mad(r2, cn_mb_mad(r, CN_ME_C5_21, CN_ME_C4_21), cn_mb_mad(r, CN_ML_EC3, 0.5)), r);
     cn_dd t = cn_ml_exp_row(j);
     double m = (cn_me_scale_first(t.hi, e) - 1.0) + cn_me_scale_first(cn_mb_mad(t.hi, p, t.lo), e);
-    double q = cn_mb_div_first(m, m + 2.0);
+    double q = cn_mb_div_short(m, m + 2.0);
     *ok = cn_mb_decided_normal(q);
     return cn_mb_narrow_decided(q);
 }
