@@ -689,6 +689,8 @@ typedef struct {
                                   (exit 0 when it passes; `--list` prints the test names) */
     FILE *header;              /* a library build: the C entries' header goes here (emit_lib.c) */
     const char *lib_name;      /* ... and the library's name (cairn_NAME_device_stream) */
+    const char *exports;       /* set by a library build: its entries' signatures, a JSON array
+                                  (the receipt's `exports`, emit_lib.c) */
 } Emit;
 
 void emit_program(Emit *e);

@@ -24,7 +24,10 @@
  * and cairn_LIB_device_stream(stream), which binds the calling thread's
  * synchronous device work to a caller's stream. The header declares them
  * with C linkage, and lists under E-ENQUEUE each function without a cq_
- * entry and the reason.
+ * entry and the reason. The same signatures go to the receipt as JSON
+ * (`exports`: each parameter's kind, type, access, placement and extent as
+ * a tree over the integer parameters), so that a binding can check a
+ * caller's arrays before any pointer crosses (issue 15).
  *
  * A library with no device work is plain C: no execution context, no
  * stream function, no cq_ entries (no function would have one), so its
@@ -176,6 +179,128 @@ static void entry(Ex *x, Node *fn, bool enqueue, FILE *h)
     buf_append(x->a, &x->defs, &out);
 }
 
+/* ------------------------------------------------------------ the receipt's exports */
+
+/* s as a JSON string (the names and types here are ASCII; quotes,
+ * backslashes and control bytes are escaped all the same). */
+static void json_quote(Arena *a, Buf *b, const char *s)
+{
+    buf_printf(a, b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p == '"' || *p == '\\')
+            buf_printf(a, b, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            buf_printf(a, b, "\\u%04x", *p);
+        else
+            buf_printf(a, b, "%c", *p);
+    buf_printf(a, b, "\"");
+}
+
+/* Whether id names one of fn's integer parameters. */
+static bool int_param(Node *fn, const char *id)
+{
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        Node *p = fn->fn.params.v[i];
+        if (!strcmp(p->param.id, id))
+            return type_is_int(emit_param_type(p));
+    }
+    return false;
+}
+
+/* A view's extent as a JSON tree a binding can evaluate before it passes a
+ * pointer: {"param": "n"}, {"int": 4} or {"op": "+", "args": [A, B]} with
+ * + - * / % (integer arithmetic: / and % truncate, and every value is
+ * checked as the entry checks it: a negative or overflowing extent is an
+ * error). Anything else (a call, a cast, a field) gives false, and the
+ * binding must refuse to pass such a view: it cannot know its length. */
+static bool extent_json(Arena *a, Buf *b, Node *fn, const Node *e)
+{
+    if (e->kind == N_INT && !e->lit.overflow) {
+        buf_printf(a, b, "{\"int\": %llu}", (unsigned long long)e->lit.ival);
+        return true;
+    }
+    if (e->kind == N_NAME && int_param(fn, e->name.id)) {
+        buf_printf(a, b, "{\"param\": ");
+        json_quote(a, b, e->name.id);
+        buf_printf(a, b, "}");
+        return true;
+    }
+    if (e->kind != N_BINARY)
+        return false;
+    TokKind op = e->binary.op;
+    const char *o = op == T_PLUS ? "+" : op == T_MINUS ? "-" : op == T_STAR ? "*" : op == T_SLASH ? "/"
+                    : op == T_PERCENT ? "%" : NULL;
+    if (!o)
+        return false;
+    buf_printf(a, b, "{\"op\": \"%s\", \"args\": [", o);
+    if (!extent_json(a, b, fn, e->binary.a))
+        return false;
+    buf_printf(a, b, ", ");
+    if (!extent_json(a, b, fn, e->binary.b))
+        return false;
+    buf_printf(a, b, "]}");
+    return true;
+}
+
+static const char *const place_names[] = {"host", "pinned", "unified", "device"};
+
+/* One parameter: a scalar {"name", "kind": "scalar", "type"}, a view (with
+ * its access, element, placement and extent) or an rw<T> reference. */
+static void param_json(Ex *x, Buf *b, Node *fn, Node *p)
+{
+    Arena *a = x->a;
+    Type *t = emit_param_type(p);
+    buf_printf(a, b, "{\"name\": ");
+    json_quote(a, b, p->param.id);
+    buf_printf(a, b, ", \"type\": ");
+    json_quote(a, b, type_str(a, t));
+    if (t->kind != TY_VIEW && t->kind != TY_REF) {
+        buf_printf(a, b, ", \"kind\": \"scalar\", \"c\": ");
+        json_quote(a, b, emit_ctype(x, t));
+        buf_printf(a, b, "}");
+        return;
+    }
+    buf_printf(a, b, ", \"kind\": \"%s\", \"access\": \"%s\", \"elem\": ", t->kind == TY_VIEW ? "view" : "ref",
+               t->access == ACC_RW ? "rw" : "ro");
+    json_quote(a, b, type_str(a, t->elem));
+    buf_printf(a, b, ", \"c\": ");
+    json_quote(a, b, emit_ctype(x, t->elem));
+    if (t->kind == TY_VIEW) {
+        buf_printf(a, b, ", \"placement\": \"%s\", \"extent\": ", place_names[t->place]);
+        Buf ext = {0};
+        if (t->extent && extent_json(a, &ext, fn, t->extent))
+            buf_append(a, b, &ext);
+        else
+            buf_printf(a, b, "null");
+    }
+    buf_printf(a, b, "}");
+}
+
+/* One exported function: its entries (cq null with the reason when there
+ * is none), its parameters in order and its result. */
+static void export_json(Ex *x, Buf *b, Node *fn, const char *no_cq)
+{
+    Arena *a = x->a;
+    buf_printf(a, b, "%s\n    {\"name\": ", b->s ? "," : "");
+    json_quote(a, b, fn->fn.id);
+    buf_printf(a, b, ", \"cf\": \"cf_%s\", \"cq\": ", fn->fn.id);
+    if (no_cq) {
+        buf_printf(a, b, "null, \"no_cq\": ");
+        json_quote(a, b, no_cq);
+    } else {
+        buf_printf(a, b, "\"cq_%s\"", fn->fn.id);
+    }
+    Type *ret = emit_fn_ret(fn);
+    buf_printf(a, b, ", \"returns\": ");
+    json_quote(a, b, ret->kind == TY_VOID ? "void" : type_str(a, ret));
+    buf_printf(a, b, ", \"params\": [");
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        buf_printf(a, b, "%s", i ? ", " : "");
+        param_json(x, b, fn, fn->fn.params.v[i]);
+    }
+    buf_printf(a, b, "]}");
+}
+
 /* " * text" lines of at most about 110 columns, broken at spaces. */
 static void comment_wrapped(FILE *h, const char *text)
 {
@@ -233,12 +358,14 @@ void emit_library(Ex *x, FILE *h, const char *lib)
     const Vec *fns = &x->e->check->fns;
     header_begin(x, h, lib);
     Vec refused = {0}, why = {0};
+    Buf exports = {0};
     for (int i = 0; i < fns->n; i++) {
         Node *fn = fns->v[i];
         if (!exported(fn))
             continue;
         entry(x, fn, false, h);
         const char *r = x->uses_dev ? no_enqueue(x, fn) : NULL;
+        export_json(x, &exports, fn, x->uses_dev ? r : "it does no device work: cf_ runs it on the host");
         if (r) {
             vec_push(x->a, &refused, fn);
             vec_push(x->a, &why, (void *)r);
@@ -253,4 +380,10 @@ void emit_library(Ex *x, FILE *h, const char *lib)
         fprintf(h, " */\n");
     }
     fprintf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+    Buf j = {0};
+    buf_printf(x->a, &j, "{\"library\": ");
+    json_quote(x->a, &j, lib);
+    buf_printf(x->a, &j, ", \"device\": %s, \"functions\": [%s%s]}", x->uses_dev ? "true" : "false",
+               exports.s ? exports.s : "", exports.s ? "\n  " : "");
+    x->e->exports = j.s;
 }

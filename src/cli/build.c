@@ -111,6 +111,7 @@ static bool write_c(Unit *u, const BuildPlan *b, const Staged *p, const char *ru
               .with_main = !b->test_main && !b->library, .test_main = b->test_main, .header = h,
               .lib_name = b->name};
     bool ok = unit_emit(u, &e);   /* the analysis pass, then emit (pass.c) */
+    u->exports = e.exports;
     ok = !ferror(f) && ok;
     ok = !fclose(f) && ok;
     if (h) {
@@ -354,6 +355,8 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o, const c
     for (int i = 0; i < u->check.local_storage.n; i++)
         fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.local_storage.v[i]);
     fprintf(f, "%s]", u->check.local_storage.n ? "\n  " : "");
+    if (u->exports)
+        fprintf(f, ",\n  \"exports\": %s", u->exports);
     fprintf(f, ",\n  \"numerics\": [");
     for (int i = 0; i < u->check.numerics.n; i++)
         fprintf(f, "%s\n    %s", i ? "," : "", (const char *)u->check.numerics.v[i]);

@@ -46,6 +46,7 @@ typedef struct {
     Target *target;       /* the device target, once resolved (device.c); NULL: none */
     bool target_tried;    /* unit_target_named ran; target_ok is its answer */
     bool target_ok;
+    const char *exports;  /* a library build's signatures (JSON) for the receipt, from emit */
 } Unit;
 
 /* Reads the file (false and a message on stderr when it cannot). */
