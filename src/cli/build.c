@@ -65,6 +65,7 @@ void build_plan_for(Arena *a, BuildPlan *b, const char *path, const char *name, 
         b->kind = "lib";
         b->exe_path = arena_printf(a, "%s/lib%s.a", b->dir, b->name);
         b->header_path = arena_printf(a, "%s/%s.h", b->dir, b->name);
+        b->so_path = arena_printf(a, "%s/%s.so", b->dir, b->name);
     }
 }
 
@@ -82,7 +83,7 @@ static bool has_main(const Node *prog)
  * final name, renamed into place when the whole build has succeeded. */
 typedef struct {
     const Stage *stage;
-    const char *c, *h, *obj, *out, *receipt;
+    const char *c, *h, *obj, *out, *so, *receipt;
 } Staged;
 
 static void staged_paths(Arena *a, const BuildPlan *b, const Stage *s, Staged *p)
@@ -94,6 +95,7 @@ static void staged_paths(Arena *a, const BuildPlan *b, const Stage *s, Staged *p
      * names a member after its file). */
     p->obj = arena_printf(a, "%s/%s.o", s->path, b->name);
     p->out = stage_path(a, s, b->exe_path);
+    p->so = b->library ? stage_path(a, s, b->so_path) : NULL;
     p->receipt = stage_path(a, s, b->receipt);
 }
 
@@ -159,7 +161,9 @@ static bool device_build(const Unit *u, const Options *o)
 }
 
 /* The compiler and its flags, for the emitted file or for a probe. */
-static int compiler_argv(Unit *u, const Options *o, char **argv)
+/* A library's object is position-independent: it goes into the archive and
+ * into the shared library too. */
+static int compiler_argv(Unit *u, const Options *o, bool library, char **argv)
 {
     int n = 0;
     if (device_build(u, o)) {
@@ -172,7 +176,8 @@ static int compiler_argv(Unit *u, const Options *o, char **argv)
         argv[n++] = "--fmad=false";
         argv[n++] = arena_printf(u->arena, "-gencode=arch=compute_%s,code=%s", t + 3, t);
         argv[n++] = "-Xcompiler";
-        argv[n++] = "-ffp-contract=off,-fno-fast-math,-fno-strict-aliasing";
+        argv[n++] = library ? "-ffp-contract=off,-fno-fast-math,-fno-strict-aliasing,-fPIC"
+                            : "-ffp-contract=off,-fno-fast-math,-fno-strict-aliasing";
         argv[n++] = "-w";
         return n;
     }
@@ -183,6 +188,8 @@ static int compiler_argv(Unit *u, const Options *o, char **argv)
         argv[n++] = "-mfma";
     if (o && o->emulate)
         argv[n++] = "-DCAIRN_EMULATE";
+    if (library)
+        argv[n++] = "-fPIC";
     return n;
 }
 
@@ -219,7 +226,7 @@ static bool compiler_works(Unit *u, const Options *o, const Staged *p)
     if (fclose(f))
         return true;
     char *argv[NCC_FLAGS + 20];
-    int n = compiler_argv(u, o, argv);
+    int n = compiler_argv(u, o, false, argv);
     argv[n++] = "-o";
     argv[n++] = (char *)exe;
     argv[n++] = (char *)src;
@@ -270,10 +277,39 @@ static bool archive(Unit *u, const BuildPlan *b, const Staged *p)
     return false;
 }
 
+/* A library: the same object as NAME.so, for a caller that loads it at run
+ * time (ctypes, the Python binding); not libNAME.so, which -lNAME would take
+ * over the archive, leaving a C program that cannot find it when it runs. The compiler that made the object
+ * links it, with what the object needs: the C library's math and threads,
+ * and for a device library the CUDA runtime (nvcc links it in statically). */
+static bool link_shared(Unit *u, const BuildPlan *b, const Staged *p, bool dev)
+{
+    char *argv[12];
+    int n = 0;
+    argv[n++] = dev ? "nvcc" : (char *)host_cc();
+    argv[n++] = "-shared";
+    argv[n++] = "-o";
+    argv[n++] = (char *)p->so;
+    argv[n++] = (char *)p->obj;
+    argv[n++] = "-lm";
+    argv[n++] = dev ? "-Xcompiler=-pthread" : "-pthread";
+    argv[n] = NULL;
+    ProcCall c = {.argv = argv};
+    int rc = proc_call(&c);
+    if (rc == 0 || c.forwarded)
+        return rc == 0;
+    if (rc < 0)
+        fprintf(stderr, "cairn: cannot run %s, which links the shared library %s: %s\n", argv[0], b->so_path,
+                strerror(c.start_errno));
+    else
+        fprintf(stderr, "cairn: %s failed (status %d) linking the shared library %s\n", argv[0], rc, b->so_path);
+    return false;
+}
+
 static bool compile_c(Unit *u, const BuildPlan *b, const Staged *p, const char *runtime, const Options *o)
 {
     char *argv[NCC_FLAGS + 20];
-    int n = compiler_argv(u, o, argv);
+    int n = compiler_argv(u, o, b->library, argv);
     bool dev = device_build(u, o);
     argv[n++] = arena_printf(u->arena, "-I%s", runtime);
     if (b->library)
@@ -292,7 +328,7 @@ static bool compile_c(Unit *u, const BuildPlan *b, const Staged *p, const char *
         compile_failed(u, b, o, p, &c, rc);
         return false;
     }
-    return !b->library || archive(u, b, p);
+    return !b->library || (archive(u, b, p) && link_shared(u, b, p, dev));
 }
 
 /* File names can hold any byte but NUL: the writer diagnostics use keeps
@@ -302,10 +338,10 @@ static void json_str(FILE *f, const char *s) { json_write_string(f, s); }
 /* The compiler that built the emitted file, as it ran: nvcc for a device
  * build (its release and every flag), else the host's cc (with
  * -DCAIRN_EMULATE for an emulated one). */
-static void write_compiler(FILE *f, Unit *u, const Options *o)
+static void write_compiler(FILE *f, Unit *u, const Options *o, bool library)
 {
     char *argv[NCC_FLAGS + 20];
-    int n = compiler_argv(u, o, argv);
+    int n = compiler_argv(u, o, library, argv);
     bool dev = device_build(u, o);
     fprintf(f, "{\"%s\": {\"command\": ", dev ? "nvcc" : "cc");
     json_str(f, argv[0]);
@@ -336,7 +372,7 @@ static bool write_receipt(Unit *u, const BuildPlan *b, const Options *o, const c
     fprintf(f, ",\n  \"emitted_c\": ");
     json_str(f, b->c_path);
     fprintf(f, ",\n  \"compilers\": ");
-    write_compiler(f, u, o);
+    write_compiler(f, u, o, b->library);
     fprintf(f, ",\n  \"device_target\": ");
     if (u->target)
         target_write_json(f, u->target);
@@ -382,7 +418,8 @@ static bool commit_outputs(Unit *u, const BuildPlan *b, const Staged *p)
 {
     Arena *a = u->arena;
     return stage_commit(a, p->stage, b->c_path) && stage_commit(a, p->stage, b->exe_path) &&
-           (!b->library || stage_commit(a, p->stage, b->header_path)) && stage_commit(a, p->stage, b->receipt);
+           (!b->library || (stage_commit(a, p->stage, b->so_path) && stage_commit(a, p->stage, b->header_path))) &&
+           stage_commit(a, p->stage, b->receipt);
 }
 
 /* The build inside its stage. Between its steps it stops, quietly, when a
@@ -561,8 +598,8 @@ int cmd_build(int argc, char **argv)
         if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);
             if (rc == EXIT_OK && !o.emit_c)
-                fprintf(stderr, "cairn: built %s%s%s (receipt %s)\n", b.exe_path, b.library ? " and " : "",
-                        b.library ? b.header_path : "", b.receipt);
+                fprintf(stderr, "cairn: built %s%s%s%s%s (receipt %s)\n", b.exe_path, b.library ? ", " : "",
+                        b.library ? b.so_path : "", b.library ? " and " : "", b.library ? b.header_path : "", b.receipt);
         }
         unit_free(&u);
     }

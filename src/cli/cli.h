@@ -132,8 +132,9 @@ typedef struct {
     bool test_main;          /* an executable that runs one test fn by name */
     const char *manifest;    /* the manifest built, or NULL */
     const char *manifest_target;   /* its [build] device_target, or NULL */
-    bool library;            /* --header (or kind = "lib"): NAME.h and libNAME.a */
+    bool library;            /* --header (or kind = "lib"): NAME.h, libNAME.a and NAME.so */
     const char *header_path; /* dir/NAME.h */
+    const char *so_path;     /* dir/NAME.so: the same object, shared (ctypes, Python) */
     bool for_run;            /* cairn run: keep a name for the executable it built */
     const char *run_path;    /* out (for_run): that executable, which no other build replaces */
     Stage stage;             /* out (for_run): holds run_path; the caller removes it */

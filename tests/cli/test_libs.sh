@@ -138,11 +138,38 @@ sys.exit(1 if bad else 0)
 EOF
 if (cd "$T" && "$CAIRN" build --header sig.cairn >/dev/null 2>"$T/err" &&
     "$CAIRN" build --header --emulate --device-target sm_90a sigdev.cairn >/dev/null 2>>"$T/err"); then
+    ok "a library build writes NAME.so beside libNAME.a" \
+        "$([ -f "$T/build/sig/sig.so" ] && [ -f "$T/build/sig/libsig.a" ] && [ -f "$T/build/sigdev/sigdev.so" ]; echo $?)"
     ok "the receipt's exports describe each entry (sig.py)" \
         "$(python3 "$T/sig.py" "$T/build/sig/sig.receipt.json" "$T/build/sigdev/sigdev.receipt.json"; echo $?)"
 else
     ok "the exports libraries build: $(head -3 "$T/err")" 1
 fi
+
+# The shared library: Python's ctypes loads it and its entries compute (the host library), and the
+# emulated device library's has its cq_ entry.
+cat >"$T/so.py" <<'EOF'
+import ctypes, sys
+bad = []
+lib = ctypes.CDLL(sys.argv[1])
+lib.cf_add3.restype = ctypes.c_int32
+lib.cf_add3.argtypes = [ctypes.c_int32] * 3
+if lib.cf_add3(7, -2, 40) != 45: bad.append("cf_add3(7, -2, 40) = %d" % lib.cf_add3(7, -2, 40))
+rows, cols = 4, 3
+m = (ctypes.c_float * (rows * cols + 1))(*[float(i * i) for i in range(rows * cols + 1)])
+out = (ctypes.c_float * (rows - 1))()
+w = (ctypes.c_uint8 * 1)(5)
+lib.cf_mat.argtypes = [ctypes.c_size_t, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+lib.cf_mat(rows, cols, m, out, w)
+want = [float((i * cols) ** 2 + 5) for i in range(rows - 1)]
+if list(out) != want: bad.append("cf_mat: %r, expected %r" % (list(out), want))
+dev = ctypes.CDLL(sys.argv[2])
+if not hasattr(dev, "cq_saxpy") or not hasattr(dev, "cairn_sigdev_device_stream"): bad.append("sigdev: no cq_saxpy")
+for x in bad: print("FAIL libs: shared: " + x)
+sys.exit(1 if bad else 0)
+EOF
+ok "NAME.so loads with ctypes and computes" \
+    "$(python3 "$T/so.py" "$T/build/sig/sig.so" "$T/build/sigdev/sigdev.so"; echo $?)"
 
 # A device library: the line docs/cli.md gives, with the CUDA runtime and the C++ runtime nvcc's
 # object needs. It links here; it runs only on a machine with a GPU (tests/device/run.sh).
