@@ -23,6 +23,8 @@
 #                 once; every counter word back to 0; `trap` and `nowords`: the counter's traps
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
 #                 skipped where torch is not installed
+#   torch_binding the Python package (python/cairn) with CUDA tensors: cq_ on torch's stream with
+#                 no wait, cf_ bound to it, every refusal (tests/python/check_torch.py)
 # SKIP="float_agree math_agree" leaves those two out (each prints a SKIP line): for a run whose
 # math and storage-float code is that of a recorded one.
 set -u
@@ -176,4 +178,11 @@ if python3 -c 'import torch' >/dev/null 2>&1; then
 else
     echo "SKIP torch_cq: torch is not installed here"
 fi
+
+# The Python package on the same stream discipline, building through bin/cairn into a fresh cache.
+CAIRN=$PWD/bin/cairn CAIRN_CACHE="$OUTDIR/pycache" PYTHONPATH=$PWD/python \
+    python3 tests/python/check_torch.py tests/python/device_kernels.cairn "$ARCH" >"$OUTDIR/torch_binding.log" 2>&1
+rc=$?
+cat "$OUTDIR/torch_binding.log"
+if [ $rc = 0 ]; then echo "PASS torch_binding"; elif [ $rc = 3 ]; then echo "SKIP torch_binding"; else echo "FAIL torch_binding"; fail=1; fi
 exit $fail

@@ -1,0 +1,72 @@
+"""The Python binding with CUDA torch tensors (run on a machine with a GPU and torch:
+python3 tests/python/check_torch.py tests/python/device_kernels.cairn TARGET). Checks that saxpy goes
+through cq_ on torch's current stream (a side stream here) without a wait and gives the plain
+answer, that total (E-ENQUEUE: it returns a value) runs through cf_ bound to that stream and agrees
+with a float64 sum, and that a CPU tensor, a wrong dtype and a non-contiguous tensor are refused
+with the argument named. Exit 0: all pass; 1: a failure; 3: no torch or no GPU (a skip)."""
+import sys
+import time
+
+try:
+    import torch
+except ImportError:
+    print("check_torch: SKIP: torch is not installed")
+    sys.exit(3)
+if not torch.cuda.is_available():
+    print("check_torch: SKIP: torch sees no GPU")
+    sys.exit(3)
+import cairn
+
+bad = []
+k = cairn.load(sys.argv[1], target=sys.argv[2])
+n = (1 << 22) + 3
+s = torch.cuda.Stream()
+with torch.cuda.stream(s):
+    x = torch.arange(n, device="cuda", dtype=torch.float32).remainder_(977).sub_(488)
+    y = torch.arange(n, device="cuda", dtype=torch.float32).remainder_(31).mul_(0.25)
+    want = 1.5 * x + y
+    k.saxpy(n, 1.5, x, y)
+    d = torch.arange(n, device="cuda", dtype=torch.float64).remainder_(1009).mul_(0.125)
+    got = k.total(n, d)
+s.synchronize()
+if not torch.equal(y, want):
+    bad.append("saxpy: %d elements differ" % int((y != want).sum()))
+ref = float(d.double().sum())
+if abs(got - ref) > 1e-9 * abs(ref):
+    bad.append("total: %r, torch's sum %r" % (got, ref))
+# no wait: a long torch kernel queued before the call is still running when it returns
+with torch.cuda.stream(s):
+    big = torch.randn(4096, 4096, device="cuda")
+    for _ in range(20):
+        big = big @ big / 64.0
+    t0 = time.perf_counter()
+    k.saxpy(n, 1.0, x, y)
+    returned = time.perf_counter() - t0
+    busy = not s.query()
+s.synchronize()
+if not busy:
+    bad.append("the stream was idle when saxpy returned (%.3f ms): the call waited" % (returned * 1e3))
+
+
+def refused(call, cls, *words):
+    try:
+        call()
+    except cls as e:
+        if not all(w in str(e) for w in words):
+            bad.append("message %r lacks %r" % (str(e), words))
+        return
+    except Exception as e:  # noqa: BLE001
+        bad.append("expected %s, got %s: %s" % (cls.__name__, type(e).__name__, e))
+        return
+    bad.append("expected %s with %r, got no error" % (cls.__name__, words))
+
+
+refused(lambda: k.saxpy(n, 1.0, x.cpu(), y), cairn.ArgumentTypeError, "argument x", "CUDA tensor")
+refused(lambda: k.saxpy(n, 1.0, x.double(), y), cairn.ArgumentTypeError, "argument x", "f32")
+refused(lambda: k.saxpy(n // 2, 1.0, x[::2], y[: n // 2]), cairn.ArgumentValueError, "argument x", "contiguous")
+refused(lambda: k.saxpy(n, 1.0, y, y), cairn.ArgumentValueError, "overlaps")
+refused(lambda: k.saxpy(n - 1, 1.0, x, y[:-1]), cairn.ArgumentValueError, "argument x", "%d elements are required" % (n - 1))
+for b in bad:
+    print("FAIL torch binding: " + b)
+print("check_torch: %d failed" % len(bad))
+sys.exit(1 if bad else 0)

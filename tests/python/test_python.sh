@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The Python binding (python/cairn, issue 15): tests/python/check_binding.py on host functions in a
+# fresh cache, then two processes loading one new source into another fresh cache at once (both
+# must succeed with the same build and leave no partial directory). Prints FAIL lines and
+# `N passed, N failed, N skipped`.
+set -u
+cd "$(dirname "$0")/../.."
+CAIRN=${CAIRN:-bin/cairn}
+export CAIRN=$(cd "$(dirname "$CAIRN")" && pwd)/$(basename "$CAIRN")
+export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+if CAIRN_CACHE=$T/cache python3 tests/python/check_binding.py tests/python/kernels.cairn >"$T/out" 2>&1; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); grep FAIL "$T/out" || tail -5 "$T/out"
+fi
+cp tests/python/kernels.cairn "$T/twice.cairn"
+for i in 1 2; do
+    CAIRN_CACHE=$T/cache2 python3 -c "import cairn, sys; print(cairn.load(sys.argv[1]).directory)" "$T/twice.cairn" >"$T/c$i" 2>&1 &
+done
+wait
+if [ -s "$T/c1" ] && cmp -s "$T/c1" "$T/c2" && [ "$(ls -A "$T/cache2" | grep -c '^\.build-')" = 0 ] &&
+    [ -f "$(cat "$T/c1")/twice.so" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL python: two processes loading at once: $(cat "$T/c1" "$T/c2" | head -5)"
+fi
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" = 0 ]
