@@ -17,11 +17,20 @@ Arrays: a torch.Tensor (a CPU tensor for a host view, a CUDA tensor for an @devi
 host view any object with the buffer protocol (array.array, bytearray, numpy arrays). Device work
 goes through cq_NAME on torch's current stream and returns without waiting; a function without a
 cq_ entry (E-ENQUEUE) runs through cf_NAME with the library's device work bound to that stream.
+
+torch.compile: each function that returns nothing is also a torch.library custom op,
+`k.saxpy.op` (torch.ops.cairn.LIB_FN_KEY), opaque to the compiler, which mutates the function's
+written views. Called inside a compiled function, `k.saxpy(...)` is that op; eagerly it is the
+direct call. The op's fake implementation checks dtypes, devices, contiguity and extents at trace
+time, so a wrong tensor is refused when the graph is built.
 """
 import ctypes
 import hashlib
+import inspect
 import json
+import keyword
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -286,6 +295,54 @@ class _Function:
         self.__doc__ = "%s(%s) -> %s" % (self.name, ", ".join("%s:%s" % (p["name"], p["type"]) for p in self.params), ret)
         self._plan = None if self.unsupported or any(p["kind"] == "view" and p.get("extent") is None
                                                      for p in self.params) else False
+        torch = _torch()
+        compiler = getattr(torch, "compiler", None) if torch is not None else None
+        self._compiling = getattr(compiler, "is_compiling", None)
+        self._op = None
+
+    @property
+    def op(self):
+        """The function as a torch.library custom op, made when the library loaded (dynamo cannot
+        trace the making): opaque under torch.compile and one node in a graph, mutating the
+        function's written views."""
+        if isinstance(self._op, Exception):
+            raise self._op
+        if self._op is None:
+            raise CairnError("%s: custom ops need torch 2.4 or later" % self.name)
+        return self._op
+
+    def check_meta(self, args):
+        """The checks that need no addresses (arity, scalars, dtype, device, contiguity, extents):
+        what the custom op's fake implementation runs on fake tensors at trace time."""
+        fn = self.name
+        if len(args) != len(self.params):
+            raise ArgumentTypeError("%s takes %d arguments (%s), %d given" % (
+                fn, len(self.params), ", ".join(p["name"] for p in self.params), len(args)))
+        env, torch = {}, _torch()
+        symbolic = (torch.SymInt, torch.SymFloat, torch.SymBool)
+        for p, v in zip(self.params, args):
+            if p["kind"] == "scalar":
+                if not isinstance(v, symbolic):   # a traced size: its range is checked at run time
+                    _scalar(fn, p, v)
+                if _SCALARS[p["type"]][1] in ("int", "uint"):
+                    env[p["name"]] = v
+        for p, v in zip(self.params, args):
+            if p["kind"] != "view":
+                continue
+            arg = "%s: argument %s" % (fn, p["name"])
+            if not isinstance(v, torch.Tensor):
+                raise ArgumentTypeError("%s is %s: a torch.Tensor is required, not %s" % (arg, p["type"], type(v).__name__))
+            want = _TORCH_DTYPES.get(p["elem"])
+            if want is None or v.dtype != getattr(torch, want):
+                raise ArgumentTypeError("%s must hold %s (torch.%s), not %s" % (arg, p["elem"], want, v.dtype))
+            cuda = p.get("placement") == "device"
+            if (v.device.type == "cuda") != cuda:
+                raise ArgumentTypeError("%s is %s: a %s tensor is required" % (arg, p["type"], "CUDA" if cuda else "CPU"))
+            if not v.is_contiguous():
+                raise ArgumentValueError("%s must be contiguous (call .contiguous())" % arg)
+            n = _eval_extent(p["extent"], env)
+            if v.numel() != n:
+                raise ArgumentValueError("%s is %s: %d elements are required, %d given" % (arg, p["type"], n, v.numel()))
 
     def _make_plan(self, torch):
         """What the fast path checks, resolved once: for each scalar its range, for each view the
@@ -348,6 +405,11 @@ class _Function:
         return (vals,)
 
     def __call__(self, *args):
+        if self._compiling is not None and self._compiling():
+            return self.op(*args)   # under torch.compile: the opaque custom op (dynamo traces this branch)
+        return self._direct(args)
+
+    def _direct(self, args):
         fn = self.name
         torch = _torch() if self._plan is not None else None
         if torch is not None:
@@ -400,8 +462,54 @@ class _Function:
         if self.cq is not None:
             self.cq(stream, *values)
             return None
+        if stream and torch.cuda.is_current_stream_capturing():
+            # cf_ waits for its work, which a capture cannot hold: the wait would fail inside CUDA
+            raise CairnError("%s has no cq_ entry (E-ENQUEUE: %s): it waits for its work, so it cannot be "
+                             "captured in a CUDA graph; call it outside the capture" % (self.name, self.sig.get("no_cq")))
         self.lib.bind(stream)
         return self.cf(*values)
+
+
+_PY_TYPES = {"int": int, "uint": int, "float": float, "bool": bool}
+
+
+def _custom_op(f):
+    """torch.library.custom_op for the _Function f: the schema from its parameters (int, float,
+    bool, Tensor), mutates_args from its written views, the real implementation the checked call
+    and the fake one the checks that need no data."""
+    torch = _torch()
+    if f.unsupported:
+        raise ArgumentTypeError("%s: %s" % (f.name, f.unsupported))
+    if f.sig["returns"] != "void":
+        raise CairnError("%s returns %s: a custom op of it would make the graph depend on a value on the "
+                         "host; write the result into a view (out:rw<T>[1]) to use it under torch.compile"
+                         % (f.name, f.sig["returns"]))
+    if any(p["kind"] == "view" and p.get("extent") is None for p in f.params):
+        raise ArgumentTypeError("%s: a view whose length this binding cannot compute has no custom op" % f.name)
+    params = []
+    for p in f.params:
+        name = p["name"] if not keyword.iskeyword(p["name"]) else p["name"] + "_"
+        ann = torch.Tensor if p["kind"] == "view" else _PY_TYPES[_SCALARS[p["type"]][1]]
+        params.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ann))
+    mutated = tuple(q.name for p, q in zip(f.params, params) if p["kind"] == "view" and p["access"] == "rw")
+
+    def real(*args):
+        f._direct(args)
+
+    def fake(*args):
+        f.check_meta(args)
+
+    real.__signature__ = fake.__signature__ = inspect.Signature(params, return_annotation=None)
+    tag = re.sub(r"\W", "_", "%s_%s_%s" % (f.lib.name, f.name, os.path.basename(f.lib.directory)[:8]))
+    if tag in _OPS:   # the same build loaded again in this process: torch keeps one op per name
+        return _OPS[tag]
+    op = torch.library.custom_op("cairn::" + tag, real, mutates_args=mutated)
+    op.register_fake(fake)
+    _OPS[tag] = op
+    return op
+
+
+_OPS = {}   # torch's operator registry is per process; so is this map from op name to op
 
 
 class Library:
@@ -421,6 +529,13 @@ class Library:
             f = _Function(self, sig)
             self.functions[sig["name"]] = f
             setattr(self, sig["name"], f)
+        torch = _torch()
+        if torch is not None and hasattr(getattr(torch, "library", None), "custom_op"):
+            for f in self.functions.values():
+                try:
+                    f._op = _custom_op(f)
+                except CairnError as e:
+                    f._op = e
 
     def bind(self, stream):
         if self._bind is not None:

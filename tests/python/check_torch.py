@@ -66,6 +66,55 @@ refused(lambda: k.saxpy(n, 1.0, x.double(), y), cairn.ArgumentTypeError, "argume
 refused(lambda: k.saxpy(n // 2, 1.0, x[::2], y[: n // 2]), cairn.ArgumentValueError, "argument x", "contiguous")
 refused(lambda: k.saxpy(n, 1.0, y, y), cairn.ArgumentValueError, "overlaps")
 refused(lambda: k.saxpy(n - 1, 1.0, x, y[:-1]), cairn.ArgumentValueError, "argument x", "%d elements are required" % (n - 1))
+
+# CUDA graph capture: the cq_ entry queues on the capturing stream, so the graph holds the kernel
+# and each replay runs it again on whatever the tensors then hold
+gx = torch.arange(n, device="cuda", dtype=torch.float32).remainder_(101).sub_(50)
+gy = torch.arange(n, device="cuda", dtype=torch.float32).remainder_(7)
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    k.saxpy(n, 0.5, gx, gy)
+want = gy.clone()
+for _ in range(3):
+    g.replay()
+    want = 0.5 * gx + want
+torch.cuda.synchronize()
+if not torch.equal(gy, want):
+    bad.append("graph replay: %d elements differ" % int((gy != want).sum()))
+# a function that waits (E-ENQUEUE) is refused inside a capture, not left to fail in CUDA
+g2 = torch.cuda.CUDAGraph()
+try:
+    with torch.cuda.graph(g2):
+        k.total(n, d)
+    bad.append("total inside a graph capture: no error")
+except cairn.CairnError as e:
+    if "E-ENQUEUE" not in str(e) or "CUDA graph" not in str(e):
+        bad.append("total inside a capture: %s" % e)
+except Exception as e:  # noqa: BLE001
+    bad.append("total inside a capture: %s: %s" % (type(e).__name__, e))
+
+
+# torch.compile: saxpy is one opaque op in the graph (fullgraph fails on a break), and under
+# mode="reduce-overhead" (CUDA graphs of torch's own) the values are the eager ones
+def fused(x, y):
+    k.saxpy(n, 2.0, x.abs(), y)
+    return y * 3
+
+
+for mode in ("default", "reduce-overhead"):
+    f = torch.compile(fused, fullgraph=True, mode=mode)
+    cy, ey = gy.clone(), gy.clone()
+    for _ in range(3):
+        r = f(gx, cy)
+    for _ in range(3):
+        er = fused(gx, ey)
+    torch.cuda.synchronize()
+    if not (torch.equal(cy, ey) and torch.equal(r, er)):
+        bad.append("torch.compile mode=%s: results differ from eager (%d elements)" % (mode, int((cy != ey).sum())))
+breaks = torch._dynamo.utils.counters["graph_break"]
+if breaks:
+    bad.append("torch.compile broke the graph: %r" % dict(breaks))
+
 for b in bad:
     print("FAIL torch binding: " + b)
 print("check_torch: %d failed" % len(bad))
