@@ -35,6 +35,8 @@ import shutil
 import subprocess
 import tempfile
 
+from . import _fast
+
 __all__ = ["load", "Library", "CairnError", "BuildError", "ArgumentTypeError", "ArgumentValueError"]
 
 
@@ -174,17 +176,6 @@ def _eval_extent(tree, env):
     return q if op == "/" else a - q * b
 
 
-def _compile_extent(tree):
-    """The extent tree as a function of the integer arguments (a dict), for the fast path."""
-    if "int" in tree:
-        c = tree["int"]
-        return lambda env: c
-    if "param" in tree:
-        name = tree["param"]
-        return lambda env: env[name]
-    return lambda env: _eval_extent(tree, env)
-
-
 class _Array:
     """An array argument as the checks see it: address, bytes, element count, where it lives."""
 
@@ -293,8 +284,7 @@ class _Function:
         if self.cq is not None:
             self.cq.argtypes, self.cq.restype = [ctypes.c_void_p] + argtypes, None
         self.__doc__ = "%s(%s) -> %s" % (self.name, ", ".join("%s:%s" % (p["name"], p["type"]) for p in self.params), ret)
-        self._plan = None if self.unsupported or any(p["kind"] == "view" and p.get("extent") is None
-                                                     for p in self.params) else False
+        self.fast = None   # the generated call (_fast.py), made with the library
         torch = _torch()
         compiler = getattr(torch, "compiler", None) if torch is not None else None
         self._compiling = getattr(compiler, "is_compiling", None)
@@ -344,78 +334,15 @@ class _Function:
             if v.numel() != n:
                 raise ArgumentValueError("%s is %s: %d elements are required, %d given" % (arg, p["type"], n, v.numel()))
 
-    def _make_plan(self, torch):
-        """What the fast path checks, resolved once: for each scalar its range, for each view the
-        torch dtype, the placement and the extent as a function. Only torch tensors take it."""
-        scalars, views = [], []
-        for i, p in enumerate(self.params):
-            if p["kind"] == "scalar":
-                _, kind, bits = _SCALARS[p["type"]]
-                lo, hi = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "int" else (0, (1 << bits) - 1))
-                scalars.append((i, p["name"], kind, lo, hi))
-            else:
-                dt = getattr(torch, _TORCH_DTYPES.get(p["elem"], ""), None)
-                if dt is None:
-                    return None
-                views.append((i, dt, p.get("placement") == "device", _compile_extent(p["extent"]),
-                              p["access"] == "rw", _ELEM_BYTES[p["elem"]]))
-        return scalars, views
-
-    def _fast(self, torch, args):
-        """The call with every check of the slow path, for torch tensors and plain Python scalars;
-        None where anything is off, and the slow path then says what (or takes other arrays)."""
-        if self._plan is False:
-            self._plan = self._make_plan(torch)
-        if self._plan is None or len(args) != len(self.params):
-            return None
-        scalars, views = self._plan
-        vals, env = list(args), {}
-        for i, name, kind, lo, hi in scalars:
-            v = args[i]
-            t = type(v)
-            if kind == "float":
-                if t is int:
-                    vals[i] = float(v)
-                elif t is not float:
-                    return None
-            elif kind == "bool":
-                if t is not bool:
-                    return None
-            else:
-                if t is not int or not lo <= v <= hi:
-                    return None
-                env[name] = v
-        spans = []
-        tensor = torch.Tensor
-        for i, dt, cuda, extent, rw, size in views:
-            v = args[i]
-            if not isinstance(v, tensor) or v.dtype is not dt or v.is_cuda is not cuda or not v.is_contiguous():
-                return None
-            n = extent(env)
-            if n < 0 or v.numel() != n:
-                return None
-            vals[i] = ptr = v.data_ptr()
-            if n:
-                spans.append((ptr, ptr + n * size, rw, cuda))
-        for a in spans:
-            if a[2]:
-                for b in spans:
-                    if b is not a and b[3] == a[3] and a[0] < b[1] and b[0] < a[1]:
-                        return None
-        return (vals,)
-
     def __call__(self, *args):
+        if self.fast is not None:
+            return self.fast(*args)
         if self._compiling is not None and self._compiling():
             return self.op(*args)   # under torch.compile: the opaque custom op (dynamo traces this branch)
         return self._direct(args)
 
     def _direct(self, args):
         fn = self.name
-        torch = _torch() if self._plan is not None else None
-        if torch is not None:
-            fast = self._fast(torch, args)
-            if fast is not None:
-                return self._run(torch, fast[0])
         if self.unsupported:
             raise ArgumentTypeError("%s: %s" % (fn, self.unsupported))
         if len(args) != len(self.params):
@@ -509,6 +436,13 @@ def _custom_op(f):
     return op
 
 
+def _no_op(f):
+    """What a function with no custom op has as its .op: a call that says why."""
+    def op(*args):
+        return f.op
+    return op
+
+
 _OPS = {}   # torch's operator registry is per process; so is this map from op name to op
 
 
@@ -536,6 +470,12 @@ class Library:
                     f._op = _custom_op(f)
                 except CairnError as e:
                     f._op = e
+        if torch is not None:   # the attribute is the generated call where there is one
+            for name, f in self.functions.items():
+                f.fast = _fast.make(f, torch, _SCALARS, _ELEM_BYTES, _TORCH_DTYPES)
+                if f.fast is not None:
+                    f.fast.op = f._op if not isinstance(f._op, Exception) and f._op is not None else _no_op(f)
+                    setattr(self, name, f.fast)
 
     def bind(self, stream):
         if self._bind is not None:
