@@ -197,10 +197,16 @@ def _torch():
     return _TORCH[0]
 
 
-def _as_array(fn, p, value):
+def _placement(p, emulated):
+    """Where a view's memory is as a caller sees it: an emulated device's memory is the host's."""
+    place = p.get("placement", "host")
+    return "device, emulated" if emulated and place == "device" else place
+
+
+def _as_array(fn, p, value, emulated=False):
     """The array behind `value` for the view parameter p, checked for element type, placement and
     contiguity (not yet for length)."""
-    elem, place, arg = p["elem"], p.get("placement", "host"), "%s: argument %s" % (fn, p["name"])
+    elem, place, arg = p["elem"], _placement(p, emulated), "%s: argument %s" % (fn, p["name"])
     torch = _torch()
     if torch is not None and isinstance(value, torch.Tensor):
         want = _TORCH_DTYPES.get(elem)
@@ -325,7 +331,7 @@ class _Function:
             want = _TORCH_DTYPES.get(p["elem"])
             if want is None or v.dtype != getattr(torch, want):
                 raise ArgumentTypeError("%s must hold %s (torch.%s), not %s" % (arg, p["elem"], want, v.dtype))
-            cuda = p.get("placement") == "device"
+            cuda = _placement(p, self.lib.emulated) == "device"
             if (v.device.type == "cuda") != cuda:
                 raise ArgumentTypeError("%s is %s: a %s tensor is required" % (arg, p["type"], "CUDA" if cuda else "CPU"))
             if not v.is_contiguous():
@@ -359,7 +365,7 @@ class _Function:
         for i, (p, v) in enumerate(zip(self.params, args)):
             if p["kind"] != "view":
                 continue
-            a = _as_array(fn, p, v)
+            a = _as_array(fn, p, v, self.lib.emulated)
             if p.get("extent") is None:
                 raise ArgumentTypeError("%s: argument %s is %s, whose length this binding cannot compute; "
                                         "call it from C" % (fn, p["name"], p["type"]))
@@ -383,7 +389,7 @@ class _Function:
         if not self.device:
             return self.cf(*values)
         stream = 0
-        if torch is not None and torch.cuda.is_available():
+        if torch is not None and not self.lib.emulated and torch.cuda.is_available():
             raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
             stream = raw(torch.cuda.current_device()) if raw else torch.cuda.current_stream().cuda_stream
         if self.cq is not None:
@@ -453,6 +459,9 @@ class Library:
         with open(os.path.join(directory, name + ".receipt.json")) as f:
             receipt = json.load(f)
         self.directory, self.name, self.exports = directory, name, receipt["exports"]
+        # emulated, the device is host threads and its memory host memory: @device views take CPU
+        # tensors and buffers, and the entries ignore the stream
+        self.emulated = bool(receipt.get("emulation"))
         self.dll = ctypes.CDLL(os.path.join(directory, name + ".so"))
         self._bind = None
         if self.exports["device"]:

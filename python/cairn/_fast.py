@@ -77,7 +77,7 @@ def make(f, torch, scalars, elem_bytes, torch_dtypes):
         if dt is None:
             return None
         ns["dt%d" % i] = dt
-        cuda = p.get("placement") == "device"
+        cuda = p.get("placement") == "device" and not f.lib.emulated
         out += ["    e%d = %s" % (i, _extent(p["extent"], ints)),
                 "    if type(%s) is not T or %s.dtype is not dt%d or %s.is_cuda is not %s or not %s.is_contiguous() "
                 "or %s.numel() != e%d:" % (a, a, i, a, cuda, a, a, i), bail,
@@ -95,6 +95,9 @@ def make(f, torch, scalars, elem_bytes, torch_dtypes):
     if not f.device:
         ns["cf"] = f.cf
         out.append("    return cf(%s)" % vals)
+    elif f.lib.emulated and f.cq is not None:   # the emulated entry ignores the stream
+        ns["cq"] = f.cq
+        out += ["    cq(None%s)" % (", " + vals if vals else ""), "    return None"]
     elif f.cq is not None and hasattr(torch._C, "_cuda_getCurrentRawStream"):
         ns.update(cq=f.cq, stream=torch._C._cuda_getCurrentRawStream, device=torch._C._cuda_getDevice)
         out += ["    cq(stream(device())%s)" % (", " + vals if vals else ""), "    return None"]

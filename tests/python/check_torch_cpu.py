@@ -81,6 +81,22 @@ want(isinstance(e, cairn.CairnError) and "returns i32" in str(e), "add3.op: %r" 
 # loading the same build again reuses its ops (torch keeps one op per name)
 want(cairn.load(sys.argv[1]).axpy.op is k.axpy.op, "a second load made a second op")
 
+# emulated device functions (the second file, --emulate): @device views take CPU tensors, queued
+# work runs at the call, and an E-ENQUEUE function returns its value
+if len(sys.argv) > 2:
+    dk = cairn.load(sys.argv[2], target="sm_90a", emulate=True)
+    y = y0.clone()
+    dk.saxpy(n, -0.75, x, y)
+    want(torch.equal(y, -0.75 * x + y0), "emulated saxpy: wrong values")
+    d = torch.arange(n, dtype=torch.float64).remainder_(101).mul_(0.125)
+    got = dk.total(n, d)
+    want(got == float(d.sum()), "emulated total: %r, torch %r" % (got, float(d.sum())))
+    e = raised(lambda: dk.saxpy(n, 1.0, x.double(), y))
+    want(isinstance(e, cairn.ArgumentTypeError) and "argument x" in str(e), "emulated saxpy, float64 x: %r" % e)
+    y = y0.clone()
+    torch.compile(lambda: dk.saxpy(n, 2.0, x, y), fullgraph=True)()
+    want(torch.equal(y, 2.0 * x + y0), "emulated saxpy under torch.compile: wrong values")
+
 for b in bad:
     print("FAIL torch cpu binding: " + b)
 print("check_torch_cpu: %d failed" % len(bad))

@@ -17,7 +17,7 @@ else
     fail=$((fail + 1)); grep FAIL "$T/out" || tail -5 "$T/out"
 fi
 # CPU torch, where it is installed: the op and torch.compile (exit 3 is a skip)
-CAIRN_CACHE=$T/cache python3 tests/python/check_torch_cpu.py tests/python/kernels.cairn >"$T/out" 2>&1
+CAIRN_CACHE=$T/cache python3 tests/python/check_torch_cpu.py tests/python/kernels.cairn tests/python/device_kernels.cairn >"$T/out" 2>&1
 case $? in
     0) pass=$((pass + 1)) ;;
     3) skip=$((skip + 1)) ;;
