@@ -25,7 +25,7 @@ build/.setup-ok: tools/setup.sh
 
 $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -o $@ $(OBJS) -lm
+	$(CC) $(ALLCFLAGS) -o $@ $(OBJS) -lcjson -lcrypto -lm
 
 $(BUILD)/libcairn.a: $(LIBOBJS)
 	@rm -f $@

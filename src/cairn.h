@@ -128,7 +128,12 @@ typedef struct {
     X(E_COOP_REUSE, "E-COOP-REUSE")                                          \
     X(E_COOP_UNWRITTEN, "E-COOP-UNWRITTEN")                                  \
     X(E_COOP_UNDECIDED, "E-COOP-UNDECIDED")                                  \
-    X(E_COOP_GLOBAL, "E-COOP-GLOBAL")
+    X(E_COOP_GLOBAL, "E-COOP-GLOBAL")                                        \
+    X(E_HARNESS_MAPPING, "E-HARNESS-MAPPING")                                \
+    X(E_HARNESS_DTYPE, "E-HARNESS-DTYPE")                                    \
+    X(E_HARNESS_SYMBOL, "E-HARNESS-SYMBOL")                                  \
+    X(E_HARNESS_FORMAT, "E-HARNESS-FORMAT")                                  \
+    X(E_TARGET_MISMATCH, "E-TARGET-MISMATCH")
 
 typedef enum {
 #define X(id, s) id,

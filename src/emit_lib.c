@@ -48,15 +48,31 @@ static bool exportable_type(const Type *t)
     return type_is_scalar(t) || t->kind == TY_VOID;
 }
 
-static bool exported(const Node *fn)
+/* Why a function has no C entry, or NULL when it has one. A benchmark
+ * export names the reason (E-HARNESS-SYMBOL), so it is a sentence. */
+static const char *no_entry(Ex *x, const Node *fn)
 {
-    if (!fn->fn.id || !strcmp(fn->fn.id, "main") || fn->fn.is_test || fn->fn.is_kernel || fn->fn.is_extern ||
-        fn->fn.generics.n || fn->fn.is_instance || !fn->fn.body)
-        return false;
-    for (int i = 0; i < fn->fn.params.n; i++)
-        if (!exportable_type(emit_param_type(fn->fn.params.v[i])))
-            return false;
-    return exportable_type(emit_fn_ret((Node *)fn));
+    if (!strcmp(fn->fn.id, "main"))
+        return "it is the program's main";
+    if (fn->fn.is_test)
+        return "it is a test";
+    if (fn->fn.is_kernel)
+        return "it is a kernel fn, which only device code calls";
+    if (fn->fn.is_extern || !fn->fn.body)
+        return "it is declared without a body";
+    if (fn->fn.generics.n)
+        return "it is generic: only its instances, which CAIRN code makes, have code";
+    for (int i = 0; i < fn->fn.params.n; i++) {
+        Node *p = fn->fn.params.v[i];
+        Type *t = emit_param_type(p);
+        if (!exportable_type(t))
+            return arena_printf(x->a, "its parameter %s is %s, which has no C form (a C entry takes scalars, "
+                                      "rw<T> and views)", p->param.id, type_str(x->a, t));
+    }
+    Type *r = emit_fn_ret((Node *)fn);
+    if (!exportable_type(r))
+        return arena_printf(x->a, "it returns %s, which has no C form", type_str(x->a, r));
+    return NULL;
 }
 
 /* Why a function gets no cq_ entry, or NULL when it gets one. */
@@ -358,11 +374,20 @@ void emit_library(Ex *x, FILE *h, const char *lib)
     const Vec *fns = &x->e->check->fns;
     header_begin(x, h, lib);
     Vec refused = {0}, why = {0};
-    Buf exports = {0};
+    Buf exports = {0}, unexported = {0};
     for (int i = 0; i < fns->n; i++) {
         Node *fn = fns->v[i];
-        if (!exported(fn))
+        if (!fn->fn.id || fn->fn.is_instance)
             continue;
+        const char *no = no_entry(x, fn);
+        if (no) {
+            buf_printf(x->a, &unexported, "%s{\"name\": ", unexported.s ? ", " : "");
+            json_quote(x->a, &unexported, fn->fn.id);
+            buf_printf(x->a, &unexported, ", \"line\": %d, \"reason\": ", fn->span.line);
+            json_quote(x->a, &unexported, no);
+            buf_printf(x->a, &unexported, "}");
+            continue;
+        }
         entry(x, fn, false, h);
         const char *r = x->uses_dev ? no_enqueue(x, fn) : NULL;
         export_json(x, &exports, fn, x->uses_dev ? r : "it does no device work: cf_ runs it on the host");
@@ -383,7 +408,8 @@ void emit_library(Ex *x, FILE *h, const char *lib)
     Buf j = {0};
     buf_printf(x->a, &j, "{\"library\": ");
     json_quote(x->a, &j, lib);
-    buf_printf(x->a, &j, ", \"device\": %s, \"functions\": [%s%s]}", x->uses_dev ? "true" : "false",
-               exports.s ? exports.s : "", exports.s ? "\n  " : "");
+    buf_printf(x->a, &j, ", \"device\": %s, \"functions\": [%s%s], \"unexported\": [%s]}",
+               x->uses_dev ? "true" : "false", exports.s ? exports.s : "", exports.s ? "\n  " : "",
+               unexported.s ? unexported.s : "");
     x->e->exports = j.s;
 }

@@ -11,6 +11,7 @@
  * 2 usage or I/O error. `cairn run` exits with the program's status.
  */
 #include "cli/cli.h"
+#include "cli/harness.h"
 
 #include <string.h>
 
@@ -32,7 +33,7 @@ static const Command commands[] = {
     {"tune", NULL, "choose an implementation", "a later issue (device performance)"},
     {"validate", NULL, "hold an implementation to its reference", "a later issue (validation)"},
     {"verify", NULL, "prove a function with an SMT model", "a later issue (verification)"},
-    {"export", NULL, "package a benchmark submission", "a later issue (benchmark harnesses)"},
+    {"export", cmd_export, "package a function as a benchmark submission, or check a package", NULL},
     {"new", NULL, "start a project", "a later issue (projects)"},
     {"foreign", NULL, "build and inspect vendored CUDA", "a later issue (foreign CUDA)"},
 };

@@ -13,6 +13,10 @@ cc -fsanitize=address,undefined -o "$tmp/t" "$tmp/t.c" 2>/dev/null || need+=(lib
 # MPFR and GMP are the independent oracles of the numeric unit tests.
 printf '#include <mpfr.h>\nint main(void){mpfr_t x; mpfr_init(x); mpfr_clear(x); return 0;}\n' >"$tmp/m.c"
 cc -o "$tmp/m" "$tmp/m.c" -lmpfr -lgmp 2>/dev/null || need+=(libmpfr-dev libgmp-dev)
+# cJSON reads benchmark definitions and submissions (cairn new, cairn export); libcrypto's SHA-256
+# names the sources a submission embeds.
+printf '#include <cjson/cJSON.h>\n#include <openssl/evp.h>\nint main(void){cJSON_Delete(cJSON_Parse("1")); return EVP_sha256() == 0;}\n' >"$tmp/j.c"
+cc -o "$tmp/j" "$tmp/j.c" -lcjson -lcrypto 2>/dev/null || need+=(libcjson-dev libssl-dev)
 rm -rf "$tmp"
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -500,6 +500,7 @@ static const char build_help[] =
     "build never leaves a partial file.\n"
     "\n"
     "  --emit-c          also print the emitted C on standard output\n"
+    "  --quiet           no line saying what was built\n"
     "  --out DIR         write the outputs into DIR\n"
     "  --device-target T the device target (sm_80, sm_90a, sm_120f, ...); beats the\n"
     "                    manifest's device_target. The receipt records it under\n"
@@ -583,7 +584,7 @@ static bool resolve_program(Arena *a, const Options *o, const char **src, BuildP
 int cmd_build(int argc, char **argv)
 {
     Options o;
-    if (!opts_parse(&o, "build", argc, argv, "json emulate device-target out emit-c header"))
+    if (!opts_parse(&o, "build", argc, argv, "json emulate device-target out emit-c header quiet"))
         return EXIT_USAGE;
     if (o.help) {
         fputs(build_help, stdout);
@@ -597,7 +598,7 @@ int cmd_build(int argc, char **argv)
         Unit u;
         if (unit_load(&u, src, &o)) {
             rc = build_unit(&u, &b, &o);
-            if (rc == EXIT_OK && !o.emit_c)
+            if (rc == EXIT_OK && !o.emit_c && !o.quiet)
                 fprintf(stderr, "cairn: built %s%s%s%s%s (receipt %s)\n", b.exe_path, b.library ? ", " : "",
                         b.library ? b.so_path : "", b.library ? " and " : "", b.library ? b.header_path : "", b.receipt);
         }

@@ -20,6 +20,7 @@ typedef struct {
     bool emulate;
     bool emit_c;
     bool header;
+    bool quiet;                   /* no "cairn: built" line (cairn export's own build) */
     bool help;
     const char *device_target;
     const char *out_dir;          /* --out DIR */

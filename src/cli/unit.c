@@ -88,6 +88,8 @@ bool opts_parse(Options *o, const char *cmd, int argc, char **argv, const char *
             o->emit_c = true;
         else if (!strcmp(name, "header"))
             o->header = true;
+        else if (!strcmp(name, "quiet"))
+            o->quiet = true;
         else if (!strcmp(name, "device-target")) {
             if (!opt_value(cmd, argc, argv, &i, &o->device_target))
                 return false;
