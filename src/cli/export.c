@@ -269,7 +269,7 @@ void hx_flags(Arena *a, const char *target, cJSON **nvcc, cJSON **cxx)
         return;
     const char *dev[] = {"-std=c++20", "-O3", "--fmad=false", arena_printf(a, "-arch=%s", target), "--extended-lambda",
                          "--expt-relaxed-constexpr", "-Xcompiler",
-                         "-ffp-contract=off,-fno-fast-math,-fno-finite-loops,-fno-strict-aliasing", NULL};
+                         "-ffp-contract=off,-fno-fast-math,-fno-finite-loops,-fno-strict-aliasing", "-w", NULL};
     for (int i = 0; dev[i]; i++)
         cJSON_AddItemToArray(*nvcc, cJSON_CreateString(dev[i]));
 }
