@@ -401,7 +401,8 @@ int hx_export(Arena *a, const char *name, const char *harness, const char *symbo
         return fail_export(a, stage, EXIT_USAGE);
     }
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(receipt, "device_target");
-    const char *dev_target = cJSON_IsString(dt) ? dt->valuestring : NULL;
+    const cJSON *dtn = cJSON_GetObjectItemCaseSensitive(dt, "name");   /* the receipt's target record */
+    const char *dev_target = cJSON_IsString(dtn) ? dtn->valuestring : cJSON_IsString(dt) ? dt->valuestring : NULL;
     Sink s;
     sink_init(&s, stderr, false);
     if (!hx_bind(a, &h, &s, exports, symbol, fmt, dev_target)) {

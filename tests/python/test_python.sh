@@ -23,6 +23,13 @@ case $? in
     3) skip=$((skip + 1)) ;;
     *) fail=$((fail + 1)); grep FAIL "$T/out" || tail -5 "$T/out" ;;
 esac
+# the examples under examples/kernels, emulated on CPU tensors (exit 3 is a skip: no torch)
+CAIRN_CACHE=$T/cache python3 tests/python/check_examples.py >"$T/out" 2>&1
+case $? in
+    0) pass=$((pass + 1)) ;;
+    3) skip=$((skip + 1)) ;;
+    *) fail=$((fail + 1)); grep FAIL "$T/out" || tail -5 "$T/out" ;;
+esac
 cp tests/python/kernels.cairn "$T/twice.cairn"
 for i in 1 2; do
     CAIRN_CACHE=$T/cache2 python3 -c "import cairn, sys; print(cairn.load(sys.argv[1]).directory)" "$T/twice.cairn" >"$T/c$i" 2>&1 &
