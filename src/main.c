@@ -34,7 +34,7 @@ static const Command commands[] = {
     {"validate", NULL, "hold an implementation to its reference", "a later issue (validation)"},
     {"verify", NULL, "prove a function with an SMT model", "a later issue (verification)"},
     {"export", cmd_export, "package a function as a benchmark submission, or check a package", NULL},
-    {"new", NULL, "start a project", "a later issue (projects)"},
+    {"new", cmd_new, "start a project (from a SOL-ExecBench problem with --from-sol-execbench)", NULL},
     {"foreign", NULL, "build and inspect vendored CUDA", "a later issue (foreign CUDA)"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

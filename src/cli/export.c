@@ -383,6 +383,13 @@ int hx_export(Arena *a, const char *name, const char *harness, const char *symbo
         return EXIT_USAGE;
     char *parent = arena_strdup(a, out), *slash = strrchr(parent, '/');
     const char *pdir = slash ? (*slash = '\0', *parent ? parent : "/") : ".";
+    for (char *q = (char *)pdir + 1; *q; q++)   /* --out out/rmsnorm makes out/ */
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(pdir, 0777);
+            *q = '/';
+        }
+    mkdir(pdir, 0777);
     char *stage = arena_printf(a, "%s/.%s.cairn-tmp-%ld-XXXXXX", pdir, base_name(out), (long)getpid());
     if (!is_dir(pdir) || !mkdtemp(stage)) {
         fprintf(stderr, "cairn export: cannot create the package beside %s: %s\n", out, strerror(errno));

@@ -164,6 +164,49 @@ PY
     cp "$T/keep" $O/$sub
 done
 
+# the packages built with CPU torch and run over host views (a skip without torch and ninja)
+TORCH_EXTENSIONS_DIR=$T/ext python3 tests/harness/check_harness_torch.py $T/pkg-sol-execbench $T/pkg-gpumode $T/pkg-kernelbench >"$T/t" 2>&1
+case $? in
+    0) pass=$((pass + 1)) ;;
+    3) skip=$((skip + 1)) ;;
+    *) fail=$((fail + 1)); grep FAIL "$T/t" || tail -5 "$T/t" ;;
+esac
+
+# cairn new --from-sol-execbench, on a definition of our own in SOL-ExecBench's schema
+mkdir -p $T/prob
+cat >$T/prob/definition.json <<'J'
+{"name": "scale_rows_d8", "axes": {"n": {"type": "var"}, "d": {"type": "const", "value": 8}},
+ "inputs": {"x": {"shape": ["n", "d"], "dtype": "float32"}, "k": {"shape": null, "dtype": "float32"}},
+ "outputs": {"y": {"shape": ["n", "d"], "dtype": "float32"}},
+ "reference": "import torch\ndef run(x, k):\n    return x * k", "description": "y = k x"}
+J
+printf '%s\n' '{"uuid": "a", "axes": {"n": 3}, "inputs": {"x": {"type": "random"}, "k": {"type": "scalar", "value": 2.0}}}' \
+    '{"uuid": "b", "axes": {"n": 5}, "inputs": {"x": {"type": "random"}, "k": {"type": "scalar", "value": 0.5}}, "tolerance": {"max_atol": 0.001, "max_rtol": 0.002}}' \
+    >$T/prob/workload.jsonl
+"$CAIRN" new $T/scale --from-sol-execbench $T/prob/definition.json >"$T/o" 2>"$T/e"; rc=$?
+ok "cairn new --from-sol-execbench: exit 0 (got $rc: $(cat "$T/e"))" "$([ $rc = 0 ]; echo $?)"
+ok "the signature: a const per fixed axis, a usize per variable one, a view per tensor, a scalar per number" \
+    "$(grep -q '^const D:usize = 8;$' $T/scale/src/scale.cairn &&
+       grep -q '^fn scale(n:usize, x:ro<f32>\[n \* D\]@device, k:f32, y:rw<f32>\[n \* D\]@device) {$' $T/scale/src/scale.cairn &&
+       grep -q '^//   def run(x, k):$' $T/scale/src/scale.cairn; echo $?)"
+ok "the project: sm_100a, the problem's files, the tightest tolerances" \
+    "$(grep -q 'device_target = "sm_100a"' $T/scale/cairn.toml && cmp -s $T/prob/workload.jsonl $T/scale/problem/workload.jsonl &&
+       grep -q '"max_atol": 0.001,' $T/scale/policy.json && grep -q '"max_rtol": 0.002,' $T/scale/policy.json; echo $?)"
+"$CAIRN" check $T/scale/src/scale.cairn --device-target sm_100a >/dev/null 2>&1
+ok "the signature is accepted" $?
+if command -v nvcc >/dev/null 2>&1; then
+    "$CAIRN" export $T/scale --harness sol-execbench --symbol scale --out $T/scale-out >/dev/null 2>"$T/e"
+    ok "its mapping exports (sm_100a for the B200): $(head -c 300 "$T/e")" "$("$CAIRN" export $T/scale-out | grep -q harness-intact; echo $?)"
+else
+    skip=$((skip + 1))
+fi
+sed 's/"shape": null, "dtype": "float32"/"shape": null, "dtype": "float4_e2m1fn_x2"/' $T/prob/definition.json >$T/prob/fp4.json
+"$CAIRN" new $T/fp4 --from-sol-execbench $T/prob/fp4.json >/dev/null 2>"$T/e"; rc=$?
+ok "a dtype CAIRN lacks: E-HARNESS-DTYPE, exit 1, nothing left (rc $rc: $(cat "$T/e"))" \
+    "$([ $rc = 1 ] && grep -q 'error\[E-HARNESS-DTYPE\]: input k is float4_e2m1fn_x2' "$T/e" && [ ! -e $T/fp4 ]; echo $?)"
+"$CAIRN" new $T/scale --from-sol-execbench $T/prob/definition.json >/dev/null 2>&1; rc=$?
+ok "cairn new into a directory that is not empty: exit 2 (got $rc)" "$([ $rc = 2 ]; echo $?)"
+
 # usage errors: exit 2, a message
 "$CAIRN" export "$P" --harness nope --symbol vadd --out "$T/x" 2>"$T/e"; rc=$?
 ok "an unknown --harness: exit 2 (got $rc)" "$([ $rc = 2 ] && grep -q 'sol-execbench, gpumode and kernelbench' "$T/e"; echo $?)"
