@@ -57,10 +57,10 @@ ok "missing file is 2" "$([ "$(status "$CAIRN" check "$T/nope.cairn")" = 2 ] && 
 ok "unknown option is 2" "$([ "$(status "$CAIRN" check --frobnicate "$T/good.cairn")" = 2 ]; echo $?)"
 ok "no command is 2" "$([ "$(status "$CAIRN")" = 2 ]; echo $?)"
 ok "unknown command is 2" "$([ "$(status "$CAIRN" frob)" = 2 ]; echo $?)"
-for c in check run build test expand explain; do
+for c in check run build test expand explain export new; do
     ok "$c --help" "$([ "$(status "$CAIRN" "$c" --help)" = 0 ] && grep -q "usage: cairn $c" "$T/out"; echo $?)"
 done
-for c in predict tune validate verify export new foreign; do
+for c in predict tune validate verify foreign; do
     ok "$c says it is not available" "$([ "$(status "$CAIRN" "$c")" = 2 ] && grep -q 'not available yet' "$T/err"; echo $?)"
 done
 cp tests/cli/emulated_test.cairn.txt "$T/devtest.cairn"

@@ -34,7 +34,8 @@ IDENT = re.compile(r"\b((?:cn|CN|CAIRN|cairn)_[A-Za-z0-9_]+)")
 MAKE = re.compile(r"`make ([\w-]+)")
 SECTION = re.compile(r"(\w[\w-]*\.md)\)?(?:'s)?,? \"([^\"]+)\"")
 # Names a user fills in, or a file the user's own project holds: not files of this repository.
-TEMPLATES = {"NAME.c", "NAME.h", "t.cairn", "file.cairn", "saxpy.cairn", "x.err", "barrier.c"}
+TEMPLATES = {"NAME.c", "NAME.h", "t.cairn", "file.cairn", "saxpy.cairn", "x.err", "barrier.c",
+             "submission.py", "model_new.py", "eval.py", "NAME.cairn"}  # the files a benchmark package holds
 
 corpus = []
 for p in glob.glob("src/**/*.[ch]", recursive=True) + glob.glob("runtime/*.h") + \
