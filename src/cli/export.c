@@ -442,18 +442,6 @@ int hx_export(Arena *a, const char *name, const char *harness, const char *symbo
 
 /* ----------------------------------------------------------------- checking */
 
-static int broken(const char *dir, const char *file, const char *why)
-{
-    printf("{\"status\": \"harness-broken\", \"package\": ");
-    json_write_string(stdout, dir);
-    printf(", \"file\": ");
-    json_write_string(stdout, file);
-    printf(", \"why\": ");
-    json_write_string(stdout, why);
-    printf("}\n");
-    return EXIT_REFUSED;
-}
-
 int hx_check_package(Arena *a, const char *dir)
 {
     char *text = hx_read_file(a, arena_printf(a, "%s/harness.json", dir), NULL);
@@ -461,7 +449,7 @@ int hx_check_package(Arena *a, const char *dir)
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(r, "format");
     if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "cairn.harness/1")) {
         cJSON_Delete(r);
-        return broken(dir, "harness.json", "it is not a cairn.harness/1 record");
+        return hx_broken(dir, "harness.json", "it is not a cairn.harness/1 record");
     }
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "export"), "files");
     const cJSON *sub = cJSON_GetObjectItemCaseSensitive(r, "submission");
@@ -475,15 +463,15 @@ int hx_check_package(Arena *a, const char *dir)
         const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
         const char *want = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "sha256"));
         if (!path || !want) {
-            rc = broken(dir, "harness.json", "an entry has no path or sha256");
+            rc = hx_broken(dir, "harness.json", "an entry has no path or sha256");
             break;
         }
         size_t len;
         char *t = hx_read_file(a, arena_printf(a, "%s/%s", dir, path), &len);
         if (!t)
-            rc = broken(dir, path, arena_printf(a, "it cannot be read: %s", strerror(errno)));
+            rc = hx_broken(dir, path, arena_printf(a, "it cannot be read: %s", strerror(errno)));
         else if (strcmp(hx_sha256(a, t, len), want))
-            rc = broken(dir, path, arena_printf(a, "its sha256 is %s, and harness.json records %s: it changed after "
+            rc = hx_broken(dir, path, arena_printf(a, "its sha256 is %s, and harness.json records %s: it changed after "
                                                    "the export", hx_sha256(a, t, len), want));
         n++;
     }

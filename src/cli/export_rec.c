@@ -181,7 +181,7 @@ static const char *file_sha(const cJSON *record, const char *path)
     return NULL;
 }
 
-static int embedded_broken(const char *dir, const char *file, const char *why)
+int hx_broken(const char *dir, const char *file, const char *why)
 {
     printf("{\"status\": \"harness-broken\", \"package\": ");
     json_write_string(stdout, dir);
@@ -225,7 +225,7 @@ int hx_check_embedded(Arena *a, const char *dir, const cJSON *record)
         cJSON_GetObjectItemCaseSensitive(record, "submission"), "path"));
     char *text = hx_read_file(a, arena_printf(a, "%s/%s", dir, sub), NULL);
     if (!text)
-        return embedded_broken(dir, sub, "it cannot be read");
+        return hx_broken(dir, sub, "it cannot be read");
     int found = 0;
     if (!strcmp(sub, "solution.json")) {
         cJSON *s = cJSON_Parse(text);
@@ -237,7 +237,7 @@ int hx_check_embedded(Arena *a, const char *dir, const cJSON *record)
             const char *want = path ? file_sha(record, arena_printf(a, "export/%s", path)) : NULL;
             if (!want || !content || strcmp(hx_sha256(a, content, strlen(content)), want)) {
                 cJSON_Delete(s);
-                return embedded_broken(dir, sub, arena_printf(a, "its source %s is not the export's", path ? path : "?"));
+                return hx_broken(dir, sub, arena_printf(a, "its source %s is not the export's", path ? path : "?"));
             }
             found++;
         }
@@ -265,11 +265,11 @@ int hx_check_embedded(Arena *a, const char *dir, const cJSON *record)
             }
             const char *want = file_sha(record, arena_printf(a, "export/%s", name));
             if (!want || strcmp(hx_sha256(a, body, blen), want))
-                return embedded_broken(dir, sub, arena_printf(a, "the source %s it embeds is not the export's", name));
+                return hx_broken(dir, sub, arena_printf(a, "the source %s it embeds is not the export's", name));
             found++;
         }
     }
     if (found != 2)
-        return embedded_broken(dir, sub, arena_printf(a, "it embeds %d sources, where the export has 2", found));
+        return hx_broken(dir, sub, arena_printf(a, "it embeds %d sources, where the export has 2", found));
     return EXIT_OK;
 }

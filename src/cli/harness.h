@@ -131,6 +131,8 @@ cJSON *hx_record(Arena *a, const Harness *h, HxSources *src, const char *submiss
 /* The sources a submission embeds against the export's files: EXIT_OK, or
  * the broken report printed and EXIT_REFUSED. */
 int hx_check_embedded(Arena *a, const char *dir, const cJSON *record);
+/* Prints {"status": "harness-broken", ...} for the file and why; EXIT_REFUSED. */
+int hx_broken(const char *dir, const char *file, const char *why);
 int hx_export(Arena *a, const char *name, const char *harness, const char *symbol, const char *out,
               const char *mapping, const char *target);
 int hx_check_package(Arena *a, const char *dir);

@@ -30,6 +30,19 @@ case $? in
     3) skip=$((skip + 1)) ;;
     *) fail=$((fail + 1)); grep FAIL "$T/out" || tail -5 "$T/out" ;;
 esac
+# pip install from the checkout (offline: no build isolation, no index), then a load through it
+if python3 -c "import setuptools" 2>/dev/null && python3 -m pip --version >/dev/null 2>&1; then
+    if python3 -m pip install -q --no-deps --no-build-isolation --no-index --target "$T/site" ./python >"$T/pip" 2>&1 &&
+        [ "$(cd "$T" && PYTHONPATH=$T/site CAIRN_CACHE=$T/cache3 python3 -c "import cairn, sys
+assert cairn.__file__.startswith(sys.argv[1]), cairn.__file__
+print(cairn.load(sys.argv[2]).add3(1, 2, 3))" "$T/site" "$OLDPWD/tests/python/kernels.cairn" 2>&1)" = 6 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL python: pip install ./python, then cairn.load: $(tail -3 "$T/pip")"
+    fi
+else
+    skip=$((skip + 1))
+fi
 cp tests/python/kernels.cairn "$T/twice.cairn"
 for i in 1 2; do
     CAIRN_CACHE=$T/cache2 python3 -c "import cairn, sys; print(cairn.load(sys.argv[1]).directory)" "$T/twice.cairn" >"$T/c$i" 2>&1 &
