@@ -95,9 +95,9 @@ def make(f, torch, scalars, elem_bytes, torch_dtypes):
     if not f.device:
         ns["cf"] = f.cf
         out.append("    return cf(%s)" % vals)
-    elif f.lib.emulated and f.cq is not None:   # the emulated entry ignores the stream
-        ns["cq"] = f.cq
-        out += ["    cq(None%s)" % (", " + vals if vals else ""), "    return None"]
+    elif f.lib.emulated:   # cf_: the emulated work runs at the call, and a trapped lane reports at its wait
+        ns["cf"] = f.cf
+        out.append("    return cf(%s)" % vals)
     elif f.cq is not None and hasattr(torch._C, "_cuda_getCurrentRawStream"):
         ns.update(cq=f.cq, stream=torch._C._cuda_getCurrentRawStream, device=torch._C._cuda_getDevice)
         out += ["    cq(stream(device())%s)" % (", " + vals if vals else ""), "    return None"]

@@ -115,6 +115,29 @@ breaks = torch._dynamo.utils.counters["graph_break"]
 if breaks:
     bad.append("torch.compile broke the graph: %r" % dict(breaks))
 
+# a failed guard in queued work: the call returns, torch's next synchronization raises, and the
+# device printed the guard's message (in a process of its own, since the trap poisons the context)
+child = r"""
+import sys, torch, cairn
+k = cairn.load(sys.argv[1], target=sys.argv[2])
+n = 4096
+idx = torch.arange(n, device="cuda", dtype=torch.int64).to(torch.uint32)
+idx[4000] = n + 7
+x = torch.ones(n, device="cuda"); y = torch.zeros(n, device="cuda")
+k.gather(n, idx, x, y)
+print("returned", flush=True)
+try:
+    torch.cuda.synchronize()
+    print("synchronized")
+except RuntimeError as e:
+    print("raised at synchronize:", str(e).splitlines()[0])
+"""
+import subprocess
+r = subprocess.run([sys.executable, "-c", child, sys.argv[1], sys.argv[2]], capture_output=True, text=True, timeout=300)
+if "returned" not in r.stdout or "raised at synchronize" not in r.stdout or "guard failed" not in r.stderr:
+    bad.append("a failed guard: expected the call to return, the synchronize to raise and the guard's message; "
+               "stdout %r, stderr %r" % (r.stdout[-300:], r.stderr[-300:]))
+
 for b in bad:
     print("FAIL torch binding: " + b)
 print("check_torch: %d failed" % len(bad))

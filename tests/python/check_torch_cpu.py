@@ -96,6 +96,15 @@ if len(sys.argv) > 2:
     y = y0.clone()
     torch.compile(lambda: dk.saxpy(n, 2.0, x, y), fullgraph=True)()
     want(torch.equal(y, 2.0 * x + y0), "emulated saxpy under torch.compile: wrong values")
+    # a lane that traps: the emulated call reports it at once (the process aborts with the guard)
+    import subprocess
+    child = ("import sys, torch, cairn\n"
+             "k = cairn.load(sys.argv[1], target='sm_90a', emulate=True)\n"
+             "n = 64; idx = torch.arange(n, dtype=torch.int64).to(torch.uint32); idx[40] = 999\n"
+             "k.gather(n, idx, torch.ones(n), torch.zeros(n))\nprint('returned')\n")
+    r = subprocess.run([sys.executable, "-c", child, sys.argv[2]], capture_output=True, text=True, timeout=300)
+    want(r.returncode != 0 and "returned" not in r.stdout and "index 999 out of bounds for x of length 64" in r.stderr,
+         "emulated trap: rc %d, stderr %r" % (r.returncode, r.stderr[-300:]))
 
 for b in bad:
     print("FAIL torch cpu binding: " + b)
