@@ -263,9 +263,12 @@ static void device_bits(Walk *w, Node *n)
     }
 }
 
+/* Code that runs on the device: a region's lanes, a collector's, and a
+ * cooperative region's blocks and finish. */
 static bool device_lanes(const Node *n)
 {
-    return (n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device);
+    return (n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device) ||
+           (n->kind == N_COOP && n->coop.device);
 }
 
 static bool eff_visit(Node *n, void *c)

@@ -15,6 +15,15 @@ fn count(n:usize, x:ro<u32>[n]@device, c:rw<u32>[1]@device) {
   parallel i in n { if x[i] % 3 == 0 { atomic_add_wrap(c[0], 1); } }
   parallel i in n { if x[i] % 5 == 0 { atomic_max(c[0], x[i]); } }
 }
+fn ccount(n:usize, g:usize, x:ro<u8>[n]@device, bins:rw<u32>[256]@device) {
+  blocks b in g threads t in 256 {
+    shared local:u32[256] = zeroed;
+    let mut i = b * 256 + t;
+    while i < n { atomic_add_wrap(local[x[i]], 1); i += g * 256; }
+    barrier;
+    if local[t] != 0 { atomic_add_wrap(bins[t], local[t]); }
+  }
+}
 fn hcount(n:usize, x:ro<u32>[n]@device, c:rw<u32>[1]) {
   parallel i in n { let v = x[i]; }
   atomic_add_wrap(c[0], 1);
@@ -25,6 +34,8 @@ ok "library builds" "$?"
 H="$T/b/at.h"
 ok "atomics only in device lanes: count is held and has cq_count" "$(grep -q '^void cq_count(void \*stream, size_t n, const uint32_t \*x, uint32_t \*c);' "$H"; echo $?)"
 ok "count waits nowhere inside (held)" "$(sed -n '/^static void fn_count(/,/^}/p' "$T/b/at.c" | grep -q cn_exec_observe; [ $? = 1 ]; echo $?)"
+ok "atomics only in a device cooperative region (shared and global): ccount has cq_ccount" \
+    "$(grep -q '^void cq_ccount(void \*stream, size_t n, size_t g, const uint8_t \*x, uint32_t \*bins);' "$H"; echo $?)"
 ok "an atomic on the host: hcount has no cq_ entry" "$(! grep -q 'cq_hcount' "$H"; echo $?)"
 ok "... and E-ENQUEUE names the reason" "$(grep -q '^ \* hcount: its effect row has another way to observe device memory: an atomic update outside a device region\.' "$H"; echo $?)"
 ok "hcount waits after its region (unheld)" "$(sed -n '/^static void fn_hcount(/,/^}/p' "$T/b/at.c" | grep -q cn_exec_observe; echo $?)"
