@@ -257,7 +257,8 @@ static const TomlEntry *header_of(const Toml *t, int line)
     return h;
 }
 
-static HxExpr *parse_expr(Arena *a, const char **p, bool *beyond);
+/* *beyond: 1 for a form outside + - * / (a call, %, **, //), 2 for an integer past 64 bits. */
+static HxExpr *parse_expr(Arena *a, const char **p, int *beyond);
 
 static void skip_ws(const char **p)
 {
@@ -265,7 +266,7 @@ static void skip_ws(const char **p)
         (*p)++;
 }
 
-static HxExpr *parse_atom(Arena *a, const char **p, bool *beyond)
+static HxExpr *parse_atom(Arena *a, const char **p, int *beyond)
 {
     skip_ws(p);
     HxExpr *e = arena_alloc(a, sizeof *e);
@@ -283,7 +284,7 @@ static HxExpr *parse_atom(Arena *a, const char **p, bool *beyond)
         errno = 0;
         e->value = strtoll(s, (char **)p, 10);
         if (errno)
-            return NULL;
+            *beyond = 2;
         return e;
     }
     while (isalnum((unsigned char)**p) || **p == '_')
@@ -295,11 +296,11 @@ static HxExpr *parse_atom(Arena *a, const char **p, bool *beyond)
         return NULL;
     skip_ws(p);
     if (**p == '(')
-        *beyond = true;   /* a call */
+        *beyond = 1;   /* a call */
     return e;
 }
 
-static HxExpr *parse_term(Arena *a, const char **p, bool *beyond)
+static HxExpr *parse_term(Arena *a, const char **p, int *beyond)
 {
     HxExpr *l = parse_atom(a, p, beyond);
     for (;;) {
@@ -307,7 +308,7 @@ static HxExpr *parse_term(Arena *a, const char **p, bool *beyond)
         if (!l || (**p != '*' && **p != '/'))
             return l;
         if ((*p)[1] == '*' || (*p)[1] == '/')   /* ** and // are Python's, not + - * / */
-            *beyond = true;
+            *beyond = 1;
         HxExpr *e = arena_alloc(a, sizeof *e);
         e->op = *(*p)++;
         e->l = l;
@@ -318,7 +319,7 @@ static HxExpr *parse_term(Arena *a, const char **p, bool *beyond)
     }
 }
 
-static HxExpr *parse_expr(Arena *a, const char **p, bool *beyond)
+static HxExpr *parse_expr(Arena *a, const char **p, int *beyond)
 {
     HxExpr *l = parse_term(a, p, beyond);
     for (;;) {
@@ -550,14 +551,15 @@ static bool bind_extents(Arena *a, Harness *h, Sink *s)
             continue;
         }
         h->param_extent[k] = i;
-        bool beyond = false;
+        int beyond = 0;
         const char *p0 = x->text;
         x->expr = parse_expr(a, &p0, &beyond);
         skip_ws(&p0);
         if (!x->expr || beyond || *p0) {
             diag_error(s, span_at(h, x->line, x->text), E_HARNESS_MAPPING,
                        "an extent is + - * / over axes and integers, with parentheses",
-                       "the extent of %s, \"%s\", is beyond + - * / over axes", x->param, x->text);
+                       beyond == 2 ? "the extent of %s, \"%s\", holds an integer past 64 bits"
+                                   : "the extent of %s, \"%s\", is beyond + - * / over axes", x->param, x->text);
             ok = false;
             continue;
         }

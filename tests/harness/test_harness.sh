@@ -84,6 +84,8 @@ map "$(printf '%s' "$VADD" | sed 's/parameter = "b"/parameter = "a"/')"; expect 
 map "$(printf '%s' "$VADD" | sed '1,3d')"; expect "a parameter fed by nothing" E-HARNESS-MAPPING 1 gpumode vadd
 map "$(printf '%s' "$VADD" | sed 's/rows \* cols/rows * colz/')"; expect "an axis no shape names" E-HARNESS-MAPPING 2 gpumode vadd
 map "$(printf '%s' "$VADD" | sed 's/rows \* cols/rows ** 2/')"; expect "an extent beyond + - * /" E-HARNESS-MAPPING 2 gpumode vadd
+map "$(printf '%s' "$VADD" | sed 's/rows \* cols/rows * 99999999999999999999/')"; expect "an integer past 64 bits" E-HARNESS-MAPPING 2 gpumode vadd
+grep -q 'holds an integer past 64 bits' "$T/e"; ok "an integer past 64 bits is named so" $?
 map "$(printf '%s' "$VADD" | sed 's/rows \* cols/(rows + 0) * (cols - 0) \/ 1/')"; expect "an extent in + - * /" - 0 gpumode vadd
 map "$(printf '%s' "$VADD" | sed 's/^output = true$//')"; expect "an input CAIRN writes" E-HARNESS-MAPPING 16 gpumode vadd
 map "$(printf '%s' "$VADD" | sed '0,/float32/s//float64/')"; expect "a dtype other than the element type" E-HARNESS-DTYPE 7 gpumode vadd
