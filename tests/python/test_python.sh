@@ -32,7 +32,8 @@ case $? in
 esac
 # pip install from the checkout (offline: no build isolation, no index), then a load through it
 if python3 -c "import setuptools" 2>/dev/null && python3 -m pip --version >/dev/null 2>&1; then
-    if python3 -m pip install -q --no-deps --no-build-isolation --no-index --target "$T/site" ./python >"$T/pip" 2>&1 &&
+    cp -r python "$T/src"   # a copy: setuptools writes build/ and egg-info beside the sources
+    if python3 -m pip install -q --no-deps --no-build-isolation --no-index --target "$T/site" "$T/src" >"$T/pip" 2>&1 &&
         [ "$(cd "$T" && PYTHONPATH=$T/site CAIRN_CACHE=$T/cache3 python3 -c "import cairn, sys
 assert cairn.__file__.startswith(sys.argv[1]), cairn.__file__
 print(cairn.load(sys.argv[2]).add3(1, 2, 3))" "$T/site" "$OLDPWD/tests/python/kernels.cairn" 2>&1)" = 6 ]; then
