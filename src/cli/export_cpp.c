@@ -61,7 +61,7 @@ static void cpp_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* An [extents] expression over the axes, checked: cn_add(a, b, what). */
+/* An [extents] expression over the axes, checked: cnb_add(a, b, what). */
 static void extent_expr(FILE *f, const HxExpr *e, const char *what)
 {
     if (!e->op) {
@@ -71,7 +71,7 @@ static void extent_expr(FILE *f, const HxExpr *e, const char *what)
             fprintf(f, "(int64_t)%lldLL", e->value);
         return;
     }
-    const char *fn = e->op == '+' ? "cn_add" : e->op == '-' ? "cn_sub" : e->op == '*' ? "cn_mul" : "cn_div";
+    const char *fn = e->op == '+' ? "cnb_add" : e->op == '-' ? "cnb_sub" : e->op == '*' ? "cnb_mul" : "cnb_div";
     fprintf(f, "%s(", fn);
     extent_expr(f, e->l, what);
     fputs(", ", f);
@@ -90,8 +90,8 @@ static void receipt_expr(FILE *f, const cJSON *t, const char *what)
     else {
         const char *op = cJSON_GetObjectItemCaseSensitive(t, "op")->valuestring;
         const cJSON *args = cJSON_GetObjectItemCaseSensitive(t, "args");
-        const char *fn = *op == '+' ? "cn_add" : *op == '-' ? "cn_sub" : *op == '*' ? "cn_mul" : *op == '/' ? "cn_div"
-                                                                                                             : "cn_mod";
+        const char *fn = *op == '+' ? "cnb_add" : *op == '-' ? "cnb_sub" : *op == '*' ? "cnb_mul" : *op == '/' ? "cnb_div"
+                                                                                                             : "cnb_mod";
         fprintf(f, "%s(", fn);
         receipt_expr(f, cJSON_GetArrayItem(args, 0), what);
         fputs(", ", f);
@@ -100,6 +100,8 @@ static void receipt_expr(FILE *f, const cJSON *t, const char *what)
     }
 }
 
+/* The binding's helpers are cnb_*, never the runtime's cn_*: for a host library, load_inline
+ * joins the emitted code and the binding into one translation unit. */
 static const char prelude[] =
     "#include <torch/extension.h>\n"
     "#include <cstdint>\n"
@@ -107,69 +109,69 @@ static const char prelude[] =
     "%s"
     "\n"
     "namespace {\n"
-    "[[noreturn]] void cn_type_error(const std::string &m) { throw pybind11::type_error(m); }\n"
-    "[[noreturn]] void cn_value_error(const std::string &m) { throw pybind11::value_error(m); }\n"
+    "[[noreturn]] void cnb_type_error(const std::string &m) { throw pybind11::type_error(m); }\n"
+    "[[noreturn]] void cnb_value_error(const std::string &m) { throw pybind11::value_error(m); }\n"
     "\n"
     "/* Extents in int64 arithmetic that refuses to wrap, as CAIRN's own does. */\n"
-    "int64_t cn_add(int64_t a, int64_t b, const char *w) { int64_t r; if (__builtin_add_overflow(a, b, &r)) "
-    "cn_value_error(std::string(\"%s: the extent of \") + w + \" overflows\"); return r; }\n"
-    "int64_t cn_sub(int64_t a, int64_t b, const char *w) { int64_t r; if (__builtin_sub_overflow(a, b, &r)) "
-    "cn_value_error(std::string(\"%s: the extent of \") + w + \" overflows\"); return r; }\n"
-    "int64_t cn_mul(int64_t a, int64_t b, const char *w) { int64_t r; if (__builtin_mul_overflow(a, b, &r)) "
-    "cn_value_error(std::string(\"%s: the extent of \") + w + \" overflows\"); return r; }\n"
-    "int64_t cn_div(int64_t a, int64_t b, const char *w) { if (b == 0 || (a == INT64_MIN && b == -1)) "
-    "cn_value_error(std::string(\"%s: the extent of \") + w + \" divides by zero\"); return a / b; }\n"
-    "int64_t cn_mod(int64_t a, int64_t b, const char *w) { if (b == 0 || (a == INT64_MIN && b == -1)) "
-    "cn_value_error(std::string(\"%s: the extent of \") + w + \" divides by zero\"); return a %% b; }\n"
+    "int64_t cnb_add(int64_t a, int64_t b, const char *w) { int64_t r; if (__builtin_add_overflow(a, b, &r)) "
+    "cnb_value_error(std::string(\"%s: the extent of \") + w + \" overflows\"); return r; }\n"
+    "int64_t cnb_sub(int64_t a, int64_t b, const char *w) { int64_t r; if (__builtin_sub_overflow(a, b, &r)) "
+    "cnb_value_error(std::string(\"%s: the extent of \") + w + \" overflows\"); return r; }\n"
+    "int64_t cnb_mul(int64_t a, int64_t b, const char *w) { int64_t r; if (__builtin_mul_overflow(a, b, &r)) "
+    "cnb_value_error(std::string(\"%s: the extent of \") + w + \" overflows\"); return r; }\n"
+    "int64_t cnb_div(int64_t a, int64_t b, const char *w) { if (b == 0 || (a == INT64_MIN && b == -1)) "
+    "cnb_value_error(std::string(\"%s: the extent of \") + w + \" divides by zero\"); return a / b; }\n"
+    "int64_t cnb_mod(int64_t a, int64_t b, const char *w) { if (b == 0 || (a == INT64_MIN && b == -1)) "
+    "cnb_value_error(std::string(\"%s: the extent of \") + w + \" divides by zero\"); return a %% b; }\n"
     "\n"
     "/* A tensor argument: its dtype, device, layout and number of dimensions. */\n"
-    "void cn_tensor(const torch::Tensor &t, const char *arg, const char *param, at::ScalarType want, "
+    "void cnb_tensor(const torch::Tensor &t, const char *arg, const char *param, at::ScalarType want, "
     "const char *want_name, bool cuda, int64_t dims)\n"
     "{\n"
     "    std::string a = std::string(\"%s: argument \") + arg + \" (parameter \" + param + \")\";\n"
     "    if (t.scalar_type() != want)\n"
-    "        cn_type_error(a + \" must hold \" + want_name + \", not \" + std::string(c10::toString(t.scalar_type())));\n"
+    "        cnb_type_error(a + \" must hold \" + want_name + \", not \" + std::string(c10::toString(t.scalar_type())));\n"
     "    if (t.is_cuda() != cuda)\n"
-    "        cn_type_error(a + \" must be a \" + (cuda ? \"CUDA\" : \"CPU\") + \" tensor, not on \" + t.device().str());\n"
+    "        cnb_type_error(a + \" must be a \" + (cuda ? \"CUDA\" : \"CPU\") + \" tensor, not on \" + t.device().str());\n"
     "    if (!t.is_contiguous())\n"
-    "        cn_value_error(a + \" must be contiguous (call .contiguous())\");\n"
+    "        cnb_value_error(a + \" must be contiguous (call .contiguous())\");\n"
     "    if (t.dim() != dims)\n"
-    "        cn_value_error(a + \" must have \" + std::to_string(dims) + \" dimensions, not \" + std::to_string(t.dim()));\n"
+    "        cnb_value_error(a + \" must have \" + std::to_string(dims) + \" dimensions, not \" + std::to_string(t.dim()));\n"
     "}\n"
     "\n"
     "/* Dimension d of an argument against an axis whose value is known. */\n"
-    "void cn_dim(const torch::Tensor &t, const char *arg, int64_t d, const char *axis, int64_t want)\n"
+    "void cnb_dim(const torch::Tensor &t, const char *arg, int64_t d, const char *axis, int64_t want)\n"
     "{\n"
     "    if (t.size(d) != want)\n"
-    "        cn_value_error(std::string(\"%s: argument \") + arg + \" has \" + std::to_string(t.size(d)) + \" in dimension \" +\n"
+    "        cnb_value_error(std::string(\"%s: argument \") + arg + \" has \" + std::to_string(t.size(d)) + \" in dimension \" +\n"
     "                       std::to_string(d) + \" (\" + axis + \"), where \" + std::to_string(want) + \" is required\");\n"
     "}\n"
     "\n"
     "/* A view's element count against the extent its type names. */\n"
-    "void cn_count(const torch::Tensor &t, const char *arg, const char *type, int64_t want)\n"
+    "void cnb_count(const torch::Tensor &t, const char *arg, const char *type, int64_t want)\n"
     "{\n"
     "    if (want < 0)\n"
-    "        cn_value_error(std::string(\"%s: the extent of \") + type + \" is \" + std::to_string(want) + \", negative\");\n"
+    "        cnb_value_error(std::string(\"%s: the extent of \") + type + \" is \" + std::to_string(want) + \", negative\");\n"
     "    if (t.numel() != want)\n"
-    "        cn_value_error(std::string(\"%s: argument \") + arg + \" is \" + type + \": \" + std::to_string(want) +\n"
+    "        cnb_value_error(std::string(\"%s: argument \") + arg + \" is \" + type + \": \" + std::to_string(want) +\n"
     "                       \" elements are required, \" + std::to_string(t.numel()) + \" given\");\n"
     "}\n"
     "\n"
     "/* A written tensor overlaps no other tensor argument. */\n"
-    "void cn_apart(const torch::Tensor &w, const char *warg, const torch::Tensor &o, const char *oarg)\n"
+    "void cnb_apart(const torch::Tensor &w, const char *warg, const torch::Tensor &o, const char *oarg)\n"
     "{\n"
     "    if (!w.numel() || !o.numel() || w.device() != o.device())\n"
     "        return;\n"
     "    auto a = (uintptr_t)w.data_ptr(), b = (uintptr_t)o.data_ptr();\n"
     "    if (a < b + o.nbytes() && b < a + w.nbytes())\n"
-    "        cn_value_error(std::string(\"%s: argument \") + warg + \" (written) overlaps argument \" + oarg);\n"
+    "        cnb_value_error(std::string(\"%s: argument \") + warg + \" (written) overlaps argument \" + oarg);\n"
     "}\n"
     "\n"
     "/* An integer argument against its parameter's type. */\n"
-    "int64_t cn_int(int64_t v, const char *arg, const char *type, int64_t lo, int64_t hi)\n"
+    "int64_t cnb_int(int64_t v, const char *arg, const char *type, int64_t lo, int64_t hi)\n"
     "{\n"
     "    if (v < lo || v > hi)\n"
-    "        cn_value_error(std::string(\"%s: \") + arg + \" = \" + std::to_string(v) + \" does not fit \" + type);\n"
+    "        cnb_value_error(std::string(\"%s: \") + arg + \" = \" + std::to_string(v) + \" does not fit \" + type);\n"
     "    return v;\n"
     "}\n"
     "}  // namespace\n\n";
@@ -194,9 +196,9 @@ static void write_axes(Arena *a, FILE *f, const Harness *h)
             for (int k = 0; k < known.n; k++)
                 seen |= !strcmp(known.v[k], ax);
             if (ax[0] >= '0' && ax[0] <= '9')
-                fprintf(f, "    cn_dim(%s, \"%s\", %d, \"%s\", %sLL);\n", g->name, g->name, d, ax, ax);
+                fprintf(f, "    cnb_dim(%s, \"%s\", %d, \"%s\", %sLL);\n", g->name, g->name, d, ax, ax);
             else if (seen)
-                fprintf(f, "    cn_dim(%s, \"%s\", %d, \"%s\", ax_%s);\n", g->name, g->name, d, ax, ax);
+                fprintf(f, "    cnb_dim(%s, \"%s\", %d, \"%s\", ax_%s);\n", g->name, g->name, d, ax, ax);
             else {
                 fprintf(f, "    const int64_t ax_%s = %s.size(%d);\n", ax, g->name, d);
                 vec_push(a, &known, (void *)ax);
@@ -237,15 +239,15 @@ void hx_write_binding(Arena *a, FILE *f, const Harness *h, const char *header_te
             continue;
         if (p->device && !dev_arg)
             dev_arg = g;
-        fprintf(f, "    cn_tensor(%s, \"%s\", \"%s\", %s, \"%s\", %s, %d);\n", g->name, g->name, p->name,
+        fprintf(f, "    cnb_tensor(%s, \"%s\", \"%s\", %s, \"%s\", %s, %d);\n", g->name, g->name, p->name,
                 at_type(p->elem), hx_torch_dtype(p->elem), p->device ? "true" : "false", g->nshape);
     }
     if (dev_arg) {
-        fprintf(f, "    const at::cuda::CUDAGuard cn_guard(%s.device());\n", dev_arg->name);
+        fprintf(f, "    const at::cuda::CUDAGuard cnb_guard(%s.device());\n", dev_arg->name);
         for (int i = 0; i < h->args.n; i++) {
             const HxArg *g = h->args.v[i];
             if (g->shape && !g->result && h->params[g->param].device && g != dev_arg)
-                fprintf(f, "    if (%s.device() != %s.device())\n        cn_type_error(\"%s: argument %s is on \" + "
+                fprintf(f, "    if (%s.device() != %s.device())\n        cnb_type_error(\"%s: argument %s is on \" + "
                            "%s.device().str() + \", argument %s on \" + %s.device().str() + \": one device is required\");\n",
                         g->name, dev_arg->name, fn, g->name, g->name, dev_arg->name, dev_arg->name);
         }
@@ -276,7 +278,7 @@ void hx_write_binding(Arena *a, FILE *f, const Harness *h, const char *header_te
         if (integer) {
             const char *lo, *hi;
             int_range(p->elem, &lo, &hi);
-            fprintf(f, "    const int64_t p_%s = cn_int(", p->name);
+            fprintf(f, "    const int64_t p_%s = cnb_int(", p->name);
             if (g)
                 fprintf(f, "%s", g->name);
             else
@@ -293,11 +295,11 @@ void hx_write_binding(Arena *a, FILE *f, const Harness *h, const char *header_te
         if (!g->shape)
             continue;
         if (!p->extent) {
-            fprintf(f, "    cn_value_error(\"%s: parameter %s is %s, whose length the binding cannot compute\");\n", fn,
+            fprintf(f, "    cnb_value_error(\"%s: parameter %s is %s, whose length the binding cannot compute\");\n", fn,
                     p->name, p->type);
             continue;
         }
-        fprintf(f, "    cn_count(%s, \"%s\", \"%s\", ", g->name, g->name, p->type);
+        fprintf(f, "    cnb_count(%s, \"%s\", \"%s\", ", g->name, g->name, p->type);
         receipt_expr(f, p->extent, p->name);
         fputs(");\n", f);
     }
@@ -308,21 +310,21 @@ void hx_write_binding(Arena *a, FILE *f, const Harness *h, const char *header_te
         for (int j = 0; j < h->args.n; j++) {
             const HxArg *o = h->args.v[j];
             if (j != i && o->shape && !o->result)
-                fprintf(f, "    cn_apart(%s, \"%s\", %s, \"%s\");\n", g->name, g->name, o->name, o->name);
+                fprintf(f, "    cnb_apart(%s, \"%s\", %s, \"%s\");\n", g->name, g->name, o->name, o->name);
         }
     }
     /* the call */
-    fputs("    {\n        pybind11::gil_scoped_release cn_unlocked;\n", f);
+    fputs("    {\n        pybind11::gil_scoped_release cnb_unlocked;\n", f);
     if (h->device_lib) {
-        fputs("        void *cn_stream = (void *)at::cuda::getCurrentCUDAStream().stream();\n", f);
+        fputs("        void *cnb_stream = (void *)at::cuda::getCurrentCUDAStream().stream();\n", f);
         if (!h->cq)
-            fprintf(f, "        cairn_%s_device_stream(cn_stream);   /* E-ENQUEUE: %s */\n", h->library,
+            fprintf(f, "        cairn_%s_device_stream(cnb_stream);   /* E-ENQUEUE: %s */\n", h->library,
                     h->no_cq ? "cf_ waits; its work runs on torch's stream" : "");
     }
     fprintf(f, "        %s(", h->device_lib && h->cq ? h->cq : h->cf);
     bool any = false;
     if (h->device_lib && h->cq) {
-        fputs("cn_stream", f);
+        fputs("cnb_stream", f);
         any = true;
     }
     for (int k = 0; k < h->nparams; k++) {
