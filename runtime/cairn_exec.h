@@ -523,4 +523,7 @@ static inline void cn_exec_wait(struct cn_ticket *t, const char *f, int l, int c
     t->x = NULL;
 }
 
+/* reduce + parallel over floats on the device: the exact sum. */
+#include "cairn_devsum.h"
+
 #endif /* CAIRN_EXEC_H */

@@ -197,34 +197,62 @@ CN_SUM_FN void cn_sum_acc_carry(cn_sum_acc *a)
     a->pending = 0;
 }
 
-/* Adds a finite double exactly: its magnitude m * 2^(p - 1074) spread over
- * three digits. */
-CN_SUM_FN void cn_sum_acc_add(cn_sum_acc *a, double x)
+/* Adds (or, with neg, subtracts) m * 2^p units of 2^-1074, m < 2^64, to
+ * the digits d[0], d[stride], ...: m << (p mod 32) spread over three
+ * digits, each less than 2^32. The device's exact sum keeps a thread's
+ * digits a column of shared memory apart (cairn_devsum.h). */
+CN_SUM_FN void cn_sum_digits_add(int64_t *d, size_t stride, uint64_t m, int p, int neg)
 {
-    uint64_t b = cn_sum_bits64(x);
+    size_t i = (size_t)(p >> 5) * stride;
+    int sh = p & 31;
+    int64_t lo = (int64_t)((m << sh) & 0xffffffffu);
+    uint64_t t = m >> (32 - sh); /* shift 1..32 */
+    int64_t mid = (int64_t)(t & 0xffffffffu);
+    int64_t hi = (int64_t)(t >> 32);
+    if (neg) {
+        d[i] -= lo;
+        d[i + stride] -= mid;
+        d[i + 2 * stride] -= hi;
+    } else {
+        d[i] += lo;
+        d[i + stride] += mid;
+        d[i + 2 * stride] += hi;
+    }
+}
+
+/* The magnitude of a finite double as m * 2^p units of 2^-1074. */
+CN_SUM_FN uint64_t cn_sum_split64(uint64_t b, int *p)
+{
     int ef = (int)((b >> 52) & 0x7ff);
     uint64_t m = b & (((uint64_t)1 << 52) - 1);
     if (ef != 0)
         m |= (uint64_t)1 << 52;
     else
         ef = 1;
+    *p = ef - 1;
+    return m;
+}
+
+/* Adds a finite double exactly. */
+CN_SUM_FN void cn_sum_acc_add(cn_sum_acc *a, double x)
+{
+    uint64_t b = cn_sum_bits64(x);
+    int p;
+    uint64_t m = cn_sum_split64(b, &p);
     if (m == 0)
         return;
-    int p = ef - 1;
-    int i = p >> 5, sh = p & 31;
-    int64_t lo = (int64_t)((m << sh) & 0xffffffffu);
-    uint64_t t = m >> (32 - sh); /* shift 1..32 */
-    int64_t mid = (int64_t)(t & 0xffffffffu);
-    int64_t hi = (int64_t)(t >> 32);
-    if (b >> 63) {
-        a->digit[i] -= lo;
-        a->digit[i + 1] -= mid;
-        a->digit[i + 2] -= hi;
-    } else {
-        a->digit[i] += lo;
-        a->digit[i + 1] += mid;
-        a->digit[i + 2] += hi;
-    }
+    cn_sum_digits_add(a->digit, 1, m, p, (int)(b >> 63));
+    if (++a->pending >= CN_SUM_CARRY_EVERY)
+        cn_sum_acc_carry(a);
+}
+
+/* Adds v * 2^p units of 2^-1074 exactly (p + 96 <= 32 * CN_SUM_DIGITS). */
+CN_SUM_FN void cn_sum_acc_add_scaled(cn_sum_acc *a, int64_t v, int p)
+{
+    if (v == 0)
+        return;
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    cn_sum_digits_add(a->digit, 1, m, p, v < 0);
     if (++a->pending >= CN_SUM_CARRY_EVERY)
         cn_sum_acc_carry(a);
 }
@@ -800,6 +828,93 @@ CN_SUM_FN float cn_sum_f32(const float *x, size_t n)
     cn_sum32_init(&s);
     cn_sum32_add_array(&s, x, n);
     return cn_sum32_round(&s);
+}
+
+/* ------------------------------------- the device's exact sum's steps */
+
+/* What the device's exact sum (cairn_devsum.h) does to each term and to a
+ * thread's state, here so that the host can test it against cn_sum_f32
+ * and cn_sum_f64 (tests/unit/test_devsum.c). */
+
+enum {
+    CN_DSUM32_BINS = 16,
+    CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
+    CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
+    CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
+    CN_DSUM32_THREADS = 256
+};
+
+/* One f32 term into its bin (bins a stride apart). */
+CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    bins[((u >> 27) & 15) * stride] += (double)x;
+}
+
+/* Empties bin b (back to -0.0) and returns its value as a whole number
+ * of its units, 2^(16b-150), below 2^53 in magnitude; notes the flags: a
+ * bin that is not -0.0 saw a term other than -0.0, a non-finite one an
+ * infinity or a NaN (which contributes 0). */
+CN_SUM_FN int64_t cn_dsum32_take(double *bins, size_t stride, int b, uint32_t *flags)
+{
+    double v = bins[b * stride];
+    uint64_t u = cn_sum_bits64(v);
+    bins[b * stride] = -0.0;
+    if (u == (uint64_t)1 << 63)
+        return 0;
+    *flags |= CN_SUM_SAW_NOT_NEGZERO;
+    if (((u >> 52) & 0x7ff) == 0x7ff) {
+        *flags |= (u & (((uint64_t)1 << 52) - 1)) ? CN_SUM_SAW_NAN : (u >> 63) ? CN_SUM_SAW_NINF : CN_SUM_SAW_PINF;
+        return 0;
+    }
+    /* v * 2^(150 - 16b): a power of two, so exact */
+    return (int64_t)(v * cn_sum_from_bits64((uint64_t)(1023 + 150 - 16 * b) << 52));
+}
+
+/* Limbs of weight 2^(16b) units of 2^-150 carried into 16 bits each, the
+ * top one signed. */
+CN_SUM_FN void cn_dsum32_carry(int64_t *limb)
+{
+    for (int b = 0; b < CN_DSUM32_BINS - 1; b++) {
+        int64_t lo = (int64_t)((uint64_t)limb[b] & 0xffffu);
+        limb[b + 1] += (limb[b] - lo) / 65536;
+        limb[b] = lo;
+    }
+}
+
+/* The limbs into an exact total. */
+CN_SUM_FN void cn_dsum32_to_acc(cn_sum_acc *a, const int64_t *limb)
+{
+    for (int b = 0; b < CN_DSUM32_BINS; b++)
+        cn_sum_acc_add_scaled(a, limb[b], CN_DSUM32_LIMB_P + 16 * b);
+}
+
+/* One f64 term into a thread's digits (a stride apart), with its flags. */
+CN_SUM_FN void cn_dsum64_put(int64_t *digits, size_t stride, double x, uint32_t *flags)
+{
+    uint64_t b = cn_sum_bits64(x);
+    if (((b >> 52) & 0x7ff) == 0x7ff) {
+        *flags |= (b & (((uint64_t)1 << 52) - 1)) ? CN_SUM_SAW_NAN : (b >> 63) ? CN_SUM_SAW_NINF : CN_SUM_SAW_PINF;
+        return;
+    }
+    if (b != (uint64_t)1 << 63)
+        *flags |= CN_SUM_SAW_NOT_NEGZERO;
+    int p;
+    uint64_t m = cn_sum_split64(b, &p);
+    cn_sum_digits_add(digits, stride, m, p, (int)(b >> 63));
+}
+
+/* A thread's digits (a stride apart) carried: each in [0, 2^32), the top
+ * one signed. */
+CN_SUM_FN void cn_dsum64_carry(int64_t *d, size_t stride)
+{
+    for (int i = 0; i < CN_SUM_DIGITS - 1; i++) {
+        int64_t v = d[i * stride];
+        int64_t lo = (int64_t)((uint64_t)v & 0xffffffffu);
+        d[i * stride] = lo;
+        d[(i + 1) * stride] += (v - lo) / ((int64_t)1 << 32);
+    }
 }
 
 #endif /* CAIRN_SUM_H */

@@ -1111,11 +1111,14 @@ Type *check_collect(Ctx *x, Node *e, Type *expected)
         return type_error();
     const char *num = NULL;
     OpKind k;
-    if (e->collect.device && type_is_float(vt) && reduce_op_kind(e->collect.op ? e->collect.op : "+", &k, &num) && num)
-        numerics_add_unordered(x, num, vt);
-    else if (e->collect.mode == MODE_PARALLEL && e->collect.kind == COLLECT_REDUCE && type_is_float(vt) &&
-             reduce_op_kind(e->collect.op ? e->collect.op : "+", &k, &num) && num && !strcmp(num, "add"))
+    /* reduce + parallel over floats is the exact sum on every placement
+     * (cairn_sum.h, cairn_devsum.h); any other float reduction on the
+     * device combines in a tree whose order the language leaves open */
+    bool num_ok = type_is_float(vt) && reduce_op_kind(e->collect.op ? e->collect.op : "+", &k, &num) && num;
+    if (num_ok && e->collect.mode == MODE_PARALLEL && e->collect.kind == COLLECT_REDUCE && !strcmp(num, "add"))
         numerics_add_exact_sum(x, vt);
+    else if (num_ok && e->collect.device)
+        numerics_add_unordered(x, num, vt);
     if (vt->kind == TY_VOID) {
         diag_error(x->sink, e->collect.value->span, E_TYPE_MISMATCH, "yield a number (or a bool)", "%s yields no value", collect_name(e));
         return type_error();

@@ -230,11 +230,11 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
 /* ------------------------------------------------------------ collectors */
 
 /* The fields every pass reads: the extent, the parts, the partials. */
-static void part_fields(Ex *x, Ctxt *k, const char *n, const char *P, const char *acc_t, const char *parts)
+static void part_fields(Ex *x, Ctxt *k, const char *n, const char *P, const char *parts)
 {
     field(x, k, "size_t", "cn_n", n);
     field(x, k, "size_t", "cn_P", P);
-    field(x, k, emit_fmt(x, "%s *", acc_t), "cn_part", parts);
+    field(x, k, "void *", "cn_part", parts);
 }
 
 /* K_ident and K_merge: the accumulator's identity and its combination. */
@@ -271,15 +271,15 @@ static void term_into(Ex *x, Node *e, const char *j, const char *y)
  * FOLD_WIDTH terms computed before any is folded so a device thread has
  * that many loads in flight (a trip-count test between them would keep
  * them apart). */
-static void fold_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const char *term_t)
+static void fold_fn(Ex *x, Ctxt *k, const char *pre, Coll *c, Node *e, const char *acc_t, const char *term_t)
 {
     LaneFn F;
-    dev_fn_begin(x, &F, k, "_fold",
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_fold", pre),
                  emit_fmt(x, "size_t cn_lo, size_t cn_hi, size_t cn_step, %s *cn_r", acc_t), true);
     if (c)
         acc_decl(x, c, "cn_acc");
     else
-        emit_line(x, "size_t cn_acc = 0;");
+        emit_line(x, "%s cn_acc = 0;", acc_t);
     emit_line(x, "size_t cn_j = cn_lo;");
     emit_line(x, "for (; cn_hi > %d * cn_step && cn_j < cn_hi - %d * cn_step; cn_j += %d * cn_step) {", FOLD_WIDTH - 1,
               FOLD_WIDTH - 1, FOLD_WIDTH);
@@ -312,10 +312,10 @@ static void fold_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const c
 }
 
 /* K_term: the term at j, as an accumulator. */
-static void term_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const char *term_t)
+static void term_fn(Ex *x, Ctxt *k, const char *pre, Coll *c, Node *e, const char *acc_t, const char *term_t)
 {
     LaneFn F;
-    dev_fn_begin(x, &F, k, "_term", emit_fmt(x, "size_t cn_j, %s *cn_r", acc_t), true);
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_term", pre), emit_fmt(x, "size_t cn_j, %s *cn_r", acc_t), true);
     emit_line(x, "%s cn_y;", term_t);
     term_into(x, e, "cn_j", "cn_y");
     if (c) {
@@ -328,7 +328,7 @@ static void term_fn(Ex *x, Ctxt *k, Coll *c, Node *e, const char *acc_t, const c
     dev_fn_end(x, &F);
 }
 
-/* The scratch of a collector: P + 1 partials, then room for one value. */
+/* The scratch of a reduction: P + 1 partials, then room for one value. */
 static const char *scratch(Ex *x, const char *P, const char *acc_t, const char *at)
 {
     const char *s = emit_tmp(x, "scr");
@@ -337,16 +337,23 @@ static const char *scratch(Ex *x, const char *P, const char *acc_t, const char *
     return s;
 }
 
-/* A device accumulator: the exact sum is the host's; on the device a float
- * total combines in an order the hardware leaves open (numerics.md). */
+/* A device accumulator: `reduce + parallel` over floats is the exact sum
+ * (cairn_devsum.h); `reduce + for` over floats combines in a fixed tree
+ * whose order the language leaves open (numerics.md). A
+ * scan's checked + over integers of at most 32 bits keeps 64 bits (emit.h,
+ * ACC_SUM64): half the shared memory a tile of 128-bit partials takes. */
 static void dev_coll_init(Ex *x, Coll *c, Node *e)
 {
     coll_init(x, c, e);
-    if (c->ak == ACC_EXACT) {
+    if (c->ak == ACC_EXACT && !(e->collect.kind == COLLECT_REDUCE && e->collect.mode == MODE_PARALLEL)) {
         c->ak = ACC_PLAIN;
         c->acc_t = emit_ctype(x, c->vt);
     }
-    if (c->ak == ACC_SUM128 || c->ak == ACC_PMUL)
+    if (c->ak == ACC_SUM128 && e->collect.kind == COLLECT_SCAN && type_bits(c->vt) <= 32) {
+        c->ak = ACC_SUM64;
+        c->acc_t = "int64_t";
+    }
+    if (c->ak == ACC_SUM128 || c->ak == ACC_PMUL || c->ak == ACC_SUM64)
         x->uses_par = true;   /* cn_i128, cn_pmul and their fits */
 }
 
@@ -367,7 +374,7 @@ typedef struct {
     const char *n, *P, *lanes, *parts, *scr;
 } DevParts;
 
-static DevParts dev_parts(Ex *x, Ctxt *k, Node *e, const char *acc_t)
+static DevParts dev_parts(Ex *x, Ctxt *k, Node *e)
 {
     DevParts d;
     d.n = emit_tmp(x, "n");
@@ -375,7 +382,7 @@ static DevParts dev_parts(Ex *x, Ctxt *k, Node *e, const char *acc_t)
     d.lanes = emit_tmp(x, "lanes");
     d.parts = emit_tmp(x, "part");
     emit_line(x, "const size_t %s = %s;", d.n, emit_expr(x, e->collect.extent));
-    part_fields(x, k, d.n, d.P, acc_t, d.parts);
+    part_fields(x, k, d.n, d.P, d.parts);
     return d;
 }
 
@@ -387,6 +394,20 @@ static void dev_parts_alloc(Ex *x, DevParts *d, const char *acc_t, const char *a
     emit_line(x, "%s *%s = (%s *)%s;", acc_t, d->parts, acc_t, d->scr);
 }
 
+/* A scan's or a compaction's parts and scratch (cairn_devcoll.h,
+ * cn_dev_scan_bytes) for partials of type ACC_T, with 16 bytes after the
+ * runtime's part for the total: returns the address of those. */
+static const char *scan_alloc(Ex *x, DevParts *d, const char *P_expr, const char *bytes_expr, const char *at)
+{
+    const char *b = emit_tmp(x, "sb");
+    emit_line(x, "const size_t %s = %s;", d->P, P_expr);
+    emit_line(x, "const size_t %s = %s;", b, bytes_expr);
+    d->scr = emit_tmp(x, "scr");
+    emit_line(x, "char *%s = (char *)cn_exec_scratch(cn_exec_get(), %s + 16, %s);", d->scr, b, at);
+    emit_line(x, "void *%s = %s;", d->parts, d->scr);
+    return emit_fmt(x, "(%s + %s)", d->scr, b);
+}
+
 /* The guards of the terms' x[i], once before the launch (analyze.c says
  * which: a compaction's keep is computed at every index, its value is not). */
 static void hoist_term_guards(Ex *x, Node *e, const char *n)
@@ -394,16 +415,10 @@ static void hoist_term_guards(Ex *x, Node *e, const char *n)
     emit_hoist_collect_guards(x, e, "0", n);
 }
 
-/* A scan's or compaction's three launches, then its result: none when
- * discarded (an unheld function observes), else the value at src copied
- * back. */
-static const char *scan_passes(Ex *x, Ctxt *k, DevParts *d, bool discarded, const char *ctype, const char *src,
-                               const char *at)
+/* After a scan's or compaction's launch: its result, none when discarded
+ * (an unheld function observes), else the value at src copied back. */
+static const char *scan_result(Ex *x, bool discarded, const char *ctype, const char *src, const char *at)
 {
-    const char *v = ctx_fill(x, k);
-    launch(x, k, "_l1", d->lanes, v);
-    launch(x, k, "_l2", "1", v);
-    launch(x, k, "_l3", d->lanes, v);
     if (!discarded)
         return copy_back(x, ctype, src, at);
     emit_dev_after_op(x);
@@ -414,6 +429,15 @@ static void pass_line(Ex *x, const char *macro, Ctxt *k, const char *suffix, con
 {
     kernel_what_def(x, &x->kernels, k, suffix, arena_printf(x->a, " \" (pass %c)\"", suffix[2]));
     buf_printf(x->a, &x->kernels, "%s(%s%s_k, struct %s, %s, %s)\n\n", macro, k->name, suffix, k->name, acc_t, fns);
+}
+
+/* CN_DEV_SCAN(K<pre>_k, ...) over the functions K<pre>_ident .. K<pre>_finish. */
+static void scan_line(Ex *x, Ctxt *k, const char *pre, const char *acc_t)
+{
+    const char *f = emit_fmt(x, "%s%s", k->name, pre);
+    kernel_what_def(x, &x->kernels, k, pre, NULL);
+    buf_printf(x->a, &x->kernels, "CN_DEV_SCAN(%s_k, struct %s, %s, %s_ident, %s_merge, %s_fold, %s_term, %s_put, %s_finish)\n\n",
+               f, k->name, acc_t, f, f, f, f, f, f);
 }
 
 /* "reduce +", "scan max", "compact": the collector as the message names it. */
@@ -435,14 +459,55 @@ static const char *fnames(Ex *x, Ctxt *k, const char *a, const char *b, const ch
     return s;
 }
 
+/* reduce + parallel over f32 or f64 @device views: the exact sum
+ * (cairn_devsum.h), its passes written around the term at j and the store
+ * of the rounded total. */
+static const char *dev_exact_sum(Ex *x, Node *e, Coll *c)
+{
+    const char *vt = emit_ctype(x, c->vt);
+    int wide = c->vt->kind == TY_F64;
+    Ctxt k = coll_ctx(x, e, "dxsum");
+    k.what = collector_what(x, e);
+    DevParts d = dev_parts(x, &k, e);
+    const char *out = emit_tmp(x, "out");
+    field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
+    ctx_struct(x, &k);
+    hoist_term_guards(x, e, d.n);
+    const char *slot = scan_alloc(x, &d, emit_fmt(x, "cn_dev_xsum_parts(%s, %d)", d.n, wide),
+                                  emit_fmt(x, "cn_dev_xsum_bytes(%s, %d)", d.P, wide), c->at);
+    if (e->collect.dest)
+        emit_line(x, "%s *%s = %s;", vt, out, emit_addr(x, e->collect.dest));
+    else
+        emit_line(x, "%s *%s = (%s *)%s;", vt, out, vt, slot);
+    const char *v = ctx_fill(x, &k);
+    emit_line(x, "%s_k_run(cn_exec_get(), &%s);", k.name, v);
+    const char *res = "0";
+    if (!e->collect.dest)
+        res = copy_back(x, vt, out, c->at);
+    else
+        emit_dev_after_op(x);
+
+    term_fn(x, &k, "", NULL, e, vt, vt);
+    LaneFn F;
+    dev_fn_begin(x, &F, &k, "_store", emit_fmt(x, "%s cn_v", vt), true);
+    emit_line(x, "*cn_out = cn_v;");
+    dev_fn_end(x, &F);
+    kernel_what_def(x, &x->kernels, &k, "", NULL);
+    buf_printf(x->a, &x->kernels, "CN_DEV_EXACT_SUM%d(%s_k, struct %s, %s_term, %s_store)\n\n", wide ? 64 : 32, k.name,
+               k.name, k.name, k.name);
+    return res;
+}
+
 static const char *dev_reduce(Ex *x, Node *e)
 {
     Coll c;
     dev_coll_init(x, &c, e);
+    if (c.ak == ACC_EXACT)
+        return dev_exact_sum(x, e, &c);
     const char *vt = emit_ctype(x, c.vt);
     Ctxt k = coll_ctx(x, e, "dreduce");
     k.what = collector_what(x, e);
-    DevParts d = dev_parts(x, &k, e, c.acc_t);
+    DevParts d = dev_parts(x, &k, e);
     const char *out = emit_tmp(x, "out");
     field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
     ctx_struct(x, &k);
@@ -462,7 +527,7 @@ static const char *dev_reduce(Ex *x, Node *e)
         emit_dev_after_op(x);
 
     ident_merge_fns(x, &k, &c);
-    fold_fn(x, &k, &c, e, c.acc_t, vt);
+    fold_fn(x, &k, "", &c, e, c.acc_t, vt);
     LaneFn F;
     dev_fn_begin(x, &F, &k, "_finish", emit_fmt(x, "%s *cn_tot", c.acc_t), true);
     emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
@@ -474,8 +539,8 @@ static const char *dev_reduce(Ex *x, Node *e)
 }
 
 /* scan OP DEST over @device views (integers: floats are E-SCAN-ORDER):
- * each part's partial; the partials made exclusive prefixes (the total
- * after them); each part's prefixes stored from the partial before it. */
+ * CN_DEV_SCAN, each index storing the prefix through it, checked; the
+ * total FINISHed into the scratch after the runtime's part. */
 static const char *dev_scan(Ex *x, Node *e, bool discarded)
 {
     Coll c;
@@ -483,7 +548,7 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     const char *vt = emit_ctype(x, c.vt);
     Ctxt k = coll_ctx(x, e, "dscan");
     k.what = collector_what(x, e);
-    DevParts d = dev_parts(x, &k, e, c.acc_t);
+    DevParts d = dev_parts(x, &k, e);
     const char *dname, *dv = emit_dest_view(x, e, &k, &dname);
     const char *out = emit_tmp(x, "out");
     field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
@@ -491,71 +556,98 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     emit_line(x, "if (%s > %s.n)", d.n, dv);
     emit_line(x, "    (void)cn_idx_u(%s.n, %s.n, %s, %s);", dv, dv, dname, c.at);
     hoist_term_guards(x, e, d.n);
-    dev_parts_alloc(x, &d, c.acc_t, c.at);
-    emit_line(x, "%s *%s = (%s *)(%s + (%s + 1) * sizeof(%s));", vt, out, vt, d.scr, d.P, c.acc_t);
-    const char *res = scan_passes(x, &k, &d, discarded, vt, out, c.at);
+    const char *slot = scan_alloc(x, &d, emit_fmt(x, "cn_dev_scan_parts(%s, sizeof(%s))", d.n, c.acc_t),
+                                  emit_fmt(x, "cn_dev_scan_bytes(%s, sizeof(%s))", d.P, c.acc_t), c.at);
+    emit_line(x, "%s *%s = (%s *)%s;", vt, out, vt, slot);
+    const char *v = ctx_fill(x, &k);
+    emit_line(x, "%s_k_run(cn_exec_get(), &%s);", k.name, v);
+    const char *res = scan_result(x, discarded, vt, out, c.at);
 
     ident_merge_fns(x, &k, &c);
-    fold_fn(x, &k, &c, e, c.acc_t, vt);
-    term_fn(x, &k, &c, e, c.acc_t, vt);
+    fold_fn(x, &k, "", &c, e, c.acc_t, vt);
+    term_fn(x, &k, "", &c, e, c.acc_t, vt);
     LaneFn F;
     dev_fn_begin(x, &F, &k, "_put",
-                 emit_fmt(x, "size_t cn_j, const %s *cn_before, const %s *cn_t", c.acc_t, c.acc_t), true);
-    emit_line(x, "%s cn_acc = *cn_before;", c.acc_t);
-    acc_merge(x, &c, "cn_acc", "(*cn_t)");
+                 emit_fmt(x, "size_t cn_j, const %s *cn_before, const %s *cn_after", c.acc_t, c.acc_t), true);
+    emit_line(x, "(void)cn_before;");
+    emit_line(x, "%s cn_acc = *cn_after;", c.acc_t);
     emit_line(x, "cn_dest.p[cn_j] = %s;", acc_value(x, &c, "cn_acc"));
     dev_fn_end(x, &F);
     dev_fn_begin(x, &F, &k, "_finish", emit_fmt(x, "%s *cn_tot", c.acc_t), true);
     emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
     emit_line(x, "*cn_out = %s;", acc_value(x, &c, "cn_acc"));
     dev_fn_end(x, &F);
-    pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", c.acc_t, fnames(x, &k, "fold", "merge", NULL, NULL));
-    pass_line(x, "CN_DEV_PREFIX_PASS", &k, "_l2", c.acc_t, fnames(x, &k, "ident", "merge", "finish", NULL));
-    pass_line(x, "CN_DEV_PUT_PASS", &k, "_l3", c.acc_t, fnames(x, &k, "ident", "merge", "term", "put"));
+    scan_line(x, &k, "", c.acc_t);
     return res ? res : "0";
 }
 
-/* compact DEST over @device views: a scan of what each index keeps (0 or
- * 1, as size_t), whose total is checked against DEST; each kept value is
- * stored at the count kept before it, so in index order. */
-static const char *dev_compact(Ex *x, Node *e, bool discarded)
+/* A compaction's functions with partials (counts) of type ACC_T, named
+ * K<pre>_ident .. K<pre>_finish: the term is what index j keeps (0 or 1);
+ * a kept index stores its value at the count kept before it, so in index
+ * order; the total is stored where the host reads it, and checked against
+ * DEST. */
+static void compact_fns(Ex *x, Ctxt *k, Node *e, const char *pre, const char *acc_t, const char *dname)
 {
     const char *at = emit_at(x, e->span), *vt = emit_ctype(x, e->collect.value->ty);
-    Ctxt k = coll_ctx(x, e, "dcompact");
-    k.what = collector_what(x, e);
-    DevParts d = dev_parts(x, &k, e, "size_t");
-    const char *dname;
-    emit_dest_view(x, e, &k, &dname);
-    ctx_struct(x, &k);
-    hoist_term_guards(x, e, d.n);
-    dev_parts_alloc(x, &d, "size_t", at);
-    const char *res = scan_passes(x, &k, &d, discarded, "size_t", emit_fmt(x, "%s + %s", d.parts, d.P), at);
-
     LaneFn F;
-    dev_fn_begin(x, &F, &k, "_ident", "size_t *cn_r", false);
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_ident", pre), emit_fmt(x, "%s *cn_r", acc_t), false);
     emit_line(x, "*cn_r = 0;");
     dev_fn_end(x, &F);
-    dev_fn_begin(x, &F, &k, "_merge", "size_t *cn_a, const size_t *cn_b", false);
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_merge", pre), emit_fmt(x, "%s *cn_a, const %s *cn_b", acc_t, acc_t),
+                 false);
     emit_line(x, "*cn_a += *cn_b;");
     dev_fn_end(x, &F);
-    fold_fn(x, &k, NULL, e, "size_t", "size_t");
-    term_fn(x, &k, NULL, e, "size_t", "size_t");
-    dev_fn_begin(x, &F, &k, "_put", "size_t cn_j, const size_t *cn_before, const size_t *cn_t", true);
-    emit_line(x, "if (!*cn_t)");
+    fold_fn(x, k, pre, NULL, e, acc_t, acc_t);
+    term_fn(x, k, pre, NULL, e, acc_t, acc_t);
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_put", pre),
+                 emit_fmt(x, "size_t cn_j, const %s *cn_before, const %s *cn_after", acc_t, acc_t), true);
+    emit_line(x, "if (*cn_after == *cn_before)");
     emit_line(x, "    return;");
     emit_line(x, "const size_t %s = cn_j;", index_name(x, e->collect.sym));
     emit_line(x, "const %s cn_y = %s;", vt, emit_expr(x, e->collect.value));
     emit_line(x, "cn_dest.p[cn_idx_u(*cn_before, cn_dest.n, %s, %s)] = cn_y;", dname, at);
     dev_fn_end(x, &F);
-    /* the total: where the host reads it, and checked against DEST */
-    dev_fn_begin(x, &F, &k, "_finish", "size_t *cn_tot", true);
-    emit_line(x, "cn_part[cn_P] = *cn_tot;");
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_finish", pre), emit_fmt(x, "%s *cn_tot", acc_t), true);
+    emit_line(x, "*cn_count = (size_t)*cn_tot;");
     emit_line(x, "if (*cn_tot > cn_dest.n)");
     emit_line(x, "    (void)cn_idx_u(cn_dest.n, cn_dest.n, %s, %s);", dname, at);
     dev_fn_end(x, &F);
-    pass_line(x, "CN_DEV_FOLD_PASS", &k, "_l1", "size_t", fnames(x, &k, "fold", "merge", NULL, NULL));
-    pass_line(x, "CN_DEV_PREFIX_PASS", &k, "_l2", "size_t", fnames(x, &k, "ident", "merge", "finish", NULL));
-    pass_line(x, "CN_DEV_PUT_PASS", &k, "_l3", "size_t", fnames(x, &k, "ident", "merge", "term", "put"));
+    scan_line(x, k, pre, acc_t);
+}
+
+/* compact DEST over @device views: CN_DEV_SCAN of what each index keeps.
+ * The count is 32 bits where the extent is below 2^32 (half the shared
+ * memory of a tile of 64-bit counts), else 64. */
+static const char *dev_compact(Ex *x, Node *e, bool discarded)
+{
+    const char *at = emit_at(x, e->span);
+    Ctxt k = coll_ctx(x, e, "dcompact");
+    k.what = collector_what(x, e);
+    DevParts d = dev_parts(x, &k, e);
+    const char *dname;
+    emit_dest_view(x, e, &k, &dname);
+    const char *cnt = emit_tmp(x, "count");
+    field(x, &k, "size_t *", "cn_count", cnt);
+    ctx_struct(x, &k);
+    hoist_term_guards(x, e, d.n);
+    const char *narrow = emit_tmp(x, "narrow");
+    emit_line(x, "const bool %s = %s <= CN_DEV_COUNT32_MAX;", narrow, d.n);
+    const char *slot = scan_alloc(
+        x, &d,
+        emit_fmt(x, "%s ? cn_dev_scan_parts(%s, sizeof(uint32_t)) : cn_dev_scan_parts(%s, sizeof(size_t))", narrow,
+                 d.n, d.n),
+        emit_fmt(x, "%s ? cn_dev_scan_bytes(%s, sizeof(uint32_t)) : cn_dev_scan_bytes(%s, sizeof(size_t))", narrow,
+                 d.P, d.P),
+        at);
+    emit_line(x, "size_t *%s = (size_t *)%s;", cnt, slot);
+    const char *v = ctx_fill(x, &k);
+    emit_line(x, "if (%s)", narrow);
+    emit_line(x, "    %s_n_k_run(cn_exec_get(), &%s);", k.name, v);
+    emit_line(x, "else");
+    emit_line(x, "    %s_k_run(cn_exec_get(), &%s);", k.name, v);
+    const char *res = scan_result(x, discarded, "size_t", cnt, at);
+    compact_fns(x, &k, e, "_n", "uint32_t", dname);
+    compact_fns(x, &k, e, "", "size_t", dname);
     return res ? res : "((size_t)0)";
 }
 

@@ -112,7 +112,7 @@ one_corpus_test() {
     out="$OUT/$id"
     log="$OUT/results/$id"
     local head skip
-    head=$(sed -n '1,40{/^\/\//p}' "$f")
+    head=$(awk '!/^\/\//{exit} {print}' "$f")
     skip=$(echo "$head" | sed -n 's|^// skip: *||p' | head -1)
     if [ -z "$skip" ] && [ "$(dirname "$f")" = tests/spec ]; then
         local prefix

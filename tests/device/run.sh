@@ -13,6 +13,7 @@
 #                 cairn for the target (nvcc, one emitted file) and run on the GPU: the same exit code,
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
 #                 stdout, so the guard text is looked for in both streams)
+#   run_scan_tiles with 64-bit counts   the compaction's 64-bit counts, forced on small extents
 #   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
 #   entry_after_trap  a cq_ call that traps, the caller's synchronize, then the next cq_ call aborts
 #   coop_grid     cooperative regions' grids (runtime/cairn_coopdev.h): 3-D grids around and past
@@ -88,12 +89,12 @@ done
 mkdir -p "$OUTDIR/dev"
 npass=0; nfail=0
 run_tests=$(for f in tests/dev/*.cairn tests/spec/d*.cairn; do
-    sed -n '1,40{/^\/\//p}' "$f" | grep -q '^// expect: run exit' && echo "$f"; done)
+    awk '!/^\/\//{exit} {print}' "$f" | grep -q '^// expect: run exit' && echo "$f"; done)
 export CAIRN ARCH OUTDIR
 echo "$run_tests" | xargs -P "$(nproc)" -I{} bash -c 'n=$(basename "$1" .cairn); o="$OUTDIR/dev/$n";
     "$CAIRN" build "$1" --device-target "$ARCH" --out "$o" >"$o.build.log" 2>&1; echo $? >"$o.build.rc"' _ {}
 for f in $run_tests; do
-    head=$(sed -n '1,40{/^\/\//p}' "$f")
+    head=$(awk '!/^\/\//{exit} {print}' "$f")
     want=$(echo "$head" | sed -n 's/^\/\/ expect: run exit \([0-9]*\).*/\1/p')
     [ -n "$want" ] || continue
     name=$(basename "$f" .cairn)
@@ -118,6 +119,24 @@ for f in $run_tests; do
 done
 echo "device programs: $npass passed, $nfail failed"
 [ $nfail = 0 ] || fail=1
+
+# A compaction's 64-bit counts (taken past 2^32 indices) on small extents: run_scan_tiles's emitted
+# file built again with the 32-bit threshold at 0 (runtime/cairn_devcoll.h, CN_DEV_COUNT32_MAX).
+o="$OUTDIR/dev/run_scan_tiles"
+if [ -f "$o/run_scan_tiles.c" ]; then
+    cc=${ARCH#sm_}
+    if nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_$cc,code=$ARCH -w -Iruntime \
+            -DCN_DEV_COUNT32_MAX=0 -o "$o/wide" "$o/run_scan_tiles.c" -lm -Xcompiler -pthread >"$o.wide.build.log" 2>&1; then
+        awk '!/^\/\//{exit} {print}' tests/dev/run_scan_tiles.cairn | sed -n 's|^// stdout: \{0,1\}||p' >"$o.wide.want"
+        "$o/wide" >"$o.wide.stdout" 2>&1
+        if [ $? = 0 ] && cmp -s "$o.wide.want" "$o.wide.stdout"; then echo "PASS run_scan_tiles with 64-bit counts"
+        else echo "FAIL run_scan_tiles with 64-bit counts"; diff "$o.wide.want" "$o.wide.stdout" | head -5; fail=1; fi
+    else
+        echo "FAIL run_scan_tiles with 64-bit counts: does not build"; head -5 "$o.wide.build.log"; fail=1
+    fi
+else
+    echo "FAIL run_scan_tiles with 64-bit counts: no emitted file at $o/run_scan_tiles.c"; fail=1
+fi
 
 # A cq_ entry in a CUDA graph.
 mkdir -p "$OUTDIR/graph"

@@ -62,22 +62,34 @@ ok "each listed once" "$([ "$(grep -o '"op": "convert", "from": "f32", "to": "bf
 ok "widening is not listed" "$(! grep -qE '"from": "(f16|bf16|f8e4m3|f8e5m2)"' "$R" "$W"; echo $?)"
 ok "bits are not listed" "$(! grep -qE '"to": "(f16|bf16|f8e4m3|f8e5m2)"' "$W"; echo $?)"
 
-# A float reduction on the device adds in an order the language leaves open; one on the host pool
-# (the exact sum) and an integer one on the device add nothing of the kind.
+# reduce + parallel over floats is the exact sum on every placement (issue 16: the device's too);
+# any other float reduction on the device adds in an order the language leaves open; an integer
+# one adds nothing of the kind. Built emulated and, where nvcc is here, for the device.
 cat >"$T/dsum.cairn" <<'CAIRN'
 fn dsum(n:usize, x:ro<f32>[n]@device, total:rw<f32>[1]@device) {
   reduce + total[0] parallel i in n yield x[i];
 }
+fn dsum64(n:usize, x:ro<f64>[n]@device) -> f64 = reduce + parallel i in n yield x[i];
+fn dfor(n:usize, x:ro<f32>[n]@device) -> f32 = reduce + for i in n yield x[i];
 fn dmax(n:usize, x:ro<f64>[n]@device) -> f64 = reduce max for i in n yield x[i];
 fn isum(n:usize, x:ro<i64>[n]@device) -> i64 = reduce + for i in n yield x[i];
-fn hsum(n:usize, x:ro<f64>[n]) -> f64 = reduce + parallel i in n yield x[i];
 fn main() -> i32 { return 0; }
 CAIRN
 ( cd "$T" && "$CAIRN" build dsum.cairn --emulate --device-target sm_90a >/dev/null 2>&1 )
 ok "device sums build" "$?"
 D="$T/build/dsum/dsum.receipt.json"
-ok "device f32 sum: order unspecified" "$(has "$D" '{"op": "add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device"}'; echo $?)"
-ok "listed once, and nothing else unordered" "$([ "$(grep -c '"order": "unspecified"' "$D")" = 1 ]; echo $?)"
+receipt_dsum() {   # receipt_dsum FILE WHERE
+    ok "$2: device f32 reduce + parallel: the exact sum" "$(has "$1" '{"op": "sum", "from": "f32", "to": "f32", "rounding": "nearest-even", "sum": "exact"}'; echo $?)"
+    ok "$2: device f64 reduce + parallel: the exact sum" "$(has "$1" '{"op": "sum", "from": "f64", "to": "f64", "rounding": "nearest-even", "sum": "exact"}'; echo $?)"
+    ok "$2: device f32 reduce + for: order unspecified" "$(has "$1" '{"op": "add", "from": "f32", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device"}'; echo $?)"
+    ok "$2: listed once, and nothing else unordered" "$([ "$(grep -c '"order": "unspecified"' "$1")" = 1 ]; echo $?)"
+}
+receipt_dsum "$D" emulated
+if command -v nvcc >/dev/null 2>&1; then
+    ( cd "$T" && "$CAIRN" build dsum.cairn --device-target sm_90a --out dev >/dev/null 2>&1 )
+    ok "device sums build for sm_90a" "$?"
+    receipt_dsum "$T/dev/dsum.receipt.json" "sm_90a"
+fi
 
 # numerics.md: the device combines a float product in an unspecified order too, and the receipt
 # lists it (issue 11: a device product was refused with "on the pool").

@@ -30,8 +30,11 @@ case $? in
     3) skip=$((skip + 1)) ;;
     *) fail=$((fail + 1)); grep FAIL "$T/out" || tail -5 "$T/out" ;;
 esac
-# pip install from the checkout (offline: no build isolation, no index), then a load through it
-if python3 -c "import setuptools" 2>/dev/null && python3 -m pip --version >/dev/null 2>&1; then
+# pip install from the checkout (offline: no build isolation, no index), then a load through it.
+# Building the wheel needs setuptools with bdist_wheel: its own from 70.1, the wheel package before.
+if python3 -c "import setuptools, sys
+v = tuple(int(p) for p in setuptools.__version__.split('.')[:2] if p.isdigit())
+if v < (70, 1): import wheel" 2>/dev/null && python3 -m pip --version >/dev/null 2>&1; then
     cp -r python "$T/src"   # a copy: setuptools writes build/ and egg-info beside the sources
     if python3 -m pip install -q --no-deps --no-build-isolation --no-index --target "$T/site" "$T/src" >"$T/pip" 2>&1 &&
         [ "$(cd "$T" && PYTHONPATH=$T/site CAIRN_CACHE=$T/cache3 python3 -c "import cairn, sys

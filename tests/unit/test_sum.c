@@ -15,6 +15,9 @@
  *     chunks (add_array) and into interleaved ones (add per term), each
  *     chunk summed by its own state on its own pthread; the states merged
  *     front to back, back to front, and as a pairwise tree.
+ *   - the device's exact sum (runtime/cairn_devsum.h) modelled step by step
+ *     with its own steps: parts of threads, f32 bins moved to limbs, f64
+ *     digits a column apart.
  * Families: ties to even, an ulp around powers of two, the largest finite
  * value and overflow, subnormals and cancellation, signed zeros, no terms,
  * NaN and infinity mixes, random terms of narrow and of wide range, chunks
@@ -307,6 +310,7 @@ static void merged32(int nl, uint32_t out[3])
 
 /* ------------------------------------------------------------ the checks */
 
+
 typedef struct {
     long passed, failed;
     bool family_ok;
@@ -339,6 +343,105 @@ static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_
     t->family_ok = false;
 }
 
+/* ------------------------------------- the device's exact sum, on the host */
+
+/* The CUDA machine's passes (runtime/cairn_devsum.h) step by step, with
+ * the steps it runs (cairn_sum.h, "the device's exact sum's steps"): P
+ * parts of T threads, thread t of part p taking lo + t, lo + t + T, ...;
+ * an f32 thread moves its bins to its part's limbs every FLUSH terms (the
+ * device's 2^14, or fewer, to run that path often); an f64 thread keeps
+ * its digits a column apart. The parts' limbs or digits are added as
+ * integers, in part order, and rounded as the device's second pass does. */
+enum { DEV_MAX_T = 8 };
+
+static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned flush)
+{
+    int64_t total[CN_DSUM32_BINS] = {0};
+    uint32_t flags = 0;
+    for (size_t p = 0; p < P; p++) {
+        size_t lo = n * p / P, hi = n * (p + 1) / P;
+        int64_t limb[CN_DSUM32_BINS] = {0};
+        for (size_t t = 0; t < T; t++) {
+            double bins[CN_DSUM32_BINS * DEV_MAX_T];
+            for (int b = 0; b < CN_DSUM32_BINS; b++)
+                bins[b * T + t] = -0.0;
+            unsigned cnt = 0;
+            if (lo + t < hi)
+                flags |= CN_SUM_SAW_TERM;
+            for (size_t j = lo + t; j < hi; j += T) {
+                cn_dsum32_put(bins + t, T, x[j]);
+                if (++cnt == flush || j + T >= hi) {
+                    for (int b = 0; b < CN_DSUM32_BINS; b++)
+                        limb[b] += cn_dsum32_take(bins + t, T, b, &flags);
+                    cnt = 0;
+                }
+            }
+        }
+        cn_dsum32_carry(limb);
+        for (int b = 0; b < CN_DSUM32_BINS; b++)
+            total[b] += limb[b];
+    }
+    cn_sum_acc a;
+    cn_sum_acc_init(&a);
+    cn_dsum32_to_acc(&a, total);
+    a.flags = flags;
+    cn_sum_acc_carry(&a);
+    double r = cn_sum_acc_round(&a, 24, -149, 128);
+    return r != r ? 0x7fc00000u : bits32((float)r);
+}
+
+static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T)
+{
+    static cn_sum_acc total, cols[DEV_MAX_T];
+    cn_sum_acc_init(&total);
+    for (size_t p = 0; p < P; p++) {
+        size_t lo = n * p / P, hi = n * (p + 1) / P;
+        int64_t d[CN_SUM_DIGITS * DEV_MAX_T];
+        memset(d, 0, sizeof d);
+        for (size_t t = 0; t < T; t++) {
+            if (lo + t < hi)
+                total.flags |= CN_SUM_SAW_TERM;
+            for (size_t j = lo + t; j < hi; j += T)
+                cn_dsum64_put(d + t, T, x[j], &total.flags);
+            cn_dsum64_carry(d + t, T);
+        }
+        for (int i = 0; i < CN_SUM_DIGITS; i++)
+            for (size_t t = 0; t < T; t++)
+                total.digit[i] += d[i * T + t];
+    }
+    (void)cols;
+    cn_sum_acc_carry(&total);
+    return bits64(cn_sum_acc_round(&total, 53, -1074, 1024));
+}
+
+/* The device's ways: one part of one thread, and several of each. */
+static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
+{
+    static const size_t shapes[][2] = {{1, 1}, {1, 8}, {3, 5}, {7, 2}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1]);
+        if (got != want) {
+            char how[96];
+            snprintf(how, sizeof how, "device model, %zu parts of %zu threads", shapes[k][0], shapes[k][1]);
+            mismatch(t, how, n, want, got);
+        }
+    }
+}
+
+static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
+{
+    static const size_t shapes[][3] = {{1, 1, CN_DSUM32_FLUSH}, {1, 8, 3}, {3, 5, CN_DSUM32_FLUSH}, {7, 2, 1}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], (unsigned)shapes[k][2]);
+        if (got != want) {
+            char how[96];
+            snprintf(how, sizeof how, "device model, %zu parts of %zu threads, bins moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2]);
+            mismatch(t, how, n, want, got);
+        }
+    }
+}
+
 /* Every way of summing x[0..n) against the oracle. lanes: sweep 1..16 on
  * threads, or only the single-state ways. */
 static void check64(Tally *t, const double *x, size_t n, bool sweep)
@@ -363,6 +466,7 @@ static void check64(Tally *t, const double *x, size_t n, bool sweep)
         if (got != want)
             mismatch(t, kind == 0 ? "add_array, kind 0" : kind == 1 ? "add_array, kind 1" : "add_array, kind 2", n, want, got);
     }
+    check_dev64(t, x, n, want);
     if (!sweep)
         return;
     for (int nl = 1; nl <= MAX_LANES; nl++)
@@ -402,6 +506,7 @@ static void check32(Tally *t, const float *x, size_t n, bool sweep)
         if (got != want)
             mismatch(t, kind == 0 ? "add_array, kind 0" : kind == 1 ? "add_array, kind 1" : "add_array, kind 2", n, want, got);
     }
+    check_dev32(t, x, n, want);
     if (!sweep)
         return;
     for (int nl = 1; nl <= MAX_LANES; nl++)
@@ -852,6 +957,37 @@ static void f32_random(Tally *t, const char *name, int lo, int hi, bool narrow, 
     family_end(t);
 }
 
+/* The device's f32 bins at their bound: 2^14 terms of one bin's largest
+ * magnitude, one sign, in one thread between two moves to the limbs (the
+ * double's sum reaches 2^53 units), then a term that tips the rounding;
+ * for every bin, and with the top bin's overflow. */
+static void f32_bins_bound(Tally *t)
+{
+    family_begin(t, "f32 the device's bins at their bound");
+    enum { N = CN_DSUM32_FLUSH };
+    static float x[N + 2];
+    for (int b = 0; b < CN_DSUM32_BINS; b++) {
+        int e = 16 * b + 15 < 254 ? 16 * b + 15 : 254;   /* the bin's largest finite exponent */
+        uint32_t top = ((uint32_t)e << 23) | 0x7fffffu;
+        float v;
+        memcpy(&v, &top, sizeof v);
+        for (int s = 0; s < 2; s++) {
+            for (size_t i = 0; i < N; i++)
+                x[i] = s ? -v : v;
+            uint32_t tiny = 1;                            /* the least subnormal */
+            memcpy(&x[N], &tiny, sizeof tiny);
+            x[N + 1] = s ? v : -v;
+            uint32_t want = oracle32(x, N + 2);
+            t->cases++;
+            check_dev32(t, x, N + 2, want);
+            uint32_t got = bits32(cn_sum_f32(x, N + 2));
+            if (got != want)
+                mismatch(t, "add_array", N + 2, want, got);
+        }
+    }
+    family_end(t);
+}
+
 int main(void)
 {
     Tally t = {0};
@@ -873,6 +1009,7 @@ int main(void)
     f32_random(&t, "f32 random narrow [1,2)", 0, 0, true, 200);
     f32_random(&t, "f32 random 2^-60..2^60", -60, 60, false, 200);
     f32_random(&t, "f32 random 2^-149..2^127", -152, 127, false, 200);
+    f32_bins_bound(&t);
     printf("%ld passed, %ld failed, 0 skipped\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

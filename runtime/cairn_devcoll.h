@@ -1,0 +1,491 @@
+/*
+ * cairn_devcoll.h: the passes of a device collector (reduce, scan,
+ * compact), for the CUDA machine and the emulated one. Included by
+ * cairn_dev.h, after the seam it launches through.
+ */
+#ifndef CAIRN_DEVCOLL_H
+#define CAIRN_DEVCOLL_H
+
+/* ======================================= the passes of a device collector */
+
+/* A device reduce, scan or compact is written by the emitted program as a
+ * few functions of its context struct ARGS and an accumulator ACC, which
+ * the machine's passes are built around:
+ *
+ *   IDENT(ACC *r)                        the operator's identity
+ *   MERGE(ACC *a, const ACC *b)          a = a OP b (b's indices after a's)
+ *   FOLD(ARGS *c, lo, hi, step, ACC *r)  r = the terms at lo, lo + step, ... < hi
+ *   TERM(ARGS *c, j, ACC *r)             r = the term at j
+ *   PUT(ARGS *c, j, const ACC *before, const ACC *after)
+ *                                        store what index j yields, given the
+ *                                        merge of the terms before it, and
+ *                                        of those and its own
+ *   FINISH(ARGS *c, ACC *total)          store the total (and check it)
+ *
+ * ARGS has the fields cn_n (the extent), cn_P (the parts) and cn_part (a
+ * void * to the scratch: P + 1 ACCs first). A reduction runs in two passes
+ * over P contiguous parts of [0, n) (part p is [cn_part_lo, cn_part_hi)):
+ *
+ *   CN_DEV_FOLD_PASS      part p's terms into cn_part[p]
+ *   CN_DEV_TOTAL_PASS     the partials merged in order, to FINISH
+ *
+ * A scan or a compaction is CN_DEV_SCAN: NAME_run(x, args) queues it, as
+ * one pass with decoupled look-back on the CUDA machine (below) and as
+ * three passes over parts emulated.
+ *
+ * The emulated machine runs a pass's parts as lanes, each folding its part
+ * in index order, and one lane merges the partials in order: an emulated
+ * reduction folds in index order (numerics.md). On the CUDA machine a
+ * reduction's part is a block of CN_DEV_FOLD_THREADS threads: its threads
+ * fold the part's indices in a stride of the block (neighbouring threads
+ * read neighbouring elements) and the block combines its threads' partials
+ * in a fixed tree in shared memory; a one-block pass does the same over the
+ * partials. The grid depends only on n, so a float reduction gives the
+ * same bits on every run and every device, in an order that is not the
+ * index order. */
+#define CN_DEV_FOLD_THREADS 256
+#if CN_DEV_CUDA
+/* Blocks of a pass. 512 summed 2^28 f32 at CUB's speed on the H200, where
+ * 1024 (one full wave) and 2048 were 3-6% slower
+ * (evidence/2026-11-30-device-speed.md). */
+#define CN_DEV_PARTS_MAX ((size_t)512)
+#else
+#define CN_DEV_PARTS_MAX ((size_t)64)
+#endif
+
+/* P, the parts of an extent n: on the CUDA machine at least a block's
+ * worth of indices each. */
+static inline size_t cn_dev_parts(size_t n)
+{
+    size_t per = CN_DEV_CUDA ? CN_DEV_FOLD_THREADS : 1;
+    size_t p = (n + per - 1) / per;
+    return p < CN_DEV_PARTS_MAX ? p : CN_DEV_PARTS_MAX;
+}
+
+/* The lanes a pass over P parts is launched with. */
+static inline size_t cn_dev_part_lanes(size_t P) { return CN_DEV_CUDA ? P * CN_DEV_FOLD_THREADS : P; }
+
+/* Part p of [0, n) in P contiguous parts: [lo, hi). */
+CN_DEV_BOTH size_t cn_part_lo(size_t n, size_t P, size_t p)
+{
+    size_t q = n / P, r = n % P;
+    return p * q + (p < r ? p : r);
+}
+
+CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
+{
+    return cn_part_lo(n, P, p) + n / P + (p < n % P ? 1 : 0);
+}
+
+/* A scan's or a compaction's parts: on the CUDA machine its tiles (below),
+ * emulated the parts of a reduction. Its scratch: the P + 1 ACCs of
+ * cn_part, and on the CUDA machine the P inclusive prefixes, status words
+ * and tile counter of the look-back; whole 16-byte words, so what the
+ * emitted code puts after it is aligned. */
+#define CN_DEV_SCAN_THREADS 256
+/* K, odd; 256 x K ACCs stay within about 24 KB of shared memory. */
+#define CN_DEV_SCAN_ITEMS(size) ((size) <= 4 ? 15 : (size) <= 8 ? 11 : (size) <= 16 ? 5 : (size) <= 32 ? 3 : 1)
+
+/* A compaction counts in 32 bits up to this extent, in 64 past it (a test
+ * sets it lower to run the 64-bit counts on small extents). */
+#ifndef CN_DEV_COUNT32_MAX
+#define CN_DEV_COUNT32_MAX ((size_t)UINT32_MAX)
+#endif
+
+CN_DEV_BOTH size_t cn_dev_round16(size_t bytes) { return (bytes + 15) / 16 * 16; }
+
+/* The status words of P tiles, an even count (the counter after them is 8-byte aligned). */
+CN_DEV_BOTH size_t cn_dev_scan_words(size_t P) { return (P + 1) / 2 * 2; }
+
+/* Where the status words begin: after cn_part's P + 1 ACCs and the P inclusive prefixes. */
+CN_DEV_BOTH size_t cn_dev_scan_status_at(size_t P, size_t size) { return cn_dev_round16((2 * P + 1) * size); }
+
+static inline size_t cn_dev_scan_parts(size_t n, size_t size)
+{
+#if CN_DEV_CUDA
+    size_t tile = (size_t)CN_DEV_SCAN_THREADS * CN_DEV_SCAN_ITEMS(size);
+    return n / tile + (n % tile != 0);
+#else
+    (void)size;
+    return cn_dev_parts(n);
+#endif
+}
+
+static inline size_t cn_dev_scan_bytes(size_t P, size_t size)
+{
+#if CN_DEV_CUDA
+    return cn_dev_round16(cn_dev_scan_status_at(P, size) + cn_dev_scan_words(P) * 4 + 8);
+#else
+    return cn_dev_round16((P + 1) * size);
+#endif
+}
+
+#if CN_DEV_CUDA
+
+/* A pass whose grid is exactly its parts (no grid-stride loop, no cap). */
+#define CN_DEV_PASS_KERNEL(NAME, ARGS)                                                        \
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
+                              const void *args, size_t n)                                    \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_launch, NULL};
+
+/* sh[0] = sh[0] OP sh[1] OP ... OP sh[T - 1], in a fixed tree: after it,
+ * every thread of the block may read sh[0]. */
+#define CN_DEV_BLOCK_TREE(sh, MERGE)                                                         \
+    do {                                                                                     \
+        __syncthreads();                                                                     \
+        for (unsigned cn_w = CN_DEV_FOLD_THREADS / 2; cn_w > 0; cn_w >>= 1) {                \
+            if (threadIdx.x < cn_w)                                                          \
+                MERGE(&sh[threadIdx.x], &sh[threadIdx.x + cn_w]);                            \
+            __syncthreads();                                                                 \
+        }                                                                                    \
+    } while (0)
+
+#define CN_DEV_FOLD_PASS(NAME, ARGS, ACC, FOLD, MERGE)                                       \
+    static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
+        FOLD(&a, lo + threadIdx.x, hi, CN_DEV_FOLD_THREADS, &cn_sh[threadIdx.x]);            \
+        CN_DEV_BLOCK_TREE(cn_sh, MERGE);                                                     \
+        if (threadIdx.x == 0)                                                                \
+            ((ACC *)a.cn_part)[blockIdx.x] = cn_sh[0];                                                \
+        (void)n;                                                                             \
+    }                                                                                        \
+    CN_DEV_PASS_KERNEL(NAME, ARGS)
+
+#define CN_DEV_TOTAL_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                             \
+    static __global__ void __launch_bounds__(CN_DEV_FOLD_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        __shared__ ACC cn_sh[CN_DEV_FOLD_THREADS];                                           \
+        IDENT(&cn_sh[threadIdx.x]);                                                          \
+        for (size_t q = threadIdx.x; q < a.cn_P; q += CN_DEV_FOLD_THREADS)                   \
+            MERGE(&cn_sh[threadIdx.x], &((const ACC *)a.cn_part)[q]);                                       \
+        CN_DEV_BLOCK_TREE(cn_sh, MERGE);                                                     \
+        if (threadIdx.x == 0)                                                                \
+            FINISH(&a, &cn_sh[0]);                                                           \
+        (void)n;                                                                             \
+    }                                                                                        \
+    CN_DEV_PASS_KERNEL(NAME, ARGS)
+
+/* ------------------------------------------ the single-pass scan (CUDA) */
+
+/* A scan or a compaction on the CUDA machine is one pass over tiles of
+ * CN_DEV_SCAN_THREADS x K indices, with decoupled look-back (Merrill and
+ * Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
+ * NVIDIA 2016): it reads the terms once and stores each index once, where
+ * the passes of a reduction read them twice.
+ *
+ * A block takes the next tile from a counter (so every tile before it
+ * belongs to a block already running, and a wait on one always ends), and:
+ *
+ *   1. computes the tile's terms, neighbouring threads at neighbouring
+ *      indices, into shared memory;
+ *   2. thread t folds the K terms t*K .. t*K+K-1 (K is odd, so those reads
+ *      meet no bank twice), the warps scan their threads' totals with
+ *      shuffles, and the block combines the eight warps' totals;
+ *   3. warp 0 publishes the tile's aggregate, looks back over the tiles
+ *      before it 32 at a time (each lane one tile, waiting until it has
+ *      published) until it meets one that has published its inclusive
+ *      prefix, merges what it met in index order, and publishes its own
+ *      inclusive prefix;
+ *   4. each thread writes the inclusive prefixes of its K indices into
+ *      shared memory (slot 0 holds the prefix before the tile), and the
+ *      block PUTs the tile with neighbouring threads at neighbouring
+ *      indices, each index given the prefixes before and after it.
+ *
+ * Which tiles a look-back meets depends on timing, so the merges happen in
+ * an order no run fixes: the operator must be exactly associative, as
+ * every integer operator a device scan allows is (a float scan is
+ * E-SCAN-ORDER). Every index still gets exactly its prefix, so the result
+ * is the same bits on every run. The scratch after the P + 1 ACCs of
+ * cn_part (the aggregates, and a slot the emitted code may use): P
+ * inclusive prefixes, P status words, and the tile counter, the last two
+ * zeroed before the launch. */
+/* A tile's status word: nothing yet, its aggregate, its inclusive prefix. */
+enum { CN_SCAN_NONE = 0, CN_SCAN_AGGREGATE = 1, CN_SCAN_PREFIX = 2 };
+
+static __device__ inline unsigned cn_scan_status_load(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ inline void cn_scan_status_store(unsigned *p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* A value another block published: strong loads at device scope, never a
+ * line this multiprocessor's L1 kept from before it was written. */
+static __device__ inline void cn_scan_value_load(void *dst, const void *src, size_t size)
+{
+    if (size % 4 == 0) {
+        for (size_t w = 0; w < size / 4; w++) {
+            unsigned v;
+            asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"((const unsigned *)src + w) : "memory");
+            ((unsigned *)dst)[w] = v;
+        }
+    } else {
+        for (size_t b = 0; b < size; b++)
+            ((unsigned char *)dst)[b] = ((const volatile unsigned char *)src)[b];
+    }
+}
+
+/* dst = src of lane SHFL(...) for any ACC: one shuffle a 32-bit word. */
+#define CN_SCAN_SHFL(SHFL, ACC, dst, src, arg)                                                 \
+    do {                                                                                     \
+        unsigned cn_sw[(sizeof(ACC) + 3) / 4] = {0};                                         \
+        memcpy(cn_sw, &(src), sizeof(ACC));                                                  \
+        for (unsigned cn_q = 0; cn_q < (sizeof(ACC) + 3) / 4; cn_q++)                        \
+            cn_sw[cn_q] = SHFL(0xffffffffu, cn_sw[cn_q], arg);                               \
+        memcpy(&(dst), cn_sw, sizeof(ACC));                                                  \
+    } while (0)
+
+/* Warp 0's look-back for tile `tile` (>= 1) with aggregate *tot: returns
+ * in *ex the merge of every tile before it, in index order. Lane k looks
+ * at tile base - k; the nearest tile with its inclusive prefix ends the
+ * walk, and the window's values (that prefix, the aggregates after it) are
+ * merged in an ordered tree: the lane with the higher number holds the
+ * earlier tile. */
+#define CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, agg, incl, status, ex)                     \
+    do {                                                                                     \
+        const unsigned cn_ln = threadIdx.x & 31;                                             \
+        IDENT(ex);                                                                           \
+        long long cn_base = (long long)(tile) - 1;                                           \
+        for (;;) {                                                                           \
+            long long cn_j = cn_base - (long long)cn_ln;                                     \
+            unsigned cn_s = CN_SCAN_PREFIX;                                                  \
+            ACC cn_v;                                                                        \
+            IDENT(&cn_v);                                                                    \
+            if (cn_j >= 0) {                                                                 \
+                while ((cn_s = cn_scan_status_load(&(status)[cn_j])) == CN_SCAN_NONE)        \
+                    __nanosleep(20);                                                         \
+                cn_scan_value_load(&cn_v, cn_s == CN_SCAN_PREFIX ? (const void *)&(incl)[cn_j] \
+                                                                 : (const void *)&(agg)[cn_j], sizeof(ACC)); \
+            }                                                                                \
+            unsigned cn_pm = __ballot_sync(0xffffffffu, cn_s == CN_SCAN_PREFIX);             \
+            unsigned cn_last = cn_pm ? (unsigned)__ffs(cn_pm) - 1 : 31;                      \
+            if (cn_ln > cn_last)                                                             \
+                IDENT(&cn_v);                                                                \
+            for (unsigned cn_d = 1; cn_d < 32; cn_d <<= 1) {                                 \
+                ACC cn_o;                                                                    \
+                CN_SCAN_SHFL(__shfl_down_sync, ACC, cn_o, cn_v, cn_d);                       \
+                if ((cn_ln & (2 * cn_d - 1)) == 0) {                                         \
+                    MERGE(&cn_o, &cn_v);                                                     \
+                    cn_v = cn_o;                                                             \
+                }                                                                            \
+            }                                                                                \
+            CN_SCAN_SHFL(__shfl_sync, ACC, cn_v, cn_v, 0);                                   \
+            MERGE(&cn_v, ex);                                                                \
+            *(ex) = cn_v;                                                                    \
+            if (cn_pm)                                                                       \
+                break;                                                                       \
+            cn_base -= 32;                                                                   \
+        }                                                                                    \
+    } while (0)
+
+#define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                 \
+    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32 }; \
+        __shared__ ACC cn_x[TILE + 1];                                                       \
+        __shared__ ACC cn_wt[W];                                                             \
+        __shared__ ACC cn_pre;                                                               \
+        __shared__ unsigned long long cn_tile;                                               \
+        const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
+        const size_t P = a.cn_P, N = a.cn_n;                                                 \
+        ACC *agg = (ACC *)a.cn_part, *incl = agg + P + 1;                                    \
+        unsigned *status = (unsigned *)((char *)a.cn_part + cn_dev_scan_status_at(P, sizeof(ACC))); \
+        unsigned long long *counter = (unsigned long long *)(status + cn_dev_scan_words(P)); \
+        (void)n;                                                                             \
+        if (P == 0) {                                                                        \
+            if (blockIdx.x == 0 && t == 0) {                                                 \
+                ACC cn_z;                                                                    \
+                IDENT(&cn_z);                                                                \
+                FINISH(&a, &cn_z);                                                           \
+            }                                                                                \
+            return;                                                                          \
+        }                                                                                    \
+        for (;;) {                                                                           \
+            if (t == 0)                                                                      \
+                cn_tile = atomicAdd(counter, 1ull);                                          \
+            __syncthreads();                                                                 \
+            const size_t tile = (size_t)cn_tile;                                             \
+            if (tile >= P)                                                                   \
+                break;                                                                       \
+            const size_t lo = tile * TILE, hi = N - lo < (size_t)TILE ? N : lo + TILE;      \
+            _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
+                size_t j = lo + k * T + t;                                                   \
+                if (j < hi)                                                                  \
+                    TERM(&a, j, &cn_x[k * T + t]);                                           \
+                else                                                                         \
+                    IDENT(&cn_x[k * T + t]);                                                 \
+            }                                                                                \
+            __syncthreads();                                                                 \
+            ACC item[K], run;                                                                \
+            _Pragma("unroll") for (unsigned k = 0; k < K; k++) item[k] = cn_x[t * K + k];    \
+            run = item[0];                                                                   \
+            _Pragma("unroll") for (unsigned k = 1; k < K; k++) MERGE(&run, &item[k]);        \
+            for (unsigned d = 1; d < 32; d <<= 1) {                                          \
+                ACC o;                                                                       \
+                CN_SCAN_SHFL(__shfl_up_sync, ACC, o, run, d);                                \
+                if (lane >= d) {                                                             \
+                    MERGE(&o, &run);                                                         \
+                    run = o;                                                                 \
+                }                                                                            \
+            }                                                                                \
+            ACC before;                                                                      \
+            CN_SCAN_SHFL(__shfl_up_sync, ACC, before, run, 1);                               \
+            if (lane == 0)                                                                   \
+                IDENT(&before);                                                              \
+            if (lane == 31)                                                                  \
+                cn_wt[warp] = run;                                                           \
+            __syncthreads();                                                                 \
+            if (warp == 0) {                                                                 \
+                ACC tot, ex;                                                                 \
+                IDENT(&tot);                                                                 \
+                for (unsigned w = 0; w < W; w++)                                             \
+                    MERGE(&tot, &cn_wt[w]);                                                  \
+                if (tile == 0) {                                                             \
+                    IDENT(&ex);                                                              \
+                    if (lane == 0) {                                                         \
+                        incl[0] = tot;                                                       \
+                        cn_scan_status_store(&status[0], CN_SCAN_PREFIX);                    \
+                    }                                                                        \
+                } else {                                                                     \
+                    if (lane == 0) {                                                         \
+                        agg[tile] = tot;                                                     \
+                        cn_scan_status_store(&status[tile], CN_SCAN_AGGREGATE);              \
+                    }                                                                        \
+                    CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, agg, incl, status, &ex);       \
+                    if (lane == 0) {                                                         \
+                        ACC cn_i = ex;                                                       \
+                        MERGE(&cn_i, &tot);                                                  \
+                        incl[tile] = cn_i;                                                   \
+                        cn_scan_status_store(&status[tile], CN_SCAN_PREFIX);                 \
+                    }                                                                        \
+                }                                                                            \
+                if (lane == 0)                                                               \
+                    cn_pre = ex;                                                             \
+            }                                                                                \
+            __syncthreads();                                                                 \
+            ACC b = cn_pre;                                                                  \
+            for (unsigned w = 0; w < warp; w++)                                              \
+                MERGE(&b, &cn_wt[w]);                                                        \
+            MERGE(&b, &before);                                                              \
+            if (t == 0)                                                                      \
+                cn_x[0] = b;                                                                 \
+            _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
+                MERGE(&b, &item[k]);                                                         \
+                cn_x[1 + t * K + k] = b;                                                     \
+            }                                                                                \
+            __syncthreads();                                                                 \
+            _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
+                size_t j = lo + k * T + t;                                                   \
+                if (j < hi)                                                                  \
+                    PUT(&a, j, &cn_x[k * T + t], &cn_x[k * T + t + 1]);                      \
+            }                                                                                \
+            if (tile == P - 1 && t == 0)                                                     \
+                FINISH(&a, &cn_x[TILE]);                                                     \
+            __syncthreads();                                                                 \
+        }                                                                                    \
+    }                                                                                        \
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
+                              const void *args, size_t n)                                    \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME##_one = {NAME##_what, CN_DEV_SCAN_THREADS, true, NAME##_launch, NULL};
+
+/* The scan's one launch: the status words and the counter zeroed, then at
+ * most CN_DEV_MAX_BLOCKS blocks (a block loops over tiles), and one block
+ * that only FINISHes when there are no indices. */
+#define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
+    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                     \
+    static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
+    {                                                                                        \
+        size_t P = a->cn_P, at = cn_dev_scan_status_at(P, sizeof(ACC));                     \
+        cn_exec_memset(x, (char *)a->cn_part + at, 0, cn_dev_scan_bytes(P, sizeof(ACC)) - at); \
+        size_t blocks = P == 0 ? 1 : P < CN_DEV_MAX_BLOCKS ? P : CN_DEV_MAX_BLOCKS;          \
+        cn_exec_launch(x, &NAME##_one, blocks * CN_DEV_SCAN_THREADS, a);                     \
+    }
+
+#else /* the emulated machine: lanes over parts, and one lane in order */
+
+#define CN_DEV_FOLD_PASS(NAME, ARGS, ACC, FOLD, MERGE)                                       \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++)                               \
+            FOLD(a, cn_part_lo(a->cn_n, a->cn_P, p), cn_part_hi(a->cn_n, a->cn_P, p), 1, &((ACC *)a->cn_part)[p]); \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+
+#define CN_DEV_TOTAL_PASS(NAME, ARGS, ACC, IDENT, MERGE, FINISH)                             \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        ACC acc;                                                                             \
+        IDENT(&acc);                                                                         \
+        for (size_t q = 0; q < a->cn_P; q++)                                                 \
+            MERGE(&acc, &((const ACC *)a->cn_part)[q]);                                                     \
+        FINISH(a, &acc);                                                                     \
+        (void)lo, (void)hi;                                                                  \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_lanes};
+
+/* The scan's three passes, emulated: part p's terms folded in index
+ * order; one lane makes the partials exclusive prefixes and FINISHes the
+ * total; part p again, each index PUT with the prefixes before and after
+ * it. */
+#define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
+    static void NAME##_fold_lanes(void *args, size_t lo, size_t hi)                          \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++)                               \
+            FOLD(a, cn_part_lo(a->cn_n, a->cn_P, p), cn_part_hi(a->cn_n, a->cn_P, p), 1, &((ACC *)a->cn_part)[p]); \
+    }                                                                                        \
+    static void NAME##_prefix_lanes(void *args, size_t lo, size_t hi)                        \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        ACC *part = (ACC *)a->cn_part, run;                                                  \
+        IDENT(&run);                                                                         \
+        for (size_t q = 0; q < a->cn_P; q++) {                                               \
+            ACC b = part[q];                                                                 \
+            part[q] = run;                                                                   \
+            MERGE(&run, &b);                                                                 \
+        }                                                                                    \
+        FINISH(a, &run);                                                                     \
+        (void)lo, (void)hi;                                                                  \
+    }                                                                                        \
+    static void NAME##_put_lanes(void *args, size_t lo, size_t hi)                           \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        for (size_t p = lo; p < hi && !cn_emu_poisoned(); p++) {                             \
+            ACC run = ((ACC *)a->cn_part)[p];                                                \
+            for (size_t j = cn_part_lo(a->cn_n, a->cn_P, p); j < cn_part_hi(a->cn_n, a->cn_P, p); j++) { \
+                ACC t, after = run;                                                          \
+                TERM(a, j, &t);                                                              \
+                MERGE(&after, &t);                                                           \
+                PUT(a, j, &run, &after);                                                     \
+                run = after;                                                                 \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME##_fold = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_fold_lanes}; \
+    static const struct cn_dev_kernel NAME##_prefix = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_prefix_lanes}; \
+    static const struct cn_dev_kernel NAME##_put = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_put_lanes}; \
+    static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
+    {                                                                                        \
+        cn_exec_launch(x, &NAME##_fold, a->cn_P, a);                                         \
+        cn_exec_launch(x, &NAME##_prefix, 1, a);                                             \
+        cn_exec_launch(x, &NAME##_put, a->cn_P, a);                                          \
+    }
+
+#endif
+
+#endif /* CAIRN_DEVCOLL_H */
