@@ -94,11 +94,28 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
 
 CN_DEV_BOTH size_t cn_dev_round16(size_t bytes) { return (bytes + 15) / 16 * 16; }
 
+/* The look-back's record of a tile, on the CUDA machine. Partials of at
+ * most 12 bytes share one 16-byte slot with the tile's status, written and
+ * read as one 128-bit access (so one load gives a status and its value);
+ * wider ones keep the aggregate, the inclusive prefix and a status word
+ * apart, the value read after the status. */
+CN_DEV_BOTH int cn_dev_scan_packed(size_t size) { return size <= 12; }
+
 /* The status words of P tiles, an even count (the counter after them is 8-byte aligned). */
 CN_DEV_BOTH size_t cn_dev_scan_words(size_t P) { return (P + 1) / 2 * 2; }
 
-/* Where the status words begin: after cn_part's P + 1 ACCs and the P inclusive prefixes. */
-CN_DEV_BOTH size_t cn_dev_scan_status_at(size_t P, size_t size) { return cn_dev_round16((2 * P + 1) * size); }
+/* Where the part zeroed before the launch begins: the slots, or the status
+ * words after P + 1 aggregates and P inclusive prefixes. */
+CN_DEV_BOTH size_t cn_dev_scan_zero_at(size_t P, size_t size)
+{
+    return cn_dev_scan_packed(size) ? 0 : cn_dev_round16((2 * P + 1) * size);
+}
+
+/* Where the tile counter is. */
+CN_DEV_BOTH size_t cn_dev_scan_counter_at(size_t P, size_t size)
+{
+    return cn_dev_scan_packed(size) ? 16 * P : cn_dev_scan_zero_at(P, size) + cn_dev_scan_words(P) * 4;
+}
 
 static inline size_t cn_dev_scan_parts(size_t n, size_t size)
 {
@@ -114,7 +131,7 @@ static inline size_t cn_dev_scan_parts(size_t n, size_t size)
 static inline size_t cn_dev_scan_bytes(size_t P, size_t size)
 {
 #if CN_DEV_CUDA
-    return cn_dev_round16(cn_dev_scan_status_at(P, size) + cn_dev_scan_words(P) * 4 + 8);
+    return cn_dev_round16(cn_dev_scan_counter_at(P, size) + 8);
 #else
     return cn_dev_round16((P + 1) * size);
 #endif
@@ -207,18 +224,6 @@ static inline size_t cn_dev_scan_bytes(size_t P, size_t size)
 /* A tile's status word: nothing yet, its aggregate, its inclusive prefix. */
 enum { CN_SCAN_NONE = 0, CN_SCAN_AGGREGATE = 1, CN_SCAN_PREFIX = 2 };
 
-static __device__ inline unsigned cn_scan_status_load(const unsigned *p)
-{
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-static __device__ inline void cn_scan_status_store(unsigned *p, unsigned v)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 /* A value another block published: strong loads at device scope, never a
  * line this multiprocessor's L1 kept from before it was written. */
 static __device__ inline void cn_scan_value_load(void *dst, const void *src, size_t size)
@@ -235,6 +240,47 @@ static __device__ inline void cn_scan_value_load(void *dst, const void *src, siz
     }
 }
 
+/* Publishes tile j's value with its status (AGGREGATE or PREFIX). */
+static __device__ inline void cn_scan_publish(void *part, size_t P, size_t j, const void *val, size_t size,
+                                              unsigned st)
+{
+    if (cn_dev_scan_packed(size)) {
+        unsigned w[4] = {0, 0, 0, st};
+        memcpy(w, val, size);
+        unsigned long long lo = w[0] | (unsigned long long)w[1] << 32, hi = w[2] | (unsigned long long)w[3] << 32;
+        asm volatile("{ .reg .b128 t; mov.b128 t, {%0, %1}; st.relaxed.gpu.global.b128 [%2], t; }" ::"l"(lo),
+                     "l"(hi), "l"((char *)part + 16 * j)
+                     : "memory");
+        return;
+    }
+    char *v = (char *)part + (st == CN_SCAN_PREFIX ? P + 1 + j : j) * size;
+    memcpy(v, val, size);
+    unsigned *status = (unsigned *)((char *)part + cn_dev_scan_zero_at(P, size));
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(status + j), "r"(st) : "memory");
+}
+
+/* Tile j's status, and its value into *val unless the status is NONE. */
+static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_t j, void *val, size_t size)
+{
+    if (cn_dev_scan_packed(size)) {
+        unsigned long long lo, hi;
+        asm volatile("{ .reg .b128 t; ld.relaxed.gpu.global.b128 t, [%2]; mov.b128 {%0, %1}, t; }"
+                     : "=l"(lo), "=l"(hi)
+                     : "l"((const char *)part + 16 * j)
+                     : "memory");
+        unsigned w[4] = {(unsigned)lo, (unsigned)(lo >> 32), (unsigned)hi, (unsigned)(hi >> 32)};
+        if (w[3] != CN_SCAN_NONE)
+            memcpy(val, w, size);
+        return w[3];
+    }
+    const unsigned *status = (const unsigned *)((const char *)part + cn_dev_scan_zero_at(P, size));
+    unsigned st;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(st) : "l"(status + j) : "memory");
+    if (st != CN_SCAN_NONE)
+        cn_scan_value_load(val, (const char *)part + (st == CN_SCAN_PREFIX ? P + 1 + j : j) * size, size);
+    return st;
+}
+
 /* dst = src of lane SHFL(...) for any ACC: one shuffle a 32-bit word. */
 #define CN_SCAN_SHFL(SHFL, ACC, dst, src, arg)                                                 \
     do {                                                                                     \
@@ -245,51 +291,79 @@ static __device__ inline void cn_scan_value_load(void *dst, const void *src, siz
         memcpy(&(dst), cn_sw, sizeof(ACC));                                                  \
     } while (0)
 
-/* Warp 0's look-back for tile `tile` (>= 1) with aggregate *tot: returns
- * in *ex the merge of every tile before it, in index order. Lane k looks
- * at tile base - k; the nearest tile with its inclusive prefix ends the
- * walk, and the window's values (that prefix, the aggregates after it) are
- * merged in an ordered tree: the lane with the higher number holds the
- * earlier tile. */
-#define CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, agg, incl, status, ex)                     \
+/* Windows of 32 tiles a look-back step reads at once: 4 with packed slots
+ * (one load each), 2 otherwise. */
+#define CN_SCAN_WINDOWS(size) ((size) <= 12 ? 4 : 2)
+
+/* Warp 0's look-back for tile `tile` (>= 1): returns in *ex the merge of
+ * every tile before it, in index order. A step reads R windows of 32 tiles
+ * at once, lane k of window r tile base - 32r - k, each lane waiting until
+ * its tile has published; the nearest window holding a tile with its
+ * inclusive prefix ends the walk at that tile. Each window's values (from
+ * that prefix, or all its aggregates) are merged in an ordered tree (the
+ * lane with the higher number holds the earlier tile), the far windows'
+ * before the near ones'. */
+#define CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, part, P, ex)                                 \
     do {                                                                                     \
+        enum { R = CN_SCAN_WINDOWS(sizeof(ACC)) };                                           \
         const unsigned cn_ln = threadIdx.x & 31;                                             \
         IDENT(ex);                                                                           \
         long long cn_base = (long long)(tile) - 1;                                           \
         for (;;) {                                                                           \
-            long long cn_j = cn_base - (long long)cn_ln;                                     \
-            unsigned cn_s = CN_SCAN_PREFIX;                                                  \
-            ACC cn_v;                                                                        \
-            IDENT(&cn_v);                                                                    \
-            if (cn_j >= 0) {                                                                 \
-                while ((cn_s = cn_scan_status_load(&(status)[cn_j])) == CN_SCAN_NONE)        \
-                    __nanosleep(20);                                                         \
-                cn_scan_value_load(&cn_v, cn_s == CN_SCAN_PREFIX ? (const void *)&(incl)[cn_j] \
-                                                                 : (const void *)&(agg)[cn_j], sizeof(ACC)); \
+            unsigned cn_s[R];                                                                \
+            ACC cn_v[R];                                                                     \
+            _Pragma("unroll") for (unsigned r = 0; r < R; r++) {                             \
+                long long cn_j = cn_base - 32 * (long long)r - (long long)cn_ln;             \
+                cn_s[r] = CN_SCAN_PREFIX;                                                    \
+                IDENT(&cn_v[r]);                                                             \
+                if (cn_j >= 0)                                                               \
+                    cn_s[r] = cn_scan_load(part, P, (size_t)cn_j, &cn_v[r], sizeof(ACC));    \
             }                                                                                \
-            unsigned cn_pm = __ballot_sync(0xffffffffu, cn_s == CN_SCAN_PREFIX);             \
-            unsigned cn_last = cn_pm ? (unsigned)__ffs(cn_pm) - 1 : 31;                      \
-            if (cn_ln > cn_last)                                                             \
-                IDENT(&cn_v);                                                                \
-            for (unsigned cn_d = 1; cn_d < 32; cn_d <<= 1) {                                 \
-                ACC cn_o;                                                                    \
-                CN_SCAN_SHFL(__shfl_down_sync, ACC, cn_o, cn_v, cn_d);                       \
-                if ((cn_ln & (2 * cn_d - 1)) == 0) {                                         \
-                    MERGE(&cn_o, &cn_v);                                                     \
-                    cn_v = cn_o;                                                             \
+            _Pragma("unroll") for (unsigned r = 0; r < R; r++) {                             \
+                long long cn_j = cn_base - 32 * (long long)r - (long long)cn_ln;             \
+                for (unsigned cn_spin = 0; cn_s[r] == CN_SCAN_NONE; cn_spin++) {             \
+                    if (cn_spin >= 4)                                                        \
+                        __nanosleep(32);                                                     \
+                    cn_s[r] = cn_scan_load(part, P, (size_t)cn_j, &cn_v[r], sizeof(ACC));    \
                 }                                                                            \
             }                                                                                \
-            CN_SCAN_SHFL(__shfl_sync, ACC, cn_v, cn_v, 0);                                   \
-            MERGE(&cn_v, ex);                                                                \
-            *(ex) = cn_v;                                                                    \
-            if (cn_pm)                                                                       \
+            unsigned cn_stop = R, cn_last = 31;                                              \
+            _Pragma("unroll") for (unsigned r = 0; r < R; r++) {                             \
+                unsigned cn_pm = __ballot_sync(0xffffffffu, cn_s[r] == CN_SCAN_PREFIX);      \
+                if (cn_stop == R && cn_pm) {                                                 \
+                    cn_stop = r;                                                             \
+                    cn_last = (unsigned)__ffs(cn_pm) - 1;                                    \
+                }                                                                            \
+            }                                                                                \
+            ACC cn_w;                                                                        \
+            IDENT(&cn_w);                                                                    \
+            _Pragma("unroll") for (int r = R - 1; r >= 0; r--) {                             \
+                if ((unsigned)r > cn_stop)                                                   \
+                    continue;                                                                \
+                ACC cn_x = cn_v[r];                                                          \
+                if ((unsigned)r == cn_stop && cn_ln > cn_last)                               \
+                    IDENT(&cn_x);                                                            \
+                for (unsigned cn_d = 1; cn_d < 32; cn_d <<= 1) {                             \
+                    ACC cn_o;                                                                \
+                    CN_SCAN_SHFL(__shfl_down_sync, ACC, cn_o, cn_x, cn_d);                   \
+                    if ((cn_ln & (2 * cn_d - 1)) == 0) {                                     \
+                        MERGE(&cn_o, &cn_x);                                                 \
+                        cn_x = cn_o;                                                         \
+                    }                                                                        \
+                }                                                                            \
+                MERGE(&cn_w, &cn_x);                                                         \
+            }                                                                                \
+            CN_SCAN_SHFL(__shfl_sync, ACC, cn_w, cn_w, 0);                                   \
+            MERGE(&cn_w, ex);                                                                \
+            *(ex) = cn_w;                                                                    \
+            if (cn_stop < R)                                                                 \
                 break;                                                                       \
-            cn_base -= 32;                                                                   \
+            cn_base -= 32 * R;                                                               \
         }                                                                                    \
     } while (0)
 
 #define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                 \
-    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS) NAME##_kernel(ARGS a, size_t n) \
+    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, 4) NAME##_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32 }; \
         __shared__ ACC cn_x[TILE + 1];                                                       \
@@ -298,9 +372,8 @@ static __device__ inline void cn_scan_value_load(void *dst, const void *src, siz
         __shared__ unsigned long long cn_tile;                                               \
         const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
         const size_t P = a.cn_P, N = a.cn_n;                                                 \
-        ACC *agg = (ACC *)a.cn_part, *incl = agg + P + 1;                                    \
-        unsigned *status = (unsigned *)((char *)a.cn_part + cn_dev_scan_status_at(P, sizeof(ACC))); \
-        unsigned long long *counter = (unsigned long long *)(status + cn_dev_scan_words(P)); \
+        unsigned long long *counter =                                                        \
+            (unsigned long long *)((char *)a.cn_part + cn_dev_scan_counter_at(P, sizeof(ACC))); \
         (void)n;                                                                             \
         if (P == 0) {                                                                        \
             if (blockIdx.x == 0 && t == 0) {                                                 \
@@ -352,21 +425,16 @@ static __device__ inline void cn_scan_value_load(void *dst, const void *src, siz
                     MERGE(&tot, &cn_wt[w]);                                                  \
                 if (tile == 0) {                                                             \
                     IDENT(&ex);                                                              \
-                    if (lane == 0) {                                                         \
-                        incl[0] = tot;                                                       \
-                        cn_scan_status_store(&status[0], CN_SCAN_PREFIX);                    \
-                    }                                                                        \
+                    if (lane == 0)                                                           \
+                        cn_scan_publish(a.cn_part, P, 0, &tot, sizeof(ACC), CN_SCAN_PREFIX); \
                 } else {                                                                     \
-                    if (lane == 0) {                                                         \
-                        agg[tile] = tot;                                                     \
-                        cn_scan_status_store(&status[tile], CN_SCAN_AGGREGATE);              \
-                    }                                                                        \
-                    CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, agg, incl, status, &ex);       \
+                    if (lane == 0)                                                           \
+                        cn_scan_publish(a.cn_part, P, tile, &tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
+                    CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &ex);            \
                     if (lane == 0) {                                                         \
                         ACC cn_i = ex;                                                       \
                         MERGE(&cn_i, &tot);                                                  \
-                        incl[tile] = cn_i;                                                   \
-                        cn_scan_status_store(&status[tile], CN_SCAN_PREFIX);                 \
+                        cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX); \
                     }                                                                        \
                 }                                                                            \
                 if (lane == 0)                                                               \
@@ -408,7 +476,7 @@ static __device__ inline void cn_scan_value_load(void *dst, const void *src, siz
     CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                     \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
     {                                                                                        \
-        size_t P = a->cn_P, at = cn_dev_scan_status_at(P, sizeof(ACC));                     \
+        size_t P = a->cn_P, at = cn_dev_scan_zero_at(P, sizeof(ACC));                       \
         cn_exec_memset(x, (char *)a->cn_part + at, 0, cn_dev_scan_bytes(P, sizeof(ACC)) - at); \
         size_t blocks = P == 0 ? 1 : P < CN_DEV_MAX_BLOCKS ? P : CN_DEV_MAX_BLOCKS;          \
         cn_exec_launch(x, &NAME##_one, blocks * CN_DEV_SCAN_THREADS, a);                     \

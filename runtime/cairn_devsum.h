@@ -10,8 +10,9 @@
  *   STORE(ARGS *c, T v)        store the rounded total
  *
  * and CN_DEV_EXACT_SUM32 / CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE)
- * defines NAME_run(x, args), which queues the sum. ARGS has cn_n, cn_P
- * (cn_dev_xsum_parts) and cn_part (cn_dev_xsum_bytes of scratch).
+ * defines NAME_parts(n), the parts to fill cn_P with, and NAME_run(x,
+ * args), which queues the sum. ARGS has cn_n, cn_P and cn_part
+ * (cn_dev_xsum_bytes of scratch).
  *
  * On the CUDA machine, in two passes over P contiguous parts:
  *
@@ -29,9 +30,11 @@
  *   a column of shared memory (cairn_sum.h's cn_sum_acc, strided): each
  *   term is three integer adds. The cost does not depend on the terms.
  *
- * The block adds its threads' limbs or digits as integers, the second pass
- * adds the parts' and rounds with cairn_sum.h's cn_sum_acc_round: integer
- * addition in any order, so the result does not depend on the grid.
+ * The block adds its threads' limbs or digits as integers, then adds them
+ * into one total in the scratch with 64-bit atomics; the last block to
+ * finish rounds it with cairn_sum.h's cn_sum_acc_round. Integer addition
+ * in any order gives the same total, so the result does not depend on the
+ * grid, which is one full wave of blocks.
  *
  * Emulated, the passes use the host's own exact sum (cn_sum32, cn_sum64),
  * part by part, merged in order.
@@ -41,51 +44,148 @@
 
 #include "cairn_sum.h"
 
-/* The part of an f32 sum on the CUDA machine: the block's limbs. */
-struct cn_dsum32_part {
-    int64_t limb[CN_DSUM32_BINS];
+/* The total on the CUDA machine, in the scratch, zeroed before the launch:
+ * the blocks add their limbs (f32: digit[0..15] hold the 16 limbs) or
+ * digits into it with 64-bit atomics, OR their flags, and count
+ * themselves; the last block to finish rounds it. */
+struct cn_dsum_total {
+    int64_t digit[CN_SUM_DIGITS];
     uint32_t flags;
+    uint32_t done;
 };
 
 #if CN_DEV_CUDA
-#define CN_DSUM32_PART struct cn_dsum32_part
-#define CN_DSUM64_PART cn_sum_acc
-#define CN_DSUM32_PARTS_MAX ((size_t)512)
-#define CN_DSUM64_PARTS_MAX ((size_t)1024)
+#define CN_DSUM32_PART struct cn_dsum_total
+#define CN_DSUM64_PART struct cn_dsum_total
 #else
 #define CN_DSUM32_PART cn_sum32
 #define CN_DSUM64_PART cn_sum64
-#define CN_DSUM32_PARTS_MAX CN_DEV_PARTS_MAX
-#define CN_DSUM64_PARTS_MAX CN_DEV_PARTS_MAX
 #endif
 
-/* P, the parts of an exact sum of n terms (wide: f64). */
-static inline size_t cn_dev_xsum_parts(size_t n, int wide)
-{
-    size_t per = CN_DEV_CUDA ? (wide ? CN_DSUM64_THREADS : CN_DSUM32_THREADS) : 1;
-    size_t max = wide ? CN_DSUM64_PARTS_MAX : CN_DSUM32_PARTS_MAX;
-    size_t p = n / per + (n % per != 0);
-    if (p > max)
-        p = max;
-    /* a device f32 part holds at most 2^23 terms (its limbs' bound) */
-    size_t least = CN_DEV_CUDA && !wide ? (n >> 23) + ((n & ((1u << 23) - 1)) != 0) : 0;
-    return p > least ? p : least;
-}
-
-/* Its scratch: the P parts, then 16 bytes for the emitted code. */
+/* Its scratch: the total (CUDA) or the P parts (emulated), then 16 bytes
+ * for the emitted code. */
 static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 {
+    if (CN_DEV_CUDA)
+        return cn_dev_round16(sizeof(struct cn_dsum_total));
     return cn_dev_round16(P * (wide ? sizeof(CN_DSUM64_PART) : sizeof(CN_DSUM32_PART)));
 }
 
 #if CN_DEV_CUDA
 
-/* Pass 1, f32: block p folds part p into its threads' bins; every 2^14
- * terms, and at the end, a thread adds its bins into the block's limbs
- * (shared 64-bit atomics: a part has at most 2^23 terms, each adding less
- * than 2^39 units to a limb, so no limb passes 2^62); thread 0 carries the
- * limbs into the part. */
-#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM)                                                \
+/* The parts of an exact sum on the CUDA machine: one full wave of the
+ * fold kernel (every multiprocessor holding as many blocks as fit), fewer
+ * for a small n; more for an f32 sum past 2^23 terms a part (its shared
+ * limbs' bound). The grid does not change the bits: the total is exact. */
+static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned threads, int wide)
+{
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, (int)threads, 0) != cudaSuccess || per < 1) {
+        (void)cudaGetLastError();
+        sms = 1;
+        per = 1;
+    }
+    size_t p = n / threads + (n % threads != 0), wave = (size_t)sms * (size_t)per;
+    if (p > wave)
+        p = wave;
+    size_t least = wide ? 1 : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);
+    return p > least ? p : least > 0 ? least : 1;
+}
+
+/* The last block: the total's digits or limbs as they stand once every
+ * block has added, into an exact total, rounded; thread 0 only. */
+static __device__ __noinline__ double cn_dsum_finish(struct cn_dsum_total *tot, int wide)
+{
+    __shared__ cn_sum_acc cn_a;
+    cn_sum_acc_init(&cn_a);
+    volatile struct cn_dsum_total *v = tot;
+    if (wide) {
+        for (int i = 0; i < CN_SUM_DIGITS; i++)
+            cn_a.digit[i] = v->digit[i];
+    } else {
+        int64_t limb[CN_DSUM32_BINS];
+        for (int b = 0; b < CN_DSUM32_BINS; b++)
+            limb[b] = v->digit[b];
+        cn_dsum32_to_acc(&cn_a, limb);
+    }
+    cn_a.flags = v->flags;
+    cn_sum_acc_carry(&cn_a);
+    if (wide)
+        return cn_sum_acc_round_inplace(&cn_a, 53, -1074, 1024);
+    return cn_sum_acc_round_inplace(&cn_a, 24, -149, 128);
+}
+
+/* A block's share added into the total (thread 0, after the block's
+ * barrier); returns whether this block was the last. */
+static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64_t *digits, int count, uint32_t flags)
+{
+#pragma unroll 1
+    for (int i = 0; i < count; i++)
+        if (digits[i])
+            atomicAdd((unsigned long long *)&tot->digit[i], (unsigned long long)digits[i]);
+    if (flags)
+        atomicOr(&tot->flags, flags);
+    __threadfence();
+    return atomicAdd(&tot->done, 1u) == gridDim.x - 1;
+}
+
+/* The rounded total, stored by the last block. */
+#define CN_DSUM_STORE(T_, WIDE, STORE)                                                         \
+    do {                                                                                     \
+        __threadfence();                                                                     \
+        double cn_r = cn_dsum_finish((struct cn_dsum_total *)a.cn_part, WIDE);               \
+        T_ cn_v = (WIDE || cn_r == cn_r) ? (T_)cn_r : (T_)cn_sum_f32_qnan();                 \
+        STORE(&a, cn_v);                                                                     \
+    } while (0)
+
+/* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
+ * loaded before this U are added (PUT(v)), EVERY after each U; then the
+ * last few one by one. */
+#define CN_DSUM_STREAM(T_, TERM, PUT, EVERY)                                                   \
+    size_t j = lo + t;                                                                       \
+    bool cn_have = j < hi && hi - j > (size_t)(U - 1) * T;                                   \
+    T_ cn_y[U];                                                                              \
+    if (cn_have)                                                                             \
+        _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, j + u * T, &cn_y[u]);    \
+    while (cn_have) {                                                                        \
+        size_t cn_jn = j + (size_t)U * T;                                                    \
+        bool cn_next = cn_jn < hi && hi - cn_jn > (size_t)(U - 1) * T;                       \
+        T_ cn_z[U];                                                                          \
+        if (cn_next)                                                                         \
+            _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, cn_jn + u * T, &cn_z[u]); \
+        _Pragma("unroll") for (unsigned u = 0; u < U; u++) PUT(cn_y[u]);                     \
+        EVERY;                                                                               \
+        _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_y[u] = cn_z[u];                \
+        j = cn_jn;                                                                           \
+        cn_have = cn_next;                                                                   \
+    }                                                                                        \
+    for (; j < hi; j += T) {                                                                 \
+        T_ cn_v;                                                                             \
+        TERM(&a, j, &cn_v);                                                                  \
+        PUT(cn_v);                                                                           \
+    }
+
+#define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
+#define CN_DSUM32_EVERY                                                                        \
+    if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U) {                                              \
+        CN_DSUM32_SPILL(t);                                                                  \
+        cnt = 0;                                                                             \
+    }
+#define CN_DSUM64_PUT(v) cn_dsum64_put(cn_dg + t, T, (v), &flags)
+#define CN_DSUM64_EVERY                                                                        \
+    if ((cnt += U) >= CN_SUM_CARRY_EVERY - 2 * U) {                                          \
+        cn_dsum64_carry(cn_dg + t, T);                                                       \
+        cnt = 0;                                                                             \
+    }
+
+/* f32: block p folds part p into its threads' bins; every 2^14 terms, and
+ * at the end, a thread adds its bins into the block's limbs (shared 64-bit
+ * atomics: a part has at most 2^23 terms, each adding less than 2^39 units
+ * to a limb, so no limb passes 2^62); thread 0 carries the limbs and adds
+ * them into the total. */
+#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
     static __global__ void __launch_bounds__(CN_DSUM32_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { T = CN_DSUM32_THREADS, U = 8 };                                               \
@@ -104,34 +204,18 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
         __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
-        size_t j = lo + t;                                                                   \
-        for (; j < hi && hi - j > (size_t)(U - 1) * T; j += (size_t)U * T) {                 \
-            float y[U];                                                                      \
-            _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, j + u * T, &y[u]);   \
-            _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_dsum32_put(cn_bins + t, T, y[u]); \
-            if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U) {                                      \
-                CN_DSUM32_SPILL(t);                                                          \
-                cnt = 0;                                                                     \
-            }                                                                                \
-        }                                                                                    \
-        for (; j < hi; j += T) {                                                             \
-            float y;                                                                         \
-            TERM(&a, j, &y);                                                                 \
-            cn_dsum32_put(cn_bins + t, T, y);                                                \
-        }                                                                                    \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY);                         \
         CN_DSUM32_SPILL(t);                                                                  \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
         if (t == 0) {                                                                        \
-            struct cn_dsum32_part *out = &((struct cn_dsum32_part *)a.cn_part)[blockIdx.x];  \
             int64_t L[CN_DSUM32_BINS];                                                       \
             for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                    \
                 L[b] = cn_limb[b];                                                           \
             cn_dsum32_carry(L);                                                              \
-            for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                    \
-                out->limb[b] = L[b];                                                         \
-            out->flags = cn_fl;                                                              \
+            if (cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_BINS, cn_fl))    \
+                CN_DSUM_STORE(float, 0, STORE);                                              \
         }                                                                                    \
     }
 
@@ -143,12 +227,14 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
             atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);       \
     }
 
-/* Pass 1, f64: block p adds part p's terms into its threads' digits. */
-#define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM)                                                \
+/* f64: block p adds part p's terms into its threads' digits; the block
+ * adds its threads' digits (each column carried first) into the total. */
+#define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
     static __global__ void __launch_bounds__(CN_DSUM64_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { T = CN_DSUM64_THREADS, U = 8 };                                               \
         __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
+        __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
         const unsigned t = threadIdx.x;                                                      \
         const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
@@ -159,120 +245,43 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
             cn_fl = 0;                                                                       \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned long cnt = 0;                                                               \
-        size_t j = lo + t;                                                                   \
-        for (; hi - j > (size_t)(U - 1) * T && j < hi; j += (size_t)U * T) {                 \
-            double y[U];                                                                     \
-            _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, j + u * T, &y[u]);   \
-            _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_dsum64_put(cn_dg + t, T, y[u], &flags); \
-            if ((cnt += U) >= CN_SUM_CARRY_EVERY - 2 * U) {                                  \
-                cn_dsum64_carry(cn_dg + t, T);                                               \
-                cnt = 0;                                                                     \
-            }                                                                                \
-        }                                                                                    \
-        for (; j < hi; j += T) {                                                             \
-            double y;                                                                        \
-            TERM(&a, j, &y);                                                                 \
-            cn_dsum64_put(cn_dg + t, T, y, &flags);                                          \
-        }                                                                                    \
+        CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY);                        \
         cn_dsum64_carry(cn_dg + t, T);                                                       \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
-        cn_sum_acc *out = &((cn_sum_acc *)a.cn_part)[blockIdx.x];                            \
         for (unsigned i = t; i < CN_SUM_DIGITS; i += T) {                                    \
             int64_t s = 0;                                                                   \
-            for (unsigned w = 0; w < T; w++)                                                 \
-                s += cn_dg[i * T + w];                                                       \
-            out->digit[i] = s;                                                               \
-        }                                                                                    \
-        if (t == 0) {                                                                        \
-            out->pending = 0;                                                                \
-            out->flags = cn_fl;                                                              \
-        }                                                                                    \
-    }
-
-/* Pass 2: one block adds the parts and rounds. f32 parts hold limbs (a
- * thread a limb), f64 parts digits (a thread a digit); thread 0 carries the
- * total and rounds it. */
-#define CN_DSUM_TOTAL_KERNEL(NAME, ARGS, T_, WIDE, STORE)                                      \
-    static __global__ void __launch_bounds__(128) NAME##_total_kernel(ARGS a, size_t n)      \
-    {                                                                                        \
-        __shared__ cn_sum_acc cn_tot;                                                        \
-        __shared__ uint32_t cn_fl;                                                           \
-        const unsigned t = threadIdx.x;                                                      \
-        (void)n;                                                                             \
-        if (t == 0)                                                                          \
-            cn_fl = 0;                                                                       \
-        for (unsigned i = t; i < CN_SUM_DIGITS; i += 128)                                    \
-            cn_tot.digit[i] = 0;                                                             \
-        __syncthreads();                                                                     \
-        if (WIDE) {                                                                          \
-            const cn_sum_acc *part = (const cn_sum_acc *)a.cn_part;                          \
-            for (unsigned i = t; i < CN_SUM_DIGITS; i += 128) {                              \
-                int64_t s = 0;                                                               \
-                for (size_t q = 0; q < a.cn_P; q++)                                          \
-                    s += part[q].digit[i];                                                   \
-                cn_tot.digit[i] = s;                                                         \
-            }                                                                                \
-            for (size_t q = t; q < a.cn_P; q += 128)                                         \
-                atomicOr(&cn_fl, part[q].flags);                                             \
-        } else {                                                                             \
-            const struct cn_dsum32_part *part = (const struct cn_dsum32_part *)a.cn_part;    \
-            __shared__ int64_t cn_limb[CN_DSUM32_BINS];                                      \
-            if (t < CN_DSUM32_BINS) {                                                        \
-                int64_t s = 0;                                                               \
-                for (size_t q = 0; q < a.cn_P; q++)                                          \
-                    s += part[q].limb[t];                                                    \
-                cn_limb[t] = s;                                                              \
-            }                                                                                \
-            for (size_t q = t; q < a.cn_P; q += 128)                                         \
-                atomicOr(&cn_fl, part[q].flags);                                             \
-            __syncthreads();                                                                 \
-            if (t == 0)                                                                      \
-                cn_dsum32_to_acc(&cn_tot, cn_limb);                                          \
+            _Pragma("unroll 4") for (unsigned w = 0; w < T; w++) s += cn_dg[i * T + (w + i) % T]; \
+            cn_sum[i] = s;                                                                   \
         }                                                                                    \
         __syncthreads();                                                                     \
-        if (t == 0) {                                                                        \
-            cn_tot.pending = 0;                                                              \
-            cn_tot.flags = cn_fl;                                                            \
-            cn_sum_acc_carry(&cn_tot);                                                       \
-            T_ v;                                                                            \
-            if (WIDE) {                                                                      \
-                v = (T_)cn_sum_acc_round(&cn_tot, 53, -1074, 1024);                          \
-            } else {                                                                         \
-                double r = cn_sum_acc_round(&cn_tot, 24, -149, 128);                         \
-                v = r != r ? cn_sum_f32_qnan() : (T_)r;                                      \
-            }                                                                                \
-            STORE(&a, v);                                                                    \
-        }                                                                                    \
+        if (t == 0 && cn_dsum_add((struct cn_dsum_total *)a.cn_part, cn_sum, CN_SUM_DIGITS, cn_fl)) \
+            CN_DSUM_STORE(double, 1, STORE);                                                 \
     }
 
-#define CN_DSUM_LAUNCHERS(NAME, ARGS, THREADS)                                                \
+/* The total zeroed, one launch of a full wave of blocks; with no terms the
+ * one block that runs finds nothing and rounds +0.0. */
+#define CN_DSUM_RUN(NAME, ARGS, THREADS, WIDE)                                                 \
     static void NAME##_fold_launch(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n) \
     {                                                                                        \
         NAME##_fold_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);               \
     }                                                                                        \
-    static void NAME##_total_launch(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n) \
-    {                                                                                        \
-        NAME##_total_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);              \
-    }                                                                                        \
     static const struct cn_dev_kernel NAME##_fold = {NAME##_what, THREADS, true, NAME##_fold_launch, NULL}; \
-    static const struct cn_dev_kernel NAME##_total = {NAME##_what, 128, true, NAME##_total_launch, NULL}; \
+    static size_t NAME##_parts(size_t n) { return cn_dsum_parts(n, (const void *)NAME##_fold_kernel, THREADS, WIDE); } \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
     {                                                                                        \
+        cn_exec_memset(x, a->cn_part, 0, sizeof(struct cn_dsum_total));                      \
         cn_exec_launch(x, &NAME##_fold, a->cn_P * (THREADS), a);                             \
-        cn_exec_launch(x, &NAME##_total, 128, a);                                            \
     }
 
 #define CN_DEV_EXACT_SUM32(NAME, ARGS, TERM, STORE)                                          \
-    CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM)                                                  \
-    CN_DSUM_TOTAL_KERNEL(NAME, ARGS, float, 0, STORE)                                        \
-    CN_DSUM_LAUNCHERS(NAME, ARGS, CN_DSUM32_THREADS)
+    CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                           \
+    CN_DSUM_RUN(NAME, ARGS, CN_DSUM32_THREADS, 0)
 
 #define CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE)                                          \
-    CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM)                                                  \
-    CN_DSUM_TOTAL_KERNEL(NAME, ARGS, double, 1, STORE)                                       \
-    CN_DSUM_LAUNCHERS(NAME, ARGS, CN_DSUM64_THREADS)
+    CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                           \
+    CN_DSUM_RUN(NAME, ARGS, CN_DSUM64_THREADS, 1)
 
 #else /* emulated: the host's exact sum, part by part */
 
@@ -302,6 +311,7 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
     }                                                                                        \
     static const struct cn_dev_kernel NAME##_fold = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_fold_lanes}; \
     static const struct cn_dev_kernel NAME##_total = {NAME##_what, CN_DEV_FOLD_THREADS, true, NAME##_total_lanes}; \
+    static size_t NAME##_parts(size_t n) { return cn_dev_parts(n); }                         \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
     {                                                                                        \
         cn_exec_launch(x, &NAME##_fold, a->cn_P, a);                                         \

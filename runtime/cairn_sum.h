@@ -340,23 +340,39 @@ CN_SUM_FN int cn_sum_digits_len(const int64_t *d)
     return len;
 }
 
+/* Bits [lo, lo + 64) of a magnitude with normalised digits, lo >= 0. */
+CN_SUM_FN uint64_t cn_sum_digits_word(const int64_t *d, int lo)
+{
+    int i = lo >> 5, sh = lo & 31;
+    uint64_t w0 = i < CN_SUM_DIGITS ? (uint64_t)d[i] : 0;
+    uint64_t w1 = i + 1 < CN_SUM_DIGITS ? (uint64_t)d[i + 1] : 0;
+    uint64_t w2 = i + 2 < CN_SUM_DIGITS ? (uint64_t)d[i + 2] : 0;
+    uint64_t v = (w0 | w1 << 32) >> sh;
+    if (sh)
+        v |= w2 << (64 - sh);
+    return v;
+}
+
 /* A nonzero magnitude N (units of 2^-1074) rounded to nearest-even at prec
- * bits with least ulp 2^min_ulp_exp; +inf once the rounded value reaches
- * 2^max_exp. The result is exact in the target format. */
+ * bits (prec <= 53) with least ulp 2^min_ulp_exp; +inf once the rounded
+ * value reaches 2^max_exp. The result is exact in the target format. The
+ * kept bits are taken a word at a time, not one by one. */
 CN_SUM_FN double cn_sum_round_magnitude(const int64_t *d, int prec, int min_ulp_exp, int max_exp)
 {
     int len = cn_sum_digits_len(d);
     int shift = len - prec; /* bits dropped */
     if (shift < min_ulp_exp + 1074)
         shift = min_ulp_exp + 1074;
-    uint64_t mant = 0;
-    for (int k = len - 1; k >= (shift > 0 ? shift : 0); k--)
-        mant = (mant << 1) | cn_sum_digits_bit(d, k);
-    if (shift > 0 && cn_sum_digits_bit(d, shift - 1) &&
-        (cn_sum_digits_any_below(d, shift - 1) || (mant & 1)))
-        mant++;
-    if (shift < 0)
+    uint64_t mant;
+    if (shift <= 0) {
+        mant = cn_sum_digits_word(d, 0) & ((len >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << len) - 1));
         shift = 0;
+    } else {
+        int keep = len - shift; /* <= prec bits, maybe none */
+        mant = keep > 0 ? cn_sum_digits_word(d, shift) & (((uint64_t)1 << keep) - 1) : 0;
+        if (cn_sum_digits_bit(d, shift - 1) && (cn_sum_digits_any_below(d, shift - 1) || (mant & 1)))
+            mant++;
+    }
     int mlen = 0;
     for (uint64_t v = mant; v != 0; v >>= 1)
         mlen++;
@@ -368,21 +384,28 @@ CN_SUM_FN double cn_sum_round_magnitude(const int64_t *d, int prec, int min_ulp_
 /* Rounds the exact total once, to nearest-even, to prec bits with least ulp
  * 2^min_ulp_exp and overflow at 2^max_exp, after the special values and the
  * signed zeros; the result is exact in the target format (so the f32
- * caller's conversion to float is exact). */
-CN_SUM_FN double cn_sum_acc_round(const cn_sum_acc *a, int prec, int min_ulp_exp, int max_exp)
+ * caller's conversion to float is exact). a is carried and made its
+ * magnitude in place (the device's last block rounds its total this way,
+ * with no copy of it). */
+CN_SUM_FN double cn_sum_acc_round_inplace(cn_sum_acc *a, int prec, int min_ulp_exp, int max_exp)
 {
     double special;
     if (cn_sum_acc_special(a, &special))
         return special;
-    cn_sum_acc m = *a;
-    int neg = cn_sum_acc_abs(&m);
+    int neg = cn_sum_acc_abs(a);
     int zero = 1;
     for (int i = 0; i < CN_SUM_DIGITS && zero; i++)
-        zero = m.digit[i] == 0;
+        zero = a->digit[i] == 0;
     if (zero) /* -0.0 only when every term was -0.0 */
         return (a->flags & CN_SUM_SAW_TERM) && !(a->flags & CN_SUM_SAW_NOT_NEGZERO) ? -0.0 : 0.0;
-    double r = cn_sum_round_magnitude(m.digit, prec, min_ulp_exp, max_exp);
+    double r = cn_sum_round_magnitude(a->digit, prec, min_ulp_exp, max_exp);
     return neg ? -r : r;
+}
+
+CN_SUM_FN double cn_sum_acc_round(const cn_sum_acc *a, int prec, int min_ulp_exp, int max_exp)
+{
+    cn_sum_acc m = *a;
+    return cn_sum_acc_round_inplace(&m, prec, min_ulp_exp, max_exp);
 }
 
 /* ------------------------------------------------- the floating-point pass */

@@ -473,7 +473,7 @@ static const char *dev_exact_sum(Ex *x, Node *e, Coll *c)
     field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
     ctx_struct(x, &k);
     hoist_term_guards(x, e, d.n);
-    const char *slot = scan_alloc(x, &d, emit_fmt(x, "cn_dev_xsum_parts(%s, %d)", d.n, wide),
+    const char *slot = scan_alloc(x, &d, emit_fmt(x, "%s_k_parts(%s)", k.name, d.n),
                                   emit_fmt(x, "cn_dev_xsum_bytes(%s, %d)", d.P, wide), c->at);
     if (e->collect.dest)
         emit_line(x, "%s *%s = %s;", vt, out, emit_addr(x, e->collect.dest));
