@@ -196,7 +196,8 @@ static inline size_t cn_dev_scan_bytes(size_t P, size_t size)
  * the passes of a reduction read them twice.
  *
  * A block takes the next tile from a counter (so every tile before it
- * belongs to a block already running, and a wait on one always ends), and:
+ * belongs to a block already running, which works through its tiles in
+ * order: a wait on one always ends), and:
  *
  *   1. computes the tile's terms, neighbouring threads at neighbouring
  *      indices, into shared memory;
@@ -369,7 +370,7 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         __shared__ ACC cn_x[TILE + 1];                                                       \
         __shared__ ACC cn_wt[W];                                                             \
         __shared__ ACC cn_pre;                                                               \
-        __shared__ unsigned long long cn_tile;                                               \
+        __shared__ unsigned long long cn_tile, cn_next;                                      \
         const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
         const size_t P = a.cn_P, N = a.cn_n;                                                 \
         unsigned long long *counter =                                                        \
@@ -383,13 +384,15 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             }                                                                                \
             return;                                                                          \
         }                                                                                    \
+        if (t == 0)                                                                          \
+            cn_tile = atomicAdd(counter, 1ull);                                              \
+        __syncthreads();                                                                     \
         for (;;) {                                                                           \
-            if (t == 0)                                                                      \
-                cn_tile = atomicAdd(counter, 1ull);                                          \
-            __syncthreads();                                                                 \
             const size_t tile = (size_t)cn_tile;                                             \
             if (tile >= P)                                                                   \
                 break;                                                                       \
+            if (t == 0)                                                                      \
+                cn_next = atomicAdd(counter, 1ull);                                          \
             const size_t lo = tile * TILE, hi = N - lo < (size_t)TILE ? N : lo + TILE;      \
             _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
                 size_t j = lo + k * T + t;                                                   \
@@ -460,18 +463,17 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             if (tile == P - 1 && t == 0)                                                     \
                 FINISH(&a, &cn_x[TILE]);                                                     \
             __syncthreads();                                                                 \
+            if (t == 0)                                                                      \
+                cn_tile = cn_next;                                                           \
+            __syncthreads();                                                                 \
         }                                                                                    \
     }                                                                                        \
-    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
-                              const void *args, size_t n)                                    \
-    {                                                                                        \
-        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
-    }                                                                                        \
-    static const struct cn_dev_kernel NAME##_one = {NAME##_what, CN_DEV_SCAN_THREADS, true, NAME##_launch, NULL};
+    CN_DEV_KERNEL_HOST(NAME, ARGS, CN_DEV_SCAN_THREADS)
 
-/* The scan's one launch: the status words and the counter zeroed, then at
- * most CN_DEV_MAX_BLOCKS blocks (a block loops over tiles), and one block
- * that only FINISHes when there are no indices. */
+/* The scan's one launch: the slots or status words and the counter
+ * zeroed, then one full wave of blocks at most (each loops over the tiles
+ * the counter gives it, asking for its next while it works on this one),
+ * and one block that only FINISHes when there are no indices. */
 #define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
     CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                     \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
@@ -479,7 +481,7 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         size_t P = a->cn_P, at = cn_dev_scan_zero_at(P, sizeof(ACC));                       \
         cn_exec_memset(x, (char *)a->cn_part + at, 0, cn_dev_scan_bytes(P, sizeof(ACC)) - at); \
         size_t blocks = P == 0 ? 1 : P < CN_DEV_MAX_BLOCKS ? P : CN_DEV_MAX_BLOCKS;          \
-        cn_exec_launch(x, &NAME##_one, blocks * CN_DEV_SCAN_THREADS, a);                     \
+        cn_exec_launch(x, &NAME, blocks * CN_DEV_SCAN_THREADS, a);                           \
     }
 
 #else /* the emulated machine: lanes over parts, and one lane in order */
