@@ -75,8 +75,9 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 
 /* The parts of an exact sum on the CUDA machine: one full wave of the
  * fold kernel (every multiprocessor holding as many blocks as fit), fewer
- * for a small n; more for an f32 sum past 2^23 terms a part (its shared
- * limbs' bound). The grid does not change the bits: the total is exact. */
+ * for a small n; more past 2^23 terms an f32 part or 2^33 an f64 one (the
+ * bounds of their shared limbs and digits). The grid does not change the
+ * bits: the total is exact. */
 static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned threads, int wide)
 {
     int dev = 0, sms = 0, per = 0;
@@ -90,7 +91,8 @@ static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned thread
     size_t p = n / threads + (n % threads != 0), wave = (size_t)sms * (size_t)per;
     if (p > wave)
         p = wave;
-    size_t least = wide ? 1 : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);
+    size_t least = wide ? (n >> 33) + ((n & (((size_t)1 << 33) - 1)) != 0)   /* a warp's digits: 2^30 terms */
+                        : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);     /* the shared limbs: 2^23 */
     return p > least ? p : least > 0 ? least : 1;
 }
 
@@ -173,12 +175,15 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         CN_DSUM32_SPILL(t);                                                                  \
         cnt = 0;                                                                             \
     }
-#define CN_DSUM64_PUT(v) cn_dsum64_put(cn_dg + t, T, (v), &flags)
+#define CN_DSUM64_PUT(v)                                                                       \
+    do {                                                                                     \
+        double cn_t = (v);                                                                   \
+        if (!cn_dsum64_win_add(&win, cn_sum_bits64(cn_t), &flags))                           \
+            cn_dsum64_far(wd, cn_t, &flags);                                                 \
+    } while (0)
 #define CN_DSUM64_EVERY                                                                        \
-    if ((cnt += U) >= CN_SUM_CARRY_EVERY - 2 * U) {                                          \
-        cn_dsum64_carry(cn_dg + t, T);                                                       \
-        cnt = 0;                                                                             \
-    }
+    if (win.used > CN_DSUM64_WIN_TERMS - 2 * U)                                              \
+        cn_dsum64_win_spill(&win, wd);
 
 /* f32: block p folds part p into its threads' bins; every 2^14 terms, and
  * at the end, a thread adds its bins into the block's limbs (shared 64-bit
@@ -227,32 +232,74 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
             atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);       \
     }
 
-/* f64: block p adds part p's terms into its threads' digits; the block
- * adds its threads' digits (each column carried first) into the total. */
+/* f64, a term the window does not take: into the warp's digits with shared
+ * 64-bit atomics (the lanes of a warp share them). */
+static __device__ inline void cn_dsum64_far(int64_t *wd, double x, uint32_t *flags)
+{
+    uint64_t b = cn_sum_bits64(x);
+    if (((b >> 52) & 0x7ff) == 0x7ff) {
+        *flags |= (b & (((uint64_t)1 << 52) - 1)) ? CN_SUM_SAW_NAN : (b >> 63) ? CN_SUM_SAW_NINF : CN_SUM_SAW_PINF;
+        return;
+    }
+    int p;
+    uint64_t m = cn_sum_split64(b, &p);
+    int64_t c[3];
+    cn_sum_pieces(m, p, c);
+    for (int k = 0; k < 3; k++)
+        if (c[k])
+            atomicAdd((unsigned long long *)&wd[(p >> 5) + k], (unsigned long long)((b >> 63) ? -c[k] : c[k]));
+}
+
+/* A thread's window into the warp's digits: five pieces, atomically. */
+static __device__ inline void cn_dsum64_win_spill(cn_dsum64_win *w, int64_t *wd)
+{
+    if (w->acc != 0) {
+        int neg = w->acc < 0;
+        unsigned __int128 mag = neg ? (unsigned __int128)0 - (unsigned __int128)w->acc : (unsigned __int128)w->acc;
+        int64_t c[5];
+        cn_sum_pieces128(mag, w->anchor, c);
+        for (int k = 0; k < 5; k++)
+            if (c[k])
+                atomicAdd((unsigned long long *)&wd[(w->anchor >> 5) + k], (unsigned long long)(neg ? -c[k] : c[k]));
+    }
+    w->acc = 0;
+    w->used = 0;
+}
+
+/* f64: block p folds part p. Each thread adds the terms near its first
+ * nonzero one into its 128-bit window in registers, and any other into its
+ * warp's 68 digits in shared memory; the windows move into the digits
+ * every 2^19 terms and at the end; the block adds its warps' digits into
+ * the total. A warp's digits take at most 2^30 terms' pieces (each below
+ * 2^32) before a part ends, so none passes 2^62. */
 #define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
     static __global__ void __launch_bounds__(CN_DSUM64_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
-        enum { T = CN_DSUM64_THREADS, U = 8 };                                               \
-        __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
+        enum { T = CN_DSUM64_THREADS, U = 8, W = CN_DSUM64_THREADS / 32 };                   \
+        __shared__ int64_t cn_wd[W][CN_SUM_DIGITS];                                          \
         __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
         const unsigned t = threadIdx.x;                                                      \
+        int64_t *wd = cn_wd[t >> 5];                                                         \
         const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
         (void)n;                                                                             \
-        for (unsigned i = 0; i < CN_SUM_DIGITS; i++)                                         \
-            cn_dg[i * T + t] = 0;                                                            \
+        for (unsigned i = t; i < W * CN_SUM_DIGITS; i += T)                                  \
+            cn_wd[i / CN_SUM_DIGITS][i % CN_SUM_DIGITS] = 0;                                 \
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
+        __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
-        unsigned long cnt = 0;                                                               \
+        cn_dsum64_win win;                                                                   \
+        cn_dsum64_win_init(&win);                                                            \
         CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY);                        \
-        cn_dsum64_carry(cn_dg + t, T);                                                       \
+        cn_dsum64_win_spill(&win, wd);                                                       \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
         for (unsigned i = t; i < CN_SUM_DIGITS; i += T) {                                    \
             int64_t s = 0;                                                                   \
-            _Pragma("unroll 4") for (unsigned w = 0; w < T; w++) s += cn_dg[i * T + (w + i) % T]; \
+            for (unsigned w = 0; w < W; w++)                                                 \
+                s += cn_wd[w][i];                                                            \
             cn_sum[i] = s;                                                                   \
         }                                                                                    \
         __syncthreads();                                                                     \

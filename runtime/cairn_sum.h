@@ -197,27 +197,28 @@ CN_SUM_FN void cn_sum_acc_carry(cn_sum_acc *a)
     a->pending = 0;
 }
 
+/* m << (p mod 32), m < 2^64, as three 32-bit pieces for digits p / 32,
+ * p / 32 + 1 and p / 32 + 2. */
+CN_SUM_FN void cn_sum_pieces(uint64_t m, int p, int64_t c[3])
+{
+    int sh = p & 31;
+    uint64_t t = m >> (32 - sh); /* shift 1..32 */
+    c[0] = (int64_t)((m << sh) & 0xffffffffu);
+    c[1] = (int64_t)(t & 0xffffffffu);
+    c[2] = (int64_t)(t >> 32);
+}
+
 /* Adds (or, with neg, subtracts) m * 2^p units of 2^-1074, m < 2^64, to
- * the digits d[0], d[stride], ...: m << (p mod 32) spread over three
- * digits, each less than 2^32. The device's exact sum keeps a thread's
- * digits a column of shared memory apart (cairn_devsum.h). */
+ * the digits d[0], d[stride], ...: three pieces, each less than 2^32. The
+ * device's exact sum keeps digits a column of shared memory apart
+ * (cairn_devsum.h). */
 CN_SUM_FN void cn_sum_digits_add(int64_t *d, size_t stride, uint64_t m, int p, int neg)
 {
     size_t i = (size_t)(p >> 5) * stride;
-    int sh = p & 31;
-    int64_t lo = (int64_t)((m << sh) & 0xffffffffu);
-    uint64_t t = m >> (32 - sh); /* shift 1..32 */
-    int64_t mid = (int64_t)(t & 0xffffffffu);
-    int64_t hi = (int64_t)(t >> 32);
-    if (neg) {
-        d[i] -= lo;
-        d[i + stride] -= mid;
-        d[i + 2 * stride] -= hi;
-    } else {
-        d[i] += lo;
-        d[i + stride] += mid;
-        d[i + 2 * stride] += hi;
-    }
+    int64_t c[3];
+    cn_sum_pieces(m, p, c);
+    for (int k = 0; k < 3; k++)
+        d[i + k * stride] += neg ? -c[k] : c[k];
 }
 
 /* The magnitude of a finite double as m * 2^p units of 2^-1074. */
@@ -863,7 +864,7 @@ enum {
     CN_DSUM32_BINS = 16,
     CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
     CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
-    CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
+    CN_DSUM64_THREADS = 256,    /* a block of the f64 sum: its warps' digits, 4 KB */
     CN_DSUM32_THREADS = 256
 };
 
@@ -938,6 +939,84 @@ CN_SUM_FN void cn_dsum64_carry(int64_t *d, size_t stride)
         d[i * stride] = lo;
         d[(i + 1) * stride] += (v - lo) / ((int64_t)1 << 32);
     }
+}
+
+/* mag << (p mod 32), mag < 2^127, as five 32-bit pieces for digits p / 32
+ * onwards. */
+CN_SUM_FN void cn_sum_pieces128(unsigned __int128 mag, int p, int64_t c[5])
+{
+    int sh = p & 31;
+    unsigned __int128 lo = mag << sh;
+    for (int k = 0; k < 4; k++)
+        c[k] = (int64_t)(uint64_t)((lo >> (32 * k)) & 0xffffffffu);
+    c[4] = sh ? (int64_t)(uint64_t)(mag >> (128 - sh)) : 0;
+}
+
+/* Adds (neg: subtracts) mag * 2^p units of 2^-1074, mag < 2^127, to the
+ * digits d[0], d[stride], ... (p + 160 <= 32 * CN_SUM_DIGITS). */
+CN_SUM_FN void cn_sum_digits_add128(int64_t *d, size_t stride, unsigned __int128 mag, int p, int neg)
+{
+    size_t i = (size_t)(p >> 5) * stride;
+    int64_t c[5];
+    cn_sum_pieces128(mag, p, c);
+    for (int k = 0; k < 5; k++)
+        d[i + k * stride] += neg ? -c[k] : c[k];
+}
+
+/* The f64 device sum's window (cairn_devsum.h): a thread's terms near the
+ * first nonzero one it met, as an exact 128-bit count of 2^anchor units of
+ * 2^-1074. A term m * 2^p with p - anchor in [0, 54] adds less than 2^107,
+ * so 2^19 of them fit before the window moves into the digits; any other
+ * term (a far exponent, an infinity, a NaN) is the caller's, for the
+ * digits. Summing in registers, it costs a few integer operations. */
+typedef struct {
+    __int128 acc;
+    int anchor; /* -1 until the first nonzero term */
+    uint32_t used;
+} cn_dsum64_win;
+
+enum { CN_DSUM64_WIN_SPAN = 54, CN_DSUM64_WIN_BELOW = 40, CN_DSUM64_WIN_TERMS = 1 << 19 };
+
+CN_SUM_FN void cn_dsum64_win_init(cn_dsum64_win *w)
+{
+    w->acc = 0;
+    w->anchor = -1;
+    w->used = 0;
+}
+
+/* Adds the term with bits b when it falls in the window: returns 1, else 0
+ * and nothing is added. The flags of a finite term are noted either way. */
+CN_SUM_FN int cn_dsum64_win_add(cn_dsum64_win *w, uint64_t b, uint32_t *flags)
+{
+    if (((b >> 52) & 0x7ff) == 0x7ff)
+        return 0;
+    if (b != (uint64_t)1 << 63)
+        *flags |= CN_SUM_SAW_NOT_NEGZERO;
+    int p;
+    uint64_t m = cn_sum_split64(b, &p);
+    if (m == 0)
+        return 1;
+    if (w->anchor < 0)
+        w->anchor = p > CN_DSUM64_WIN_BELOW ? p - CN_DSUM64_WIN_BELOW : 0;
+    unsigned d = (unsigned)(p - w->anchor);
+    if (d > CN_DSUM64_WIN_SPAN)
+        return 0;
+    __int128 v = (__int128)((unsigned __int128)m << d);
+    w->acc += (b >> 63) ? -v : v;
+    w->used++;
+    return 1;
+}
+
+/* The window into the digits (a stride apart), emptied; its anchor stays. */
+CN_SUM_FN void cn_dsum64_win_flush(cn_dsum64_win *w, int64_t *digits, size_t stride)
+{
+    if (w->acc != 0) {
+        int neg = w->acc < 0;
+        unsigned __int128 mag = neg ? (unsigned __int128)0 - (unsigned __int128)w->acc : (unsigned __int128)w->acc;
+        cn_sum_digits_add128(digits, stride, mag, w->anchor, neg);
+    }
+    w->acc = 0;
+    w->used = 0;
 }
 
 #endif /* CAIRN_SUM_H */
