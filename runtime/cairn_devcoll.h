@@ -82,9 +82,13 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
  * cn_part, and on the CUDA machine the P inclusive prefixes, status words
  * and tile counter of the look-back; whole 16-byte words, so what the
  * emitted code puts after it is aligned. */
-#define CN_DEV_SCAN_THREADS 256
-/* K, odd; 256 x K ACCs stay within about 24 KB of shared memory. */
-#define CN_DEV_SCAN_ITEMS(size) ((size) <= 4 ? 15 : (size) <= 8 ? 11 : (size) <= 16 ? 5 : (size) <= 32 ? 3 : 1)
+#define CN_DEV_SCAN_THREADS 128
+/* Blocks of a scan a multiprocessor holds: the tiles in flight are what a
+ * look-back's latency is spread over (64 registers a thread at most). */
+#define CN_DEV_SCAN_BLOCKS_SM 8
+/* K, odd; 128 x K ACCs stay within about 24 KB of shared memory, so eight
+ * blocks fit. */
+#define CN_DEV_SCAN_ITEMS(size) ((size) <= 4 ? 31 : (size) <= 8 ? 21 : (size) <= 16 ? 11 : (size) <= 32 ? 5 : 1)
 
 /* A compaction counts in 32 bits up to this extent, in 64 past it (a test
  * sets it lower to run the 64-bit counts on small extents). */
@@ -195,33 +199,31 @@ static inline size_t cn_dev_scan_bytes(size_t P, size_t size)
  * NVIDIA 2016): it reads the terms once and stores each index once, where
  * the passes of a reduction read them twice.
  *
- * A block takes the next tile from a counter (so every tile before it
- * belongs to a block already running, which works through its tiles in
- * order: a wait on one always ends), and:
+ * A block takes the next tile from a counter when it is free (so every
+ * tile before it belongs to a block already running: a wait on one always
+ * ends), and:
  *
  *   1. computes the tile's terms, neighbouring threads at neighbouring
  *      indices, into shared memory;
  *   2. thread t folds the K terms t*K .. t*K+K-1 (K is odd, so those reads
  *      meet no bank twice), the warps scan their threads' totals with
- *      shuffles, and the block combines the eight warps' totals;
+ *      shuffles, and the block combines the four warps' totals;
  *   3. warp 0 publishes the tile's aggregate, looks back over the tiles
- *      before it 32 at a time (each lane one tile, waiting until it has
- *      published) until it meets one that has published its inclusive
- *      prefix, merges what it met in index order, and publishes its own
- *      inclusive prefix;
- *   4. each thread writes the inclusive prefixes of its K indices into
- *      shared memory (slot 0 holds the prefix before the tile), and the
- *      block PUTs the tile with neighbouring threads at neighbouring
- *      indices, each index given the prefixes before and after it.
+ *      before it (CN_SCAN_LOOKBACK) until it meets one that has published
+ *      its inclusive prefix, merges what it met in index order, and
+ *      publishes its own inclusive prefix;
+ *   4. each thread replaces its K terms in shared memory by their
+ *      inclusive prefixes, and the block PUTs the tile with neighbouring
+ *      threads at neighbouring indices, each index given the prefixes
+ *      before and after it (before the first, the tile's own).
  *
  * Which tiles a look-back meets depends on timing, so the merges happen in
  * an order no run fixes: the operator must be exactly associative, as
  * every integer operator a device scan allows is (a float scan is
  * E-SCAN-ORDER). Every index still gets exactly its prefix, so the result
- * is the same bits on every run. The scratch after the P + 1 ACCs of
- * cn_part (the aggregates, and a slot the emitted code may use): P
- * inclusive prefixes, P status words, and the tile counter, the last two
- * zeroed before the launch. */
+ * is the same bits on every run. The scratch: the tiles' records (slots,
+ * or aggregates, prefixes and status words: cn_dev_scan_packed) and the
+ * tile counter, zeroed before the launch. */
 /* A tile's status word: nothing yet, its aggregate, its inclusive prefix. */
 enum { CN_SCAN_NONE = 0, CN_SCAN_AGGREGATE = 1, CN_SCAN_PREFIX = 2 };
 
@@ -364,13 +366,13 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
     } while (0)
 
 #define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                 \
-    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, 4) NAME##_kernel(ARGS a, size_t n) \
+    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM) NAME##_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32 }; \
-        __shared__ ACC cn_x[TILE + 1];                                                       \
+        __shared__ ACC cn_x[TILE];                                                           \
         __shared__ ACC cn_wt[W];                                                             \
         __shared__ ACC cn_pre;                                                               \
-        __shared__ unsigned long long cn_tile, cn_next;                                      \
+        __shared__ unsigned long long cn_tile;                                               \
         const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
         const size_t P = a.cn_P, N = a.cn_n;                                                 \
         unsigned long long *counter =                                                        \
@@ -384,15 +386,13 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             }                                                                                \
             return;                                                                          \
         }                                                                                    \
-        if (t == 0)                                                                          \
-            cn_tile = atomicAdd(counter, 1ull);                                              \
-        __syncthreads();                                                                     \
         for (;;) {                                                                           \
+            if (t == 0)                                                                      \
+                cn_tile = atomicAdd(counter, 1ull);                                          \
+            __syncthreads();                                                                 \
             const size_t tile = (size_t)cn_tile;                                             \
             if (tile >= P)                                                                   \
                 break;                                                                       \
-            if (t == 0)                                                                      \
-                cn_next = atomicAdd(counter, 1ull);                                          \
             const size_t lo = tile * TILE, hi = N - lo < (size_t)TILE ? N : lo + TILE;      \
             _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
                 size_t j = lo + k * T + t;                                                   \
@@ -402,10 +402,9 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
                     IDENT(&cn_x[k * T + t]);                                                 \
             }                                                                                \
             __syncthreads();                                                                 \
-            ACC item[K], run;                                                                \
-            _Pragma("unroll") for (unsigned k = 0; k < K; k++) item[k] = cn_x[t * K + k];    \
-            run = item[0];                                                                   \
-            _Pragma("unroll") for (unsigned k = 1; k < K; k++) MERGE(&run, &item[k]);        \
+            ACC run = cn_x[t * K];                                                           \
+            for (unsigned k = 1; k < K; k++)                                                 \
+                MERGE(&run, &cn_x[t * K + k]);                                               \
             for (unsigned d = 1; d < 32; d <<= 1) {                                          \
                 ACC o;                                                                       \
                 CN_SCAN_SHFL(__shfl_up_sync, ACC, o, run, d);                                \
@@ -448,32 +447,33 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             for (unsigned w = 0; w < warp; w++)                                              \
                 MERGE(&b, &cn_wt[w]);                                                        \
             MERGE(&b, &before);                                                              \
-            if (t == 0)                                                                      \
-                cn_x[0] = b;                                                                 \
-            _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
-                MERGE(&b, &item[k]);                                                         \
-                cn_x[1 + t * K + k] = b;                                                     \
+            for (unsigned k = 0; k < K; k++) {                                               \
+                MERGE(&b, &cn_x[t * K + k]);                                                 \
+                cn_x[t * K + k] = b;                                                         \
             }                                                                                \
             __syncthreads();                                                                 \
             _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
                 size_t j = lo + k * T + t;                                                   \
+                unsigned q = k * T + t;                                                      \
                 if (j < hi)                                                                  \
-                    PUT(&a, j, &cn_x[k * T + t], &cn_x[k * T + t + 1]);                      \
+                    PUT(&a, j, q ? &cn_x[q - 1] : &cn_pre, &cn_x[q]);                        \
             }                                                                                \
             if (tile == P - 1 && t == 0)                                                     \
-                FINISH(&a, &cn_x[TILE]);                                                     \
-            __syncthreads();                                                                 \
-            if (t == 0)                                                                      \
-                cn_tile = cn_next;                                                           \
+                FINISH(&a, &cn_x[TILE - 1]);                                                 \
             __syncthreads();                                                                 \
         }                                                                                    \
     }                                                                                        \
-    CN_DEV_KERNEL_HOST(NAME, ARGS, CN_DEV_SCAN_THREADS)
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
+                              const void *args, size_t n)                                    \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_SCAN_THREADS, true, NAME##_launch, NULL};
 
 /* The scan's one launch: the slots or status words and the counter
- * zeroed, then one full wave of blocks at most (each loops over the tiles
- * the counter gives it, asking for its next while it works on this one),
- * and one block that only FINISHes when there are no indices. */
+ * zeroed, then a block a tile (at most CN_DEV_MAX_BLOCKS: a block loops
+ * over the tiles the counter gives it), and one block that only FINISHes
+ * when there are no indices. */
 #define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
     CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                     \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \

@@ -26,9 +26,10 @@
  *   The bins start at -0.0, so a bin that is still -0.0 saw only -0.0
  *   terms; an infinity or a NaN makes the top bin's double non-finite.
  *
- *   f64: each thread keeps the exact total itself, 68 digits of 32 bits in
- *   a column of shared memory (cairn_sum.h's cn_sum_acc, strided): each
- *   term is three integer adds. The cost does not depend on the terms.
+ *   f64: each thread sums the terms near the first nonzero one it met in
+ *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: four
+ *   additions a term), and adds any other term into its own exact total,
+ *   68 digits of 32 bits in a column of shared memory (three integer adds).
  *
  * The block adds its threads' limbs or digits as integers, then adds them
  * into one total in the scratch with 64-bit atomics; the last block to
@@ -75,43 +76,62 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 
 /* The parts of an exact sum on the CUDA machine: one full wave of the
  * fold kernel (every multiprocessor holding as many blocks as fit), fewer
- * for a small n; more past 2^23 terms an f32 part or 2^33 an f64 one (the
- * bounds of their shared limbs and digits). The grid does not change the
- * bits: the total is exact. */
-static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned threads, int wide)
+ * for a small n; more past 2^23 terms an f32 part (the bound of its shared
+ * limbs). The grid does not change the bits: the total is exact. */
+enum { CN_DSUM_DEVICES = 16 };
+
+/* The blocks of kernel one device holds at once, asked once per device
+ * (cache: its kernel's words, zero until asked). */
+static inline size_t cn_dsum_wave(const void *kernel, unsigned threads, int *cache)
 {
-    int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0) {
+        (void)cudaGetLastError();
+        dev = CN_DSUM_DEVICES;
+    }
+    int *c = dev < CN_DSUM_DEVICES ? &cache[dev] : NULL;
+    if (c && __atomic_load_n(c, __ATOMIC_RELAXED) > 0)
+        return (size_t)__atomic_load_n(c, __ATOMIC_RELAXED);
+    int sms = 0, per = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, (int)threads, 0) != cudaSuccess || per < 1) {
         (void)cudaGetLastError();
         sms = 1;
         per = 1;
     }
-    size_t p = n / threads + (n % threads != 0), wave = (size_t)sms * (size_t)per;
+    if (c)
+        __atomic_store_n(c, sms * per, __ATOMIC_RELAXED);
+    return (size_t)sms * (size_t)per;
+}
+
+static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned threads, int wide, int *cache)
+{
+    size_t p = n / threads + (n % threads != 0), wave = cn_dsum_wave(kernel, threads, cache);
     if (p > wave)
         p = wave;
-    size_t least = wide ? (n >> 33) + ((n & (((size_t)1 << 33) - 1)) != 0)   /* a warp's digits: 2^30 terms */
-                        : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);     /* the shared limbs: 2^23 */
+    size_t least = wide ? 1 : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);     /* the shared limbs: 2^23 */
     return p > least ? p : least > 0 ? least : 1;
 }
 
 /* The last block: the total's digits or limbs as they stand once every
- * block has added, into an exact total, rounded; thread 0 only. */
+ * block has added, read by the block's threads at once, then carried and
+ * rounded by thread 0 (its return value; the others' is 0). */
 static __device__ __noinline__ double cn_dsum_finish(struct cn_dsum_total *tot, int wide)
 {
     __shared__ cn_sum_acc cn_a;
-    cn_sum_acc_init(&cn_a);
+    __shared__ int64_t cn_limb[CN_DSUM32_BINS];
     volatile struct cn_dsum_total *v = tot;
-    if (wide) {
-        for (int i = 0; i < CN_SUM_DIGITS; i++)
-            cn_a.digit[i] = v->digit[i];
-    } else {
-        int64_t limb[CN_DSUM32_BINS];
-        for (int b = 0; b < CN_DSUM32_BINS; b++)
-            limb[b] = v->digit[b];
-        cn_dsum32_to_acc(&cn_a, limb);
+    for (unsigned i = threadIdx.x; i < CN_SUM_DIGITS; i += blockDim.x) {
+        cn_a.digit[i] = wide ? v->digit[i] : 0;
+        if (!wide && i < CN_DSUM32_BINS)
+            cn_limb[i] = v->digit[i];
     }
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return 0;
+    cn_a.pending = 0;
+    if (!wide)
+        cn_dsum32_to_acc(&cn_a, cn_limb);
     cn_a.flags = v->flags;
     cn_sum_acc_carry(&cn_a);
     if (wide)
@@ -133,13 +153,18 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     return atomicAdd(&tot->done, 1u) == gridDim.x - 1;
 }
 
-/* The rounded total, stored by the last block. */
+/* After a block's share is in (cn_last set by thread 0): the last block
+ * rounds the total and its thread 0 stores it. */
 #define CN_DSUM_STORE(T_, WIDE, STORE)                                                         \
     do {                                                                                     \
-        __threadfence();                                                                     \
-        double cn_r = cn_dsum_finish((struct cn_dsum_total *)a.cn_part, WIDE);               \
-        T_ cn_v = (WIDE || cn_r == cn_r) ? (T_)cn_r : (T_)cn_sum_f32_qnan();                 \
-        STORE(&a, cn_v);                                                                     \
+        __syncthreads();                                                                     \
+        if (cn_last) {                                                                       \
+            __threadfence();                                                                 \
+            double cn_r = cn_dsum_finish((struct cn_dsum_total *)a.cn_part, WIDE);           \
+            T_ cn_v = (WIDE || cn_r == cn_r) ? (T_)cn_r : (T_)cn_sum_f32_qnan();             \
+            if (threadIdx.x == 0)                                                            \
+                STORE(&a, cn_v);                                                             \
+        }                                                                                    \
     } while (0)
 
 /* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
@@ -179,11 +204,15 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     do {                                                                                     \
         double cn_t = (v);                                                                   \
         if (!cn_dsum64_win_add(&win, cn_sum_bits64(cn_t), &flags))                           \
-            cn_dsum64_far(wd, cn_t, &flags);                                                 \
+            cn_dsum64_put(cn_dg + t, T, cn_t, &flags);                                       \
     } while (0)
 #define CN_DSUM64_EVERY                                                                        \
     if (win.used > CN_DSUM64_WIN_TERMS - 2 * U)                                              \
-        cn_dsum64_win_spill(&win, wd);
+        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
+    if ((cnt += U) >= CN_SUM_CARRY_EVERY - 4 * U) {                                          \
+        cn_dsum64_carry(cn_dg + t, T);                                                       \
+        cnt = 0;                                                                             \
+    }
 
 /* f32: block p folds part p into its threads' bins; every 2^14 terms, and
  * at the end, a thread adds its bins into the block's limbs (shared 64-bit
@@ -214,14 +243,15 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
+        __shared__ int cn_last;                                                              \
         if (t == 0) {                                                                        \
             int64_t L[CN_DSUM32_BINS];                                                       \
             for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                    \
                 L[b] = cn_limb[b];                                                           \
             cn_dsum32_carry(L);                                                              \
-            if (cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_BINS, cn_fl))    \
-                CN_DSUM_STORE(float, 0, STORE);                                              \
+            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_BINS, cn_fl); \
         }                                                                                    \
+        CN_DSUM_STORE(float, 0, STORE);                                                      \
     }
 
 /* A thread's bins into the block's limbs. */
@@ -232,79 +262,46 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
             atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);       \
     }
 
-/* f64, a term the window does not take: into the warp's digits with shared
- * 64-bit atomics (the lanes of a warp share them). */
-static __device__ inline void cn_dsum64_far(int64_t *wd, double x, uint32_t *flags)
-{
-    uint64_t b = cn_sum_bits64(x);
-    if (((b >> 52) & 0x7ff) == 0x7ff) {
-        *flags |= (b & (((uint64_t)1 << 52) - 1)) ? CN_SUM_SAW_NAN : (b >> 63) ? CN_SUM_SAW_NINF : CN_SUM_SAW_PINF;
-        return;
-    }
-    int p;
-    uint64_t m = cn_sum_split64(b, &p);
-    int64_t c[3];
-    cn_sum_pieces(m, p, c);
-    for (int k = 0; k < 3; k++)
-        if (c[k])
-            atomicAdd((unsigned long long *)&wd[(p >> 5) + k], (unsigned long long)((b >> 63) ? -c[k] : c[k]));
-}
-
-/* A thread's window into the warp's digits: five pieces, atomically. */
-static __device__ inline void cn_dsum64_win_spill(cn_dsum64_win *w, int64_t *wd)
-{
-    if (w->acc != 0) {
-        int neg = w->acc < 0;
-        unsigned __int128 mag = neg ? (unsigned __int128)0 - (unsigned __int128)w->acc : (unsigned __int128)w->acc;
-        int64_t c[5];
-        cn_sum_pieces128(mag, w->anchor, c);
-        for (int k = 0; k < 5; k++)
-            if (c[k])
-                atomicAdd((unsigned long long *)&wd[(w->anchor >> 5) + k], (unsigned long long)(neg ? -c[k] : c[k]));
-    }
-    w->acc = 0;
-    w->used = 0;
-}
-
-/* f64: block p folds part p. Each thread adds the terms near its first
- * nonzero one into its 128-bit window in registers, and any other into its
- * warp's 68 digits in shared memory; the windows move into the digits
- * every 2^19 terms and at the end; the block adds its warps' digits into
- * the total. A warp's digits take at most 2^30 terms' pieces (each below
- * 2^32) before a part ends, so none passes 2^62. */
+/* f64: block p folds part p. Each thread sums the terms its window takes
+ * (cairn_sum.h, cn_dsum64_win) in registers, and adds any other into its
+ * own 68 digits, a column of shared memory; the window moves into the
+ * digits every 2^10 terms and at the end; the columns are carried, added,
+ * and the block's digits added into the total. A column takes fewer than
+ * 2^30 adds between carries, so no digit passes 2^62. */
 #define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
     static __global__ void __launch_bounds__(CN_DSUM64_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
-        enum { T = CN_DSUM64_THREADS, U = 8, W = CN_DSUM64_THREADS / 32 };                   \
-        __shared__ int64_t cn_wd[W][CN_SUM_DIGITS];                                          \
+        enum { T = CN_DSUM64_THREADS, U = 16 };                                              \
+        __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
         __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
         const unsigned t = threadIdx.x;                                                      \
-        int64_t *wd = cn_wd[t >> 5];                                                         \
         const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
         (void)n;                                                                             \
-        for (unsigned i = t; i < W * CN_SUM_DIGITS; i += T)                                  \
-            cn_wd[i / CN_SUM_DIGITS][i % CN_SUM_DIGITS] = 0;                                 \
+        for (unsigned i = 0; i < CN_SUM_DIGITS; i++)                                         \
+            cn_dg[i * T + t] = 0;                                                            \
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
-        __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
+        unsigned long cnt = 0;                                                               \
         cn_dsum64_win win;                                                                   \
         cn_dsum64_win_init(&win);                                                            \
         CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY);                        \
-        cn_dsum64_win_spill(&win, wd);                                                       \
+        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
+        cn_dsum64_carry(cn_dg + t, T);                                                       \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
         for (unsigned i = t; i < CN_SUM_DIGITS; i += T) {                                    \
             int64_t s = 0;                                                                   \
-            for (unsigned w = 0; w < W; w++)                                                 \
-                s += cn_wd[w][i];                                                            \
+            _Pragma("unroll 4") for (unsigned w = 0; w < T; w++) s += cn_dg[i * T + (w + i) % T]; \
             cn_sum[i] = s;                                                                   \
         }                                                                                    \
         __syncthreads();                                                                     \
-        if (t == 0 && cn_dsum_add((struct cn_dsum_total *)a.cn_part, cn_sum, CN_SUM_DIGITS, cn_fl)) \
-            CN_DSUM_STORE(double, 1, STORE);                                                 \
+        __shared__ int cn_last;                                                              \
+        if (t == 0)                                                                          \
+            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, cn_sum, CN_SUM_DIGITS, cn_fl); \
+        CN_DSUM_STORE(double, 1, STORE);                                                     \
     }
 
 /* The total zeroed, one launch of a full wave of blocks; with no terms the
@@ -315,7 +312,11 @@ static __device__ inline void cn_dsum64_win_spill(cn_dsum64_win *w, int64_t *wd)
         NAME##_fold_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);               \
     }                                                                                        \
     static const struct cn_dev_kernel NAME##_fold = {NAME##_what, THREADS, true, NAME##_fold_launch, NULL}; \
-    static size_t NAME##_parts(size_t n) { return cn_dsum_parts(n, (const void *)NAME##_fold_kernel, THREADS, WIDE); } \
+    static int NAME##_wave[CN_DSUM_DEVICES];                                                 \
+    static size_t NAME##_parts(size_t n)                                                     \
+    {                                                                                        \
+        return cn_dsum_parts(n, (const void *)NAME##_fold_kernel, THREADS, WIDE, NAME##_wave); \
+    }                                                                                        \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
     {                                                                                        \
         cn_exec_memset(x, a->cn_part, 0, sizeof(struct cn_dsum_total));                      \

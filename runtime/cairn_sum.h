@@ -864,7 +864,7 @@ enum {
     CN_DSUM32_BINS = 16,
     CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
     CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
-    CN_DSUM64_THREADS = 256,    /* a block of the f64 sum: its warps' digits, 4 KB */
+    CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
     CN_DSUM32_THREADS = 256
 };
 
@@ -941,81 +941,85 @@ CN_SUM_FN void cn_dsum64_carry(int64_t *d, size_t stride)
     }
 }
 
-/* mag << (p mod 32), mag < 2^127, as five 32-bit pieces for digits p / 32
- * onwards. */
-CN_SUM_FN void cn_sum_pieces128(unsigned __int128 mag, int p, int64_t c[5])
-{
-    int sh = p & 31;
-    unsigned __int128 lo = mag << sh;
-    for (int k = 0; k < 4; k++)
-        c[k] = (int64_t)(uint64_t)((lo >> (32 * k)) & 0xffffffffu);
-    c[4] = sh ? (int64_t)(uint64_t)(mag >> (128 - sh)) : 0;
-}
-
-/* Adds (neg: subtracts) mag * 2^p units of 2^-1074, mag < 2^127, to the
- * digits d[0], d[stride], ... (p + 160 <= 32 * CN_SUM_DIGITS). */
-CN_SUM_FN void cn_sum_digits_add128(int64_t *d, size_t stride, unsigned __int128 mag, int p, int neg)
-{
-    size_t i = (size_t)(p >> 5) * stride;
-    int64_t c[5];
-    cn_sum_pieces128(mag, p, c);
-    for (int k = 0; k < 5; k++)
-        d[i + k * stride] += neg ? -c[k] : c[k];
-}
-
 /* The f64 device sum's window (cairn_devsum.h): a thread's terms near the
- * first nonzero one it met, as an exact 128-bit count of 2^anchor units of
- * 2^-1074. A term m * 2^p with p - anchor in [0, 54] adds less than 2^107,
- * so 2^19 of them fit before the window moves into the digits; any other
- * term (a far exponent, an infinity, a NaN) is the caller's, for the
- * digits. Summing in registers, it costs a few integer operations. */
+ * first nonzero one it met, summed exactly in two doubles, as the host's
+ * levels sum them (Dekker's FastTwoSum against accumulators that start at
+ * 1.5 * 2^E and 1.5 * 2^(E-41)). E is set from that first term, 20
+ * binades above it; a term x with 2^(E-41) <= |x| < 2^(E-12) is taken:
+ *
+ *   t = s1 + x;  q = t - s1;  r = x - q;  s1 = t;  s2 += r;
+ *
+ * s1 deposits multiples of its ulp 2^(E-52), at most 2^(E-12) each, and
+ * stays in [2^E, 2^(E+1)) for 2^10 terms, so t - s1 is exact and r = x - q
+ * is the exact error; r is a multiple of x's ulp, at least 2^(E-93), which
+ * is s2's ulp, and at most 2^(E-53), so s2 += r is exact for as many.
+ * After 2^10 terms, and at the end, s1 - B1 and s2 - B2 (exact) go to the
+ * digits. Four additions a term, in registers; any other term (an
+ * exponent outside, an infinity, a NaN, a subnormal) is the caller's, for
+ * the digits. */
 typedef struct {
-    __int128 acc;
-    int anchor; /* -1 until the first nonzero term */
+    double s1, s2, b1, b2;
+    int e;  /* E, or INT_MIN until the first nonzero term */
     uint32_t used;
 } cn_dsum64_win;
 
-enum { CN_DSUM64_WIN_SPAN = 54, CN_DSUM64_WIN_BELOW = 40, CN_DSUM64_WIN_TERMS = 1 << 19 };
+enum { CN_DSUM64_WIN_TERMS = 1 << 10, CN_DSUM64_WIN_ABOVE = 20 };
 
 CN_SUM_FN void cn_dsum64_win_init(cn_dsum64_win *w)
 {
-    w->acc = 0;
-    w->anchor = -1;
+    w->s1 = w->s2 = w->b1 = w->b2 = 0;
+    w->e = -2147483647 - 1;
     w->used = 0;
 }
 
-/* Adds the term with bits b when it falls in the window: returns 1, else 0
+/* 2^k for -1022 <= k <= 1023. */
+CN_SUM_FN double cn_sum_pow2(int k) { return cn_sum_from_bits64((uint64_t)(k + 1023) << 52); }
+
+/* Adds the term with bits b when the window takes it: returns 1, else 0
  * and nothing is added. The flags of a finite term are noted either way. */
 CN_SUM_FN int cn_dsum64_win_add(cn_dsum64_win *w, uint64_t b, uint32_t *flags)
 {
-    if (((b >> 52) & 0x7ff) == 0x7ff)
+    int ef = (int)((b >> 52) & 0x7ff);
+    if (ef == 0x7ff)
         return 0;
     if (b != (uint64_t)1 << 63)
         *flags |= CN_SUM_SAW_NOT_NEGZERO;
-    int p;
-    uint64_t m = cn_sum_split64(b, &p);
-    if (m == 0)
-        return 1;
-    if (w->anchor < 0)
-        w->anchor = p > CN_DSUM64_WIN_BELOW ? p - CN_DSUM64_WIN_BELOW : 0;
-    unsigned d = (unsigned)(p - w->anchor);
-    if (d > CN_DSUM64_WIN_SPAN)
+    if ((b << 1) == 0)
+        return 1; /* +-0.0 adds nothing */
+    if (ef == 0)
+        return 0; /* a subnormal: the digits' */
+    int ex = ef - 1023;
+    if (w->e == -2147483647 - 1) {
+        int e = ex + CN_DSUM64_WIN_ABOVE;
+        e = e < -1022 + 41 ? -1022 + 41 : e > 1022 ? 1022 : e;
+        w->e = e;
+        w->b1 = w->s1 = 1.5 * cn_sum_pow2(e);
+        w->b2 = w->s2 = 1.5 * cn_sum_pow2(e - 41);
+    }
+    if ((unsigned)(ex - (w->e - 41)) > 28u)
         return 0;
-    __int128 v = (__int128)((unsigned __int128)m << d);
-    w->acc += (b >> 63) ? -v : v;
+    double x = cn_sum_from_bits64(b);
+    double t = w->s1 + x;
+    double q = t - w->s1;
+    w->s2 += x - q;
+    w->s1 = t;
     w->used++;
     return 1;
 }
 
-/* The window into the digits (a stride apart), emptied; its anchor stays. */
+/* The window into the digits (a stride apart), emptied; E stays. */
 CN_SUM_FN void cn_dsum64_win_flush(cn_dsum64_win *w, int64_t *digits, size_t stride)
 {
-    if (w->acc != 0) {
-        int neg = w->acc < 0;
-        unsigned __int128 mag = neg ? (unsigned __int128)0 - (unsigned __int128)w->acc : (unsigned __int128)w->acc;
-        cn_sum_digits_add128(digits, stride, mag, w->anchor, neg);
+    double v[2] = {w->s1 - w->b1, w->s2 - w->b2};
+    for (int k = 0; k < 2; k++) {
+        uint64_t b = cn_sum_bits64(v[k]);
+        int p;
+        uint64_t m = cn_sum_split64(b, &p);
+        if (m)
+            cn_sum_digits_add(digits, stride, m, p, (int)(b >> 63));
     }
-    w->acc = 0;
+    w->s1 = w->b1;
+    w->s2 = w->b2;
     w->used = 0;
 }
 

@@ -17,7 +17,7 @@
  *     front to back, back to front, and as a pairwise tree.
  *   - the device's exact sum (runtime/cairn_devsum.h) modelled step by step
  *     with its own steps: parts of threads, f32 bins moved to limbs, f64
- *     windows in registers and each warp's digits.
+ *     windows of two doubles and each thread's digits.
  * Families: ties to even, an ulp around powers of two, the largest finite
  * value and overflow, subnormals and cancellation, signed zeros, no terms,
  * NaN and infinity mixes, random terms of narrow and of wide range, chunks
@@ -390,34 +390,31 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned 
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
-/* f64: parts of G warps of L lanes; each lane's window takes what it can,
- * its warp's digits the rest; a window moves into the digits every `spill`
- * terms it took, and at the end. */
-static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t L, uint32_t spill)
+/* f64: parts of T threads; each thread's window takes what it can, its own
+ * digits the rest; a window moves into the digits every `spill` terms it
+ * took, and at the end. */
+static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, uint32_t spill)
 {
     static cn_sum_acc total;
     cn_sum_acc_init(&total);
-    size_t T = G * L;
     for (size_t p = 0; p < P; p++) {
         size_t lo = n * p / P, hi = n * (p + 1) / P;
-        for (size_t g = 0; g < G; g++) {
-            int64_t wd[CN_SUM_DIGITS] = {0};
-            for (size_t l = 0; l < L; l++) {
-                size_t t = g * L + l;
-                cn_dsum64_win w;
-                cn_dsum64_win_init(&w);
-                if (lo + t < hi)
-                    total.flags |= CN_SUM_SAW_TERM;
-                for (size_t j = lo + t; j < hi; j += T) {
-                    if (!cn_dsum64_win_add(&w, bits64(x[j]), &total.flags))
-                        cn_dsum64_put(wd, 1, x[j], &total.flags);
-                    if (w.used >= spill)
-                        cn_dsum64_win_flush(&w, wd, 1);
-                }
-                cn_dsum64_win_flush(&w, wd, 1);
+        for (size_t t = 0; t < T; t++) {
+            int64_t d[CN_SUM_DIGITS] = {0};
+            cn_dsum64_win w;
+            cn_dsum64_win_init(&w);
+            if (lo + t < hi)
+                total.flags |= CN_SUM_SAW_TERM;
+            for (size_t j = lo + t; j < hi; j += T) {
+                if (!cn_dsum64_win_add(&w, bits64(x[j]), &total.flags))
+                    cn_dsum64_put(d, 1, x[j], &total.flags);
+                if (w.used >= spill)
+                    cn_dsum64_win_flush(&w, d, 1);
             }
+            cn_dsum64_win_flush(&w, d, 1);
+            cn_dsum64_carry(d, 1);
             for (int i = 0; i < CN_SUM_DIGITS; i++)
-                total.digit[i] += wd[i];
+                total.digit[i] += d[i];
         }
     }
     cn_sum_acc_carry(&total);
@@ -427,14 +424,13 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t L
 /* The device's ways: one part of one thread, and several of each. */
 static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
-    static const size_t shapes[][4] = {{1, 1, 1, CN_DSUM64_WIN_TERMS}, {1, 2, 4, 3}, {3, 1, 5, CN_DSUM64_WIN_TERMS},
-                                       {7, 2, 1, 1}};
+    static const size_t shapes[][3] = {{1, 1, CN_DSUM64_WIN_TERMS}, {1, 8, 3}, {3, 5, CN_DSUM64_WIN_TERMS}, {7, 2, 1}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (uint32_t)shapes[k][3]);
+        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], (uint32_t)shapes[k][2]);
         if (got != want) {
             char how[128];
-            snprintf(how, sizeof how, "device model, %zu parts of %zu warps of %zu lanes, windows moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
+            snprintf(how, sizeof how, "device model, %zu parts of %zu threads, windows moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2]);
             mismatch(t, how, n, want, got);
         }
     }
