@@ -4,6 +4,7 @@
 # expectation is `run exit 0`, and racecheck and synccheck on those with block passes in shared
 # memory (collectors, cooperative regions). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
 # run with the sanitizer's error summary, and a last line `N passed, N failed, N skipped`.
+# SAN_ONLY (an extended regular expression) runs only the programs whose name matches it.
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-build/gpu}
@@ -25,6 +26,7 @@ one() {   # one TOOL NAME EXE [extra flags]
 for f in tests/dev/*.cairn tests/spec/d*.cairn; do
     grep -q '^// expect: run exit 0' "$f" || continue
     name=$(basename "$f" .cairn)
+    [ -z "${SAN_ONLY:-}" ] || [[ $name =~ $SAN_ONLY ]] || continue
     exe="$OUTDIR/dev/$name/$name"
     [ -x "$exe" ] || { echo "SKIP $name: not built (run tests/device/run.sh first)"; skip=$((skip + 1)); continue; }
     one memcheck "$name" "$exe" --leak-check full
