@@ -239,7 +239,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
         CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY);                         \
-        CN_DSUM32_SPILL(t);                                                                  \
+        CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
@@ -254,11 +254,25 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         CN_DSUM_STORE(float, 0, STORE);                                                      \
     }
 
-/* A thread's bins into the block's limbs. */
+/* A thread's bins into the block's limbs (every 2^14 terms, when the
+ * threads are at different places). */
 #define CN_DSUM32_SPILL(t)                                                                     \
     for (int cn_b = 0; cn_b < CN_DSUM32_BINS; cn_b++) {                                      \
         int64_t cn_v = cn_dsum32_take(cn_bins + (t), T, cn_b, &flags);                       \
         if (cn_v)                                                                            \
+            atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);       \
+    }
+
+/* At the end, every thread at once: the warp adds its threads' values of
+ * each bin with shuffles (less than 2^53 each, so the warp's below 2^58),
+ * and one lane adds them into the block's limbs: one shared atomic a limb
+ * a warp, where 32 on one address would wait on each other. */
+#define CN_DSUM32_SPILL_WARP(t)                                                                \
+    for (int cn_b = 0; cn_b < CN_DSUM32_BINS; cn_b++) {                                      \
+        long long cn_v = (long long)cn_dsum32_take(cn_bins + (t), T, cn_b, &flags);          \
+        for (int cn_d = 16; cn_d > 0; cn_d >>= 1)                                            \
+            cn_v += __shfl_down_sync(0xffffffffu, cn_v, cn_d);                               \
+        if (((t) & 31) == 0 && cn_v)                                                         \
             atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);       \
     }
 
