@@ -167,6 +167,12 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         }                                                                                    \
     } while (0)
 
+/* A fold block's thread t and its part [lo, hi). */
+#define CN_DSUM_PART                                                                           \
+    const unsigned t = threadIdx.x;                                                          \
+    const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
+    (void)n
+
 /* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
  * loaded before this U are added (PUT(v)), EVERY after each U; then the
  * last few one by one. */
@@ -226,9 +232,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __shared__ double cn_bins[CN_DSUM32_BINS * T];                                       \
         __shared__ int64_t cn_limb[CN_DSUM32_BINS];                                          \
         __shared__ uint32_t cn_fl;                                                           \
-        const unsigned t = threadIdx.x;                                                      \
-        const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
-        (void)n;                                                                             \
+        CN_DSUM_PART;                                                                        \
         for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                        \
             cn_bins[b * T + t] = -0.0;                                                       \
         if (t < CN_DSUM32_BINS)                                                              \
@@ -289,9 +293,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
         __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
-        const unsigned t = threadIdx.x;                                                      \
-        const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
-        (void)n;                                                                             \
+        CN_DSUM_PART;                                                                        \
         for (unsigned i = 0; i < CN_SUM_DIGITS; i++)                                         \
             cn_dg[i * T + t] = 0;                                                            \
         if (t == 0)                                                                          \

@@ -459,20 +459,30 @@ static const char *fnames(Ex *x, Ctxt *k, const char *a, const char *b, const ch
     return s;
 }
 
+/* The host side every reduction begins with: its context (named PREFIX),
+ * the extent and parts, the field cn_out for the total (of C type vt),
+ * the struct, and the terms' guards. */
+static DevParts reduce_begin(Ex *x, Node *e, const char *prefix, const char *vt, Ctxt *k, const char **out)
+{
+    *k = coll_ctx(x, e, prefix);
+    k->what = collector_what(x, e);
+    DevParts d = dev_parts(x, k, e);
+    *out = emit_tmp(x, "out");
+    field(x, k, emit_fmt(x, "%s *", vt), "cn_out", *out);
+    ctx_struct(x, k);
+    hoist_term_guards(x, e, d.n);
+    return d;
+}
+
 /* reduce + parallel over f32 or f64 @device views: the exact sum
  * (cairn_devsum.h), its passes written around the term at j and the store
  * of the rounded total. */
 static const char *dev_exact_sum(Ex *x, Node *e, Coll *c)
 {
-    const char *vt = emit_ctype(x, c->vt);
+    const char *vt = emit_ctype(x, c->vt), *out;
     int wide = c->vt->kind == TY_F64;
-    Ctxt k = coll_ctx(x, e, "dxsum");
-    k.what = collector_what(x, e);
-    DevParts d = dev_parts(x, &k, e);
-    const char *out = emit_tmp(x, "out");
-    field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
-    ctx_struct(x, &k);
-    hoist_term_guards(x, e, d.n);
+    Ctxt k;
+    DevParts d = reduce_begin(x, e, "dxsum", vt, &k, &out);
     const char *slot = scan_alloc(x, &d, emit_fmt(x, "%s_k_parts(%s)", k.name, d.n),
                                   emit_fmt(x, "cn_dev_xsum_bytes(%s, %d)", d.P, wide), c->at);
     if (e->collect.dest)
@@ -504,14 +514,9 @@ static const char *dev_reduce(Ex *x, Node *e)
     dev_coll_init(x, &c, e);
     if (c.ak == ACC_EXACT)
         return dev_exact_sum(x, e, &c);
-    const char *vt = emit_ctype(x, c.vt);
-    Ctxt k = coll_ctx(x, e, "dreduce");
-    k.what = collector_what(x, e);
-    DevParts d = dev_parts(x, &k, e);
-    const char *out = emit_tmp(x, "out");
-    field(x, &k, emit_fmt(x, "%s *", vt), "cn_out", out);
-    ctx_struct(x, &k);
-    hoist_term_guards(x, e, d.n);
+    const char *vt = emit_ctype(x, c.vt), *out;
+    Ctxt k;
+    DevParts d = reduce_begin(x, e, "dreduce", vt, &k, &out);
     dev_parts_alloc(x, &d, c.acc_t, c.at);
     if (e->collect.dest)
         emit_line(x, "%s *%s = %s;", vt, out, emit_addr(x, e->collect.dest));
