@@ -545,6 +545,13 @@ static inline void *cn_dev_malloc_mem(enum cn_dev_mem kind, size_t n)
         return cn_dev_malloc(n);
     if (n == 0)
         return NULL;
+    /* unified memory too ends on a whole 8-byte word: a device lane's 8- or
+     * 16-bit atomic updates the 32-bit word around its element (as above) */
+    if (kind == CN_DEV_MEM_UNIFIED) {
+        if (n > SIZE_MAX - 7)
+            return NULL;
+        n = (n + 7) / 8 * 8;
+    }
     e = kind == CN_DEV_MEM_PINNED ? cudaMallocHost(&p, n) : cudaMallocManaged(&p, n, cudaMemAttachGlobal);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
