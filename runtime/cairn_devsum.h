@@ -55,21 +55,16 @@ struct cn_dsum_total {
     uint32_t done;
 };
 
-#if CN_DEV_CUDA
-#define CN_DSUM32_PART struct cn_dsum_total
-#define CN_DSUM64_PART struct cn_dsum_total
-#else
-#define CN_DSUM32_PART cn_sum32
-#define CN_DSUM64_PART cn_sum64
-#endif
-
-/* Its scratch: the total (CUDA) or the P parts (emulated), then 16 bytes
- * for the emitted code. */
+/* Its scratch: the total (CUDA) or the P parts, the host's own sums
+ * (emulated), then 16 bytes for the emitted code. */
 static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 {
-    if (CN_DEV_CUDA)
-        return cn_dev_round16(sizeof(struct cn_dsum_total));
-    return cn_dev_round16(P * (wide ? sizeof(CN_DSUM64_PART) : sizeof(CN_DSUM32_PART)));
+#if CN_DEV_CUDA
+    (void)P, (void)wide;
+    return cn_dev_round16(sizeof(struct cn_dsum_total));
+#else
+    return cn_dev_round16(P * (wide ? sizeof(cn_sum64) : sizeof(cn_sum32)));
+#endif
 }
 
 #if CN_DEV_CUDA

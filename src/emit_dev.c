@@ -394,9 +394,9 @@ static void dev_parts_alloc(Ex *x, DevParts *d, const char *acc_t, const char *a
     emit_line(x, "%s *%s = (%s *)%s;", acc_t, d->parts, acc_t, d->scr);
 }
 
-/* A scan's or a compaction's parts and scratch (cairn_devcoll.h,
- * cn_dev_scan_bytes) for partials of type ACC_T, with 16 bytes after the
- * runtime's part for the total: returns the address of those. */
+/* A collector's parts (P_expr) and scratch (bytes_expr: the runtime's
+ * part, cn_dev_scan_bytes or cn_dev_xsum_bytes), with 16 bytes after it
+ * for the total: returns the address of those. */
 static const char *scan_alloc(Ex *x, DevParts *d, const char *P_expr, const char *bytes_expr, const char *at)
 {
     const char *b = emit_tmp(x, "sb");
