@@ -241,7 +241,7 @@ int main(int argc, char **argv)
     printf("cq empty grid %s\n", out[0] == 0 ? "ok" : "WRONG");
     fflush(stdout);
     if (argc > 1) {
-        cq_bad(NULL, 20, small);                       /* block 16 traps: observed later */
+        cq_bad(NULL, 17, small);                       /* only block 16 traps (17 would race it) */
         fprintf(stderr, "cq_bad returned\n");
         cf_total(N, x, G, part, out);                  /* the next entry aborts */
         fprintf(stderr, "cf_total returned\n");
