@@ -105,6 +105,9 @@ typedef struct {
     X(E_QUANTIZE, "E-QUANTIZE")                                              \
     X(E_REDUCE_ORDER, "E-REDUCE-ORDER")                                      \
     X(E_WIDE, "E-WIDE")                                                      \
+    X(E_STAGE_BUSY, "E-STAGE-BUSY")                                          \
+    X(E_STAGE_LOOP, "E-STAGE-LOOP")                                          \
+    X(E_STAGE_UNREADY, "E-STAGE-UNREADY")                                    \
     X(E_MMA, "E-MMA")                                                        \
     X(E_PARALLEL_RACE, "E-PARALLEL-RACE")                                    \
     X(E_PARALLEL_WRITE, "E-PARALLEL-WRITE")                                  \
@@ -363,6 +366,9 @@ struct Node {
             bool *extent_proved;      /* per arg, set by the checker: the view argument's extent
                                          is proved equal to the parameter's (no run-time guard);
                                          NULL or false: the emitter guards */
+            int stage_keep;           /* CALL_METHOD p.wait(), set by the stage checker: the fills a
+                                         wait leaves in flight (cp.async.wait_group), the fewest
+                                         over every way the body reaches it */
         } call;
         struct {                      /* N_INDEX */
             Node *base, *index;
@@ -570,6 +576,7 @@ struct Type {
     Node *extent;         /* VIEW: the extent expression, in the scope of its declaration */
     Placement place;      /* VIEW */
     bool shared;          /* VIEW: a cooperative region's shared array (its block's memory, either side) */
+    bool pipeline;        /* VIEW: a pipeline's readable stage (shared too; only fill writes it) */
     int64_t count;        /* ARRAY: K */
     Vec params;           /* FN: Type* */
     Type *ret;            /* FN: result (TY_VOID for none) */
@@ -615,6 +622,9 @@ struct Sym {
     double fvalue;        /* float consts */
     bool captured;        /* a closure names it: lives in the closure's environment */
 };
+
+/* A pipeline's operations (N_CALL with ck CALL_METHOD: its `builtin`). */
+typedef enum { PIPE_NONE, PIPE_FILL, PIPE_WAIT, PIPE_RELEASE } PipeOp;
 
 /* Built-in functions, by name. The checker gives each its rule. */
 #define BUILTINS(X)                                                          \

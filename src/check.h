@@ -144,6 +144,9 @@ typedef struct {
 } LanePlace;
 void lanes_begin(Ctx *x, LanePlace *p);
 bool lanes_end(Ctx *x, LanePlace *p, const char *what);   /* true: the lanes run on the device */
+/* E reaches BASE's elements (of type BT): counted for its lanes' placement;
+ * true when it was refused (E-PLACEMENT) */
+bool index_placement(Ctx *x, Node *e, Node *base, Type *bt);
 
 /* ---- check_call.c: calls */
 Type *check_call(Ctx *x, Node *e, Type *expected);
@@ -166,12 +169,15 @@ Type *check_atomic(Ctx *x, Node *e, Builtin b);
 /* ---- check_stmt.c: the typing of cooperative regions (issue 13) */
 void check_coop(Ctx *x, Node *s);            /* blocks b in G threads t in T { } [then threads ..] */
 void check_shared(Ctx *x, Node *s);          /* shared s:T[N] [= zeroed]; */
+void check_pipeline(Ctx *x, Node *s);        /* pipeline p:T[N] depth D; */
 void check_barrier(Ctx *x, Node *s);         /* barrier; */
 bool coop_warp_place(Ctx *x, Node *e, const char *what);   /* a warp operation inside a region */
 /* ---- check_coop.c: their rules, in the parallel-rules pass */
 void coop_rules(Ctx *x);
 /* ---- coop_global.c: arrays from outside a region (E-COOP-GLOBAL) */
 void coop_global(Ctx *x, Arena *scratch, Node *region, bool finish);
+/* ---- check_stage.c: a body's pipelines (E-STAGE-*) */
+void stage_rules(Ctx *x, Arena *scratch, Node *body);
 /* The atomic update e's value comes from (through lets and assignments in
  * body), for messages: an index an atomic counter hands out. NULL: none. */
 Node *coop_atomic_origin(Node *body, Node *e);

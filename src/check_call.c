@@ -622,6 +622,72 @@ static Type *check_math(Ctx *x, Node *e, Type *expected)
     return t;
 }
 
+/* A pipeline, when E's receiver names one. */
+static Sym *pipeline_of(Node *recv)
+{
+    Sym *y = recv && recv->kind == N_NAME ? recv->name.sym : NULL;
+    return y && y->ty && y->ty->kind == TY_VIEW && y->ty->pipeline ? y : NULL;
+}
+
+/* p.fill(x, start, count): X from outside the region, where the region
+ * runs, of the stage's element type. The stage rules are check_stage.c's. */
+static void check_fill(Ctx *x, Node *e, Sym *p)
+{
+    Node *src = e->call.args.v[0];
+    Type *st = check_expr(x, src, NULL);
+    check_expect(x, e->call.args.v[1], type_prim(TY_USIZE), "a fill's start");
+    check_expect(x, e->call.args.v[2], type_prim(TY_USIZE), "a fill's count");
+    if (is_error(st))
+        return;
+    if (st->kind != TY_VIEW) {
+        diag_error(x->sink, src->span, E_TYPE_MISMATCH, arena_printf(x->a, "fill from a view: %s.fill(x, start, count)", p->id),
+                   "%s.fill copies from a view, and %s is %s", p->id, estr(x, src), tstr(x, st));
+        return;
+    }
+    if (!type_equal(st->elem, p->ty->elem)) {
+        diag_error(x->sink, src->span, E_TYPE_MISMATCH, arena_printf(x->a, "fill it from a view of %s", tstr(x, p->ty->elem)),
+                   "%s holds %s, and %s has elements of %s: a fill copies bits, it does not convert", p->id,
+                   tstr(x, p->ty->elem), estr(x, src), tstr(x, st->elem));
+        return;
+    }
+    if (st->shared) {
+        diag_error(x->sink, src->span, E_PLACEMENT, "fill from a view the region was given; copy between shared arrays by hand",
+                   "%s.fill copies from %s, which is the block's own memory: a fill brings in an array from outside "
+                   "the region", p->id, estr(x, src));
+        return;
+    }
+    index_placement(x, e, src, st);
+}
+
+/* p.fill(x, start, count), p.wait(), p.release(). */
+static Type *check_pipe_call(Ctx *x, Node *e, Sym *p)
+{
+    static const char *const ops[] = {"fill", "wait", "release"};
+    const char *id = e->call.callee->field.id ? e->call.callee->field.id : "?";
+    e->ty = type_prim(TY_VOID);
+    e->call.builtin = PIPE_NONE;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(id, ops[i]) == 0)
+            e->call.builtin = PIPE_FILL + i;
+    if (e->call.builtin == PIPE_NONE) {
+        diag_error(x->sink, e->call.callee->span, E_CALL, arena_printf(x->a, "write %s.fill(x, start, count), %s.wait() or %s.release()", p->id, p->id, p->id),
+                   "a pipeline has no operation .%s: its operations are fill, wait and release", id);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    int want = e->call.builtin == PIPE_FILL ? 3 : 0;
+    if (e->call.args.n != want || e->call.has_targs) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, want ? "write %s.fill(x, start, count)" : "write %s.%s()", p->id, id),
+                   "%s.%s takes %d argument(s)%s, %d given", p->id, id, want, e->call.has_targs ? " and no [..]" : "",
+                   e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (want)
+        check_fill(x, e, p);
+    return type_prim(TY_VOID);
+}
+
 static Type *check_field_call(Ctx *x, Node *e, Type *expected)
 {
     Node *callee = e->call.callee;
@@ -634,6 +700,9 @@ static Type *check_field_call(Ctx *x, Node *e, Type *expected)
         check_args_loose(x, e);
         return bt;
     }
+    Sym *p = pipeline_of(callee->field.base);
+    if (p)
+        return check_pipe_call(x, e, p);
     return refuse_call(x, e, arena_printf(x->a, "the method call .%s (pipelines and layouts, a later issue)",
                                           callee->field.id ? callee->field.id : "?"));
 }

@@ -81,9 +81,12 @@ static void bind_thread(const Block *B, SEnv *e, int64_t flat)
     }
 }
 
+/* A shared array the phase rule follows. A pipeline's stages are the stage
+ * rule's (check_stage.c): no thread writes them, a fill does, and a read
+ * between a wait and the next barrier after its release is in order. */
 static bool is_shared_view(const Node *v)
 {
-    return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared;
+    return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared && !v->ty->pipeline;
 }
 
 static void report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
@@ -354,12 +357,21 @@ static const char *guard_why(Uni *u, const Guard *g, bool warp)
     return arena_printf(u->B->a, "it depends on %s", why_differs(u, g->node, warp, 0));
 }
 
-static void check_barrier_guards(Uni *u, Node *at)
+/* WHAT: "a barrier", or a pipeline's operation ("tiles.fill"), which the
+ * whole block reaches together too. */
+static void check_barrier_guards(Uni *u, Node *at, const char *what)
 {
     Block *B = u->B;
+    bool pipe = strcmp(what, "a barrier") != 0;
     if (u->loops_with_exit) {
-        report(B, at->span, E_COOP_BARRIER, "take the break or continue out of the loop, or the barrier out of it",
-               "a barrier in a loop that a break or continue can leave early: the threads that leave would never arrive");
+        if (pipe)
+            report(B, at->span, E_STAGE_LOOP, "take the break or continue out of the loop",
+                   arena_printf(B->a, "%s in a loop that a break or continue can leave early: the stages would be "
+                                "in another state on each way out", what));
+        else
+            report(B, at->span, E_COOP_BARRIER, "take the break or continue out of the loop, or the barrier out of it",
+                   "a barrier in a loop that a break or continue can leave early: the threads that leave would never "
+                   "arrive");
         return;
     }
     const Guard *g = split_guard(u, false);
@@ -384,9 +396,29 @@ static void check_barrier_guards(Uni *u, Node *at)
         ? arena_printf(B->a, "%s: thread %s reaches it and thread %s never does", guard_why(u, at_g, false),
                        thread_str(B, in), thread_str(B, out))
         : arena_printf(B->a, "%s", guard_why(u, at_g, false));
-    report(B, at->span, E_COOP_BARRIER, "every thread of the block must reach each barrier: move it out of the condition",
-           arena_printf(B->a, "a barrier under %s, whose value may differ between the block's threads: %s",
+    report(B, at->span, E_COOP_BARRIER,
+           arena_printf(B->a, "every thread of the block must reach each %s: move it out of the condition",
+                        pipe ? "pipeline operation" : "barrier"),
+           arena_printf(B->a, "%s under %s, whose value may differ between the block's threads: %s", what,
                         guard_text(u, at_g), why));
+}
+
+/* A pipeline's operation: reached by the whole block together, and a fill
+ * brings in one part of its array, the same in every thread. */
+static void check_pipe_op(Uni *u, Node *call, const Sym *p)
+{
+    const char *op = call->call.callee->field.id;
+    check_barrier_guards(u, call, arena_printf(u->B->a, "%s.%s", p->id, op));
+    for (int i = 0; i < call->call.args.n && !u->B->failed; i++) {
+        Node *a = call->call.args.v[i];
+        if (a->ty && a->ty->kind == TY_VIEW ? view_root(a) != NULL : sym_eval(u->env, a).uniform)
+            continue;
+        report(u->B, a->span, E_COOP_BARRIER, "compute the fill's array, start and count from values the whole block shares",
+               arena_printf(u->B->a, "%s.%s's %s `%s` may differ between the block's threads (%s): a fill brings one "
+                            "part of one array into the stage for the whole block", p->id, op,
+                            i == 0 ? "array" : i == 1 ? "start" : "count", expand_expr_short(u->B->a, a, 40),
+                            why_differs(u, a, false, 0)));
+    }
 }
 
 static void check_warp_guards(Uni *u, Node *at, const char *what)
@@ -536,8 +568,16 @@ static void uni_stmt(Uni *u, Node *n)
         return;
     case N_LET: uni_let(u, n); return;
     case N_ASSIGN: uni_expr(u, n->assign.rhs); uni_expr(u, n->assign.lhs); sym_assign(u->env, n); return;
-    case N_EXPR_STMT: uni_expr(u, n->unary.a); if (n->unary.a) sym_lend(u->env, n->unary.a); return;
-    case N_BARRIER: check_barrier_guards(u, n); return;
+    case N_EXPR_STMT: {
+        const Sym *p = pipe_op_of(n->unary.a);
+        uni_expr(u, n->unary.a);
+        if (p)
+            check_pipe_op(u, n->unary.a, p);
+        if (n->unary.a)
+            sym_lend(u->env, n->unary.a);
+        return;
+    }
+    case N_BARRIER: check_barrier_guards(u, n, "a barrier"); return;
     case N_IF: uni_if(u, n); return;
     case N_FOR: {
         uni_expr(u, n->loop.lo);
@@ -749,8 +789,60 @@ static void run_assign(Run *r, Node *n)
     sym_assign(r->env, n);
 }
 
+static bool has_barrier(Node *n);
+
+/* One iteration of a loop the run cannot count: its counter and what the
+ * body assigns unknown (a while loop's strides followed). */
+static void run_iteration_unknown(Run *r, Node *n)
+{
+    if (n->kind == N_FOR) {
+        SVal lo = sym_eval(r->env, n->loop.lo), hi = sym_eval(r->env, n->loop.hi);
+        senv_havoc_assigned(r->env, n->loop.body);
+        senv_counter(r->env, n->loop.sym, &lo, &hi);
+    } else {
+        senv_while_counter(r->env, n);
+        run_expr(r, n->loop.cond);
+    }
+    run_stmt(r, n->loop.body);
+}
+
+/* A loop the run cannot count, with a barrier in it. Its trip count is the
+ * same in every thread (E-COOP-BARRIER), so the block runs it in one world
+ * zero times and in another twice, each time with its counter and what the
+ * body assigns unknown. That is every phase the loop can make: a phase
+ * holds at most the end of one iteration and the start of the next (or
+ * what precedes the loop and its first iteration, its last and what
+ * follows, or, run zero times, what precedes and what follows), and any two
+ * iterations i < j meet as the first and the second, each of them unknown. */
+static void run_loop_phases(Run *r, Node *n)
+{
+    if (r->decisions == WORLD_BITS || r->niter == 4) {
+        if (!r->B->failed)
+            report(r->B, n->span, E_COOP_UNDECIDED, "count the loop, or move its barrier out of deep loops",
+                   arena_printf(r->B->a, "a barrier in a loop the checker cannot count (line %d), with %s: it would "
+                                "run the block in too many ways", n->span.line,
+                                r->niter == 4 ? "four loops around it" : "too many undecided paths before it"));
+        return;
+    }
+    bool twice = (r->world >> r->decisions++) & 1;
+    r->maybe++;
+    r->niter++;
+    for (int k = 0; twice && k < 2 && !r->B->failed; k++) {
+        r->iter[r->niter - 1] = k;
+        run_iteration_unknown(r, n);
+    }
+    r->niter--;
+    r->iter[r->niter] = 0;
+    r->maybe--;
+    if (!twice && n->kind == N_WHILE)
+        run_expr(r, n->loop.cond);
+    senv_havoc_assigned(r->env, n->loop.body);
+}
+
 static void run_loop_once(Run *r, Node *n)
 {
+    if (has_barrier(n->loop.body) && ptrset_has(&r->B->uniform, n))
+        return run_loop_phases(r, n);
     /* a loop the run cannot count: walked once for every iteration, what it
      * does not sure, its counter an unknown (a while loop's strides
      * followed) */
@@ -1285,11 +1377,13 @@ static bool coop_visit(Node *n, void *c)
     ArenaMark m = arena_mark(r->scratch);
     check_block_rules(r->x, r->scratch, n, n->coop.body, &n->coop.tsyms, &n->coop.text);
     coop_global(r->x, r->scratch, n, false);
+    stage_rules(r->x, r->scratch, n->coop.body);
     arena_release(r->scratch, m);
     if (n->coop.finish) {
         m = arena_mark(r->scratch);
         check_block_rules(r->x, r->scratch, n, n->coop.finish, &n->coop.fsyms, &n->coop.fext);
         coop_global(r->x, r->scratch, n, true);
+        stage_rules(r->x, r->scratch, n->coop.finish);
         arena_release(r->scratch, m);
     }
     return false;

@@ -662,7 +662,7 @@ static Type *check_index_value(Ctx *x, Node *i)
  * or collector decides its placement from what its lanes reach); a kernel
  * fn is device code; any other code is the host's, which cannot reach
  * @device memory. @unified memory is reachable from both sides. */
-static bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
+bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
 {
     bool kernel = x->fs && x->fs->fn && x->fs->fn->kind == N_FN && x->fs->fn->fn.is_kernel;
     if (bt->place == PLACE_UNIFIED || bt->shared)

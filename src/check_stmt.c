@@ -162,13 +162,6 @@ static void check_buffer(Ctx *x, Node *s)
     s->buffer.sym = new_local(x, s->buffer.id, s, t, false);
 }
 
-/* shared / pipeline: refused for now, but named so later uses are quiet. */
-static void refuse_decl(Ctx *x, Node *s, const char *what)
-{
-    unsupported(x, s->span, what, NULL);
-    s->buffer.sym = new_local(x, s->buffer.id, s, type_error(), false);
-}
-
 /* --------------------------------------------------------- assignment */
 
 static TokKind compound_op(TokKind op)
@@ -352,7 +345,7 @@ static void check_stmt(Ctx *x, Node *s)
     case N_CONST: check_local_const(x, s); break;
     case N_BUFFER: check_buffer(x, s); break;
     case N_SHARED: check_shared(x, s); break;
-    case N_PIPELINE: refuse_decl(x, s, "pipelines (cooperative regions, a later issue)"); break;
+    case N_PIPELINE: check_pipeline(x, s); break;
     case N_ASSIGN: check_assign(x, s); break;
     case N_EXPR_STMT: check_expr(x, s->unary.a, NULL); break;
     case N_IF: check_if(x, s); break;
@@ -683,6 +676,8 @@ void check_coop(Ctx *x, Node *s)
     for (int i = 0; i < s->coop.bext.n; i++)
         check_expect(x, s->coop.bext.v[i], type_prim(TY_USIZE), "a grid extent");
     int64_t t = thread_count(x, s, &s->coop.text, "the region");
+    /* a generic's instance is a clone of a checked tree: its names are its own */
+    s->coop.bsyms = s->coop.tsyms = s->coop.fsyms = (Vec){0};
     LanePlace lp;
     lanes_begin(x, &lp);
     scope_push(x);
@@ -722,10 +717,63 @@ static bool declared_in(const Node *body, const Node *s)
     return false;
 }
 
-void check_shared(Ctx *x, Node *s)
+/* Where a shared array or a pipeline may be declared, and its place in the
+ * block's 48 KiB: SLOTS elements of ELEM (a pipeline's are its stages'). */
+static bool coop_storage(Ctx *x, Node *s, Type *elem, int64_t slots, const char *what)
 {
     FnState *fs = x->fs;
-    Type *elem = resolve_type(x, s->buffer.elem), *t = type_error();
+    if (!fs || !fs->coop || !declared_in(fs->coop_body, s)) {
+        diag_error(x->sink, s->span, E_COOP_SHARED, "declare it directly in the body of `blocks .. threads ..` (or of its finish)",
+                   "a %s %s: it is a block's memory, declared directly in a cooperative region's body", what,
+                   fs && fs->coop ? "inside a nested block" : "outside a cooperative region");
+        return false;
+    }
+    if (slots <= 0)
+        return true;   /* a generic's unknown depth: its instances are counted */
+    int64_t size = (type_bits(elem) ? type_bits(elem) / 8 : 1) * (slots > SHARED_LIMIT ? SHARED_LIMIT + 1 : slots);
+    int64_t start = (fs->coop_bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
+    fs->coop_bytes = start + size;
+    if (fs->coop_bytes <= SHARED_LIMIT)
+        return true;
+    diag_error(x->sink, s->span, E_COOP_SHARED, "use fewer or smaller shared arrays; a block has 48 KiB",
+               "the block's shared arrays take %lld bytes with %s (%lld bytes at offset %lld, each array on a "
+               "128-byte boundary): more than 48 KiB (49152)", (long long)fs->coop_bytes, s->buffer.id,
+               (long long)size, (long long)start);
+    return false;
+}
+
+/* The declared local of a shared array or a pipeline: a view of the block's
+ * memory (a pipeline's: its readable stage, which no thread writes). */
+static void coop_local(Ctx *x, Node *s, Type *elem, bool ok, bool pipeline)
+{
+    Type *t = type_error();
+    if (ok) {
+        t = view_type(x, pipeline ? ACC_RO : ACC_RW, elem, s->buffer.size, PLACE_HOST);
+        t->shared = true;
+        t->pipeline = pipeline;
+    }
+    Sym *y = sym_new(x, SYM_LOCAL, s->buffer.id, s, t);
+    y->cname = fresh_cname(x, "v", s->buffer.id);
+    declare_local(x, y, s->span);
+    s->buffer.sym = y;
+}
+
+/* A constant length above 0, for a shared array or a pipeline's stage. */
+static bool coop_length(Ctx *x, Node *s, const char *what, int64_t *n)
+{
+    if (sym_const(x->a, s->buffer.size, n) && *n > 0)
+        return true;
+    diag_error(x->sink, s->buffer.size->span, E_COOP_SHARED,
+               arena_printf(x->a, "give it a constant length: `%s`",
+                            strcmp(what, "shared array") ? "pipeline p:f32[256] depth 2;" : "shared s:f32[256];"),
+               "a %s's length must be a constant above 0, and %s is %s", what, estr(x, s->buffer.size),
+               sym_const(x->a, s->buffer.size, n) ? "0" : "known only when it runs");
+    return false;
+}
+
+void check_shared(Ctx *x, Node *s)
+{
+    Type *elem = resolve_type(x, s->buffer.elem);
     bool ok = !is_error(elem);
     if (ok && !type_is_scalar(elem)) {
         diag_error(x->sink, s->buffer.elem->span, E_TYPE_MISMATCH, "use a scalar element type",
@@ -734,36 +782,44 @@ void check_shared(Ctx *x, Node *s)
     }
     ok = !is_error(check_expect(x, s->buffer.size, type_prim(TY_USIZE), "a shared array's length")) && ok;
     int64_t n = 0;
-    if (!fs || !fs->coop || !declared_in(fs->coop_body, s)) {
-        diag_error(x->sink, s->span, E_COOP_SHARED, "declare it directly in the body of `blocks .. threads ..` (or of its finish)",
-                   "a shared array %s: it is a block's memory, declared directly in a cooperative region's body",
-                   fs && fs->coop ? "inside a nested block" : "outside a cooperative region");
+    if (!coop_storage(x, s, elem, 0, "shared array"))
         ok = false;
-    } else if (ok && (!sym_const(x->a, s->buffer.size, &n) || n <= 0)) {
-        diag_error(x->sink, s->buffer.size->span, E_COOP_SHARED, "give it a constant length: `shared s:f32[256];`",
-                   "a shared array's length must be a constant above 0, and %s is %s", estr(x, s->buffer.size),
-                   sym_const(x->a, s->buffer.size, &n) ? "0" : "known only when it runs");
+    else if (ok)
+        ok = coop_length(x, s, "shared array", &n) && coop_storage(x, s, elem, n, "shared array");
+    coop_local(x, s, elem, ok, false);
+}
+
+/* pipeline p:T[N] depth D; -- D stages of N elements of a 4- or 8-byte
+ * scalar (a cp.async copies 4, 8 or 16 bytes), D from 1 to 8 (E-COOP-SHARED);
+ * a generic's depth is counted in its instances. */
+void check_pipeline(Ctx *x, Node *s)
+{
+    Type *elem = resolve_type(x, s->buffer.elem);
+    bool ok = !is_error(elem);
+    if (ok && (!type_is_scalar(elem) || type_is_storage_float(elem) || elem->kind == TY_BOOL ||
+               (type_bits(elem) != 32 && type_bits(elem) != 64))) {
+        diag_error(x->sink, s->buffer.elem->span, E_COOP_SHARED, "stage a 4-byte or 8-byte scalar: u32, i32, f32, u64, i64, f64",
+                   "a pipeline's elements are 4-byte or 8-byte numbers (what one copy moves), not %s", tstr(x, elem));
         ok = false;
-    } else if (ok) {
-        int64_t size = (type_bits(elem) ? type_bits(elem) / 8 : 1) * (n > SHARED_LIMIT ? SHARED_LIMIT + 1 : n);
-        int64_t start = (fs->coop_bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
-        fs->coop_bytes = start + size;
-        if (fs->coop_bytes > SHARED_LIMIT) {
-            diag_error(x->sink, s->span, E_COOP_SHARED, "use fewer or smaller shared arrays; a block has 48 KiB",
-                       "the block's shared arrays take %lld bytes with %s (%lld bytes at offset %lld, each array on a "
-                       "128-byte boundary): more than 48 KiB (49152)", (long long)fs->coop_bytes, s->buffer.id,
-                       (long long)size, (long long)start);
-            ok = false;
-        }
     }
-    if (ok) {
-        t = view_type(x, ACC_RW, elem, s->buffer.size, PLACE_HOST);
-        t->shared = true;
+    ok = !is_error(check_expect(x, s->buffer.size, type_prim(TY_USIZE), "a pipeline's stage length")) && ok;
+    ok = !is_error(check_expect(x, s->buffer.depth, type_prim(TY_USIZE), "a pipeline's depth")) && ok;
+    int64_t n = 0, d = 0;
+    bool depth_known = sym_const(x->a, s->buffer.depth, &d);
+    if (!depth_known && !x->generic_unknown) {
+        diag_error(x->sink, s->buffer.depth->span, E_COOP_SHARED, "give it a constant depth: `depth 2`, or a [D:nat] of the fn",
+                   "a pipeline's depth must be a constant, and %s is known only when it runs", estr(x, s->buffer.depth));
+        ok = false;
+    } else if (depth_known && (d < 1 || d > 8)) {
+        diag_error(x->sink, s->buffer.depth->span, E_COOP_SHARED, "give it a depth from 1 to 8",
+                   "a pipeline has 1 to 8 stages, and %s is %lld", estr(x, s->buffer.depth), (long long)d);
+        ok = false;
     }
-    Sym *y = sym_new(x, SYM_LOCAL, s->buffer.id, s, t);
-    y->cname = fresh_cname(x, "v", s->buffer.id);
-    declare_local(x, y, s->span);
-    s->buffer.sym = y;
+    if (!coop_storage(x, s, elem, 0, "pipeline"))
+        ok = false;
+    else if (ok && coop_length(x, s, "pipeline", &n) && depth_known)
+        ok = coop_storage(x, s, elem, n * d, "pipeline");
+    coop_local(x, s, elem, ok, true);
 }
 
 void check_barrier(Ctx *x, Node *s)
