@@ -763,6 +763,88 @@ static __device__ __forceinline__ uint64_t cn_coopd_bits_f64(double v) { return 
 static __device__ __forceinline__ float cn_coopd_from_bits_f32(uint32_t b) { return __uint_as_float(b); }
 static __device__ __forceinline__ double cn_coopd_from_bits_f64(uint64_t b) { return __longlong_as_double((long long)b); }
 
+/* ------------------------------------------------- pipeline stages */
+
+/* p.fill(x, start, count) on the device, this thread's share of the stage
+ * (elements threadIdx.x, + blockDim.x, ...): from sm_80 one cp.async per
+ * element -- 16 bytes at a time where the source and the stage allow --
+ * committed as one group (every thread commits one per fill, so the
+ * groups count alike in every thread); below sm_80 plain copies, which the
+ * wait's __syncthreads() publishes. Past count the stage is zeroed by plain
+ * stores, published by the same barrier. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+static __device__ __forceinline__ void cn_coopd_cp_elem(char *d, const char *s, size_t esz)
+{
+    unsigned sa = (unsigned)__cvta_generic_to_shared(d);
+    if (esz == 4)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(sa), "l"(s) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(sa), "l"(s) : "memory");
+}
+#endif
+
+static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s, size_t e, size_t count, size_t esz)
+{
+    if (e >= count) {
+        if (esz == 4)
+            *(uint32_t *)(d + e * esz) = 0;
+        else
+            *(uint64_t *)(d + e * esz) = 0;
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    cn_coopd_cp_elem(d + e * esz, s + e * esz, esz);
+#else
+    if (esz == 4)
+        *(uint32_t *)(d + e * esz) = *(const uint32_t *)(s + e * esz);
+    else
+        *(uint64_t *)(d + e * esz) = *(const uint64_t *)(s + e * esz);
+#endif
+}
+
+static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *src, size_t src_n, size_t start,
+                                                     size_t count, size_t n, size_t esz, const char *pipe,
+                                                     const char *name, const char *f, int l, int c)
+{
+    cn_fill_check(start, count, src_n, n, pipe, name, f, l, c);
+    char *d = (char *)stage;
+    const char *s = (const char *)src + start * esz;
+    size_t e0 = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if ((((uintptr_t)d | (uintptr_t)s) & 15) == 0) {
+        /* whole 16-byte chunks inside count by one copy each */
+        size_t per = 16 / esz, full = count / per;
+        unsigned da = (unsigned)__cvta_generic_to_shared(d);
+        for (size_t k = threadIdx.x; k < full; k += blockDim.x)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(da + (unsigned)(k * 16)), "l"(s + k * 16)
+                         : "memory");
+        e0 = full * per;
+    }
+#endif
+    for (size_t e = e0 + threadIdx.x; e < n; e += blockDim.x)
+        cn_coopd_fill_elem(d, s, e, count, esz);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* p.wait(): the thread's own fills but the newest K landed, then the block
+ * meets, so every thread's copies are visible to every thread. K is the
+ * stage checker's count of the fills that stay in flight (call.stage_keep). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CN_COOPD_STAGE_WAIT(K)                                                \
+    do {                                                                      \
+        asm volatile("cp.async.wait_group %0;" ::"n"(K) : "memory");          \
+        __syncthreads();                                                      \
+    } while (0)
+/* The end of a block with pipelines: no copy may land in the next block's
+ * shared memory. */
+#define CN_COOPD_STAGES_DRAIN() asm volatile("cp.async.wait_all;" ::: "memory")
+#else
+#define CN_COOPD_STAGE_WAIT(K) __syncthreads()
+#define CN_COOPD_STAGES_DRAIN() ((void)0)
+#endif
+
 /* Where a block (or the finish) starts: its `= zeroed` array of `bytes`
  * bytes at p (128-byte aligned) zeroed, every thread a stride of words.
  * The caller's __syncthreads() follows. */

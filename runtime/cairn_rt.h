@@ -684,6 +684,20 @@ static inline CN_HD size_t cn_idx_u(unsigned long long i, size_t n, const char *
 /* The bounds of a slice lo..hi of a view of length n: 0 <= lo <= hi <= n.
  * Each bound comes as its bits in a long long and whether its CAIRN type is
  * signed (so a u64 past LLONG_MAX is not taken for a negative number). */
+/* A pipeline's fill, p.fill(x, start, count): its guards, in every thread
+ * alike before any copy (devices.md, "Pipeline stages"). */
+static inline CN_HD void cn_fill_check(size_t start, size_t count, size_t src_n, size_t stage_n, const char *pipe,
+                                       const char *src, const char *f, int l, int c)
+{
+    if (CN_UNLIKELY(count > stage_n))
+        CN_GUARD(f, l, c, "%s.fill of %llu elements into a stage of %llu", pipe, (unsigned long long)count,
+                 (unsigned long long)stage_n);
+    if (CN_UNLIKELY(start > src_n || count > src_n - start))
+        CN_GUARD(f, l, c, "%s.fill reaches %s[%llu .. %llu + %llu], out of bounds for %s of length %llu", pipe, src,
+                 (unsigned long long)start, (unsigned long long)start, (unsigned long long)count, src,
+                 (unsigned long long)src_n);
+}
+
 static inline CN_HD void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,
                                   size_t n, const char *name, const char *f, int l, int c)
 {

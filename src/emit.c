@@ -641,6 +641,10 @@ static void emit_assign(Ex *x, Node *s)
 static void emit_expr_stmt(Ex *x, Node *s)
 {
     Node *e = s->unary.a;
+    if (pipe_op_of(e)) {
+        emit_coop_pipe_op(x, e);
+        return;
+    }
     x->stmt_expr = e;
     const char *v = emit_expr(x, e);
     x->stmt_expr = NULL;
@@ -866,6 +870,7 @@ static void emit_stmt(Ex *x, Node *s)
     case N_PARALLEL: emit_parallel(x, s); break;
     case N_COOP: emit_coop(x, s); break;
     case N_SHARED: emit_coop_shared(x, s); break;
+    case N_PIPELINE: emit_coop_pipeline(x, s); break;
     case N_BARRIER: emit_coop_barrier(x); break;
     case N_WHILE: emit_while(x, s); break;
     case N_BREAK:

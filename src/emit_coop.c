@@ -66,15 +66,31 @@ static int64_t elem_bytes(const Type *t)
     return bits ? bits / 8 : 1;
 }
 
+/* A pipeline's depth (1 for a shared array): its stages lie one after
+ * another. */
+static int64_t stages_of(Ex *x, const Node *s)
+{
+    int64_t d = 1;
+    if (s->kind == N_PIPELINE && (!sym_const(x->a, s->buffer.depth, &d) || d < 1))
+        die("emit: pipeline %s has no constant depth", s->buffer.id);
+    return d;
+}
+
+static bool in_layout(const Node *s)
+{
+    return (s->kind == N_SHARED || s->kind == N_PIPELINE) && s->buffer.sym && s->buffer.sym->ty &&
+           s->buffer.sym->ty->extent;
+}
+
 static void layout_of(Ex *x, Node *body, Layout *L)
 {
     memset(L, 0, sizeof *L);
     for (int i = 0; body && i < body->block.stmts.n; i++) {
         Node *s = body->block.stmts.v[i];
         int64_t n;
-        if (s->kind != N_SHARED || !s->buffer.sym || !s->buffer.sym->ty || !s->buffer.sym->ty->extent ||
-            !sym_const(x->a, s->buffer.sym->ty->extent, &n))
+        if (!in_layout(s) || !sym_const(x->a, s->buffer.sym->ty->extent, &n))
             continue;
+        n *= stages_of(x, s);
         int64_t off = (L->bytes + 127) / 128 * 128;
         vec_push(x->a, &L->syms, s->buffer.sym);
         vec_push(x->a, &L->offs, (void *)(intptr_t)off);
@@ -96,10 +112,11 @@ static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *
         buf_printf(x->a, &b, "static const struct cn_coop_array %s_arrays[] = {", name);
         for (int i = 0; i < body->block.stmts.n; i++) {
             Node *s = body->block.stmts.v[i];
-            if (s->kind != N_SHARED || k >= L->syms.n || s->buffer.sym != L->syms.v[k])
+            if (!in_layout(s) || k >= L->syms.n || s->buffer.sym != L->syms.v[k])
                 continue;
             int64_t n = 0;
             sym_const(x->a, s->buffer.sym->ty->extent, &n);
+            n *= stages_of(x, s);
             buf_printf(x->a, &b, "%s{%lld, %lld, %d}", k ? ", " : "", (long long)(intptr_t)L->offs.v[k],
                        (long long)(n * elem_bytes(s->buffer.sym->ty->elem)), s->buffer.zeroed ? 1 : 0);
             k++;
@@ -128,6 +145,80 @@ void emit_coop_shared(Ex *x, Node *s)
             return;
         }
     die("emit: shared array %s has no place in its block's layout", y->id);
+}
+
+/* A pipeline, in the body function: its stages in the block's memory, the
+ * fills and waits the thread has made (every thread makes the same), and
+ * the view its name reads, which each wait moves to the stage it made
+ * readable (so every use of the name reads that stage). */
+void emit_coop_pipeline(Ex *x, Node *s)
+{
+    const Layout *L = x->coop_layout;
+    Sym *y = s->buffer.sym;
+    for (int i = 0; L && i < L->syms.n; i++)
+        if (L->syms.v[i] == y) {
+            const char *suf = emit_suffix(y->ty->elem), *ct = emit_ctype(x, y->ty->elem);
+            int64_t n = 0;
+            sym_const(x->a, y->ty->extent, &n);
+            emit_line(x, "%s *%s_stages = (%s *)(cn_shared + %lld);", ct, y->cname, ct, (long long)(intptr_t)L->offs.v[i]);
+            emit_line(x, "size_t %s_fills = 0, %s_waits = 0;", y->cname, y->cname);
+            emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s_stages, %lld);", suf, y->cname, suf, y->cname, (long long)n);
+            emit_line(x, "(void)%s; (void)%s_fills; (void)%s_waits;", y->cname, y->cname, y->cname);
+            return;
+        }
+    die("emit: pipeline %s has no place in its block's layout", y->id);
+}
+
+/* p.fill(x, start, count), p.wait(), p.release(): the stage at fills (or
+ * waits) mod D. A fill copies on the host (each thread its share, now); on
+ * the device each thread starts its share's cp.async and commits them as
+ * one group, and a wait lets the fills the stage checker counted stay in
+ * flight (cp.async.wait_group), then meets the block, whose copies are
+ * then visible to every thread. A release frees nothing until a barrier,
+ * and writes nothing. */
+void emit_coop_pipe_op(Ex *x, Node *e)
+{
+    Sym *y = pipe_op_of(e);
+    Node *d = y ? y->decl : NULL;
+    if (!d || !x->coop_layout)
+        die("emit: a pipeline operation outside its region");
+    int64_t n = 0, depth = stages_of(x, d);
+    sym_const(x->a, y->ty->extent, &n);
+    const char *c = y->cname;
+    switch ((PipeOp)e->call.builtin) {
+    case PIPE_FILL: {
+        Node *src = e->call.args.v[0];
+        const char *sv = emit_expr(x, src), *start = emit_expr(x, e->call.args.v[1]);
+        const char *count = emit_expr(x, e->call.args.v[2]);
+        emit_line(x, "%s(%s%s_stages + (%s_fills++ %% %lldu) * %lldu, %s.p, %s.n, (size_t)(%s), (size_t)(%s), %lldu, "
+                     "sizeof *%s_stages, \"%s\", %s, %s);",
+                  x->coop_device ? "cn_coopd_fill" : "cn_coop_fill", x->coop_device ? "" : "cn_th, ", c, c,
+                  (long long)depth, (long long)n, sv, sv, start, count, (long long)n, c, y->id, emit_src_lit(x, src),
+                  emit_at(x, e->span));
+        return;
+    }
+    case PIPE_WAIT:
+        if (x->coop_device)
+            emit_line(x, "CN_COOPD_STAGE_WAIT(%d);", e->call.stage_keep > 0 ? e->call.stage_keep : 0);
+        else
+            emit_line(x, "cn_coop_barrier(cn_th);");
+        emit_line(x, "%s.p = %s_stages + (%s_waits++ %% %lldu) * %lldu;", c, c, c, (long long)depth, (long long)n);
+        return;
+    case PIPE_RELEASE:
+        emit_line(x, "/* %s.release(): its stage is free after the next barrier */", y->id);
+        return;
+    default:
+        die("emit: pipeline operation %d", e->call.builtin);
+    }
+}
+
+/* Whether a body declares a pipeline (its copies are drained at its end). */
+static bool has_pipeline(const Node *body)
+{
+    for (int i = 0; body && i < body->block.stmts.n; i++)
+        if (((Node *)body->block.stmts.v[i])->kind == N_PIPELINE)
+            return true;
+    return false;
 }
 
 void emit_coop_barrier(Ex *x)
@@ -248,6 +339,8 @@ static void region_block(Ex *x, Node *body, const Layout *L, Buf *emu, bool dev,
     x->fast = fast;
     emit_line(x, "{");
     emit_block(x, body, false);
+    if (dev && has_pipeline(body))
+        emit_line(x, "CN_COOPD_STAGES_DRAIN(); /* no copy lands after the block: the next one reuses its memory */");
     emit_line(x, "}");
     x->coop_layout = saved;
     x->coop_emu = saved_emu;

@@ -76,7 +76,7 @@ static bool cap_visit(Node *n, void *p)
     case N_LET: case N_CONST: s = n->let.sym; break;
     case N_FOR: s = n->loop.sym; break;
     case N_COLLECT: s = n->collect.sym; break;
-    case N_SHARED: s = n->buffer.sym; break;
+    case N_SHARED: case N_PIPELINE: s = n->buffer.sym; break;
     case N_NAME:
         if (n->name.sym && (n->name.sym->kind == SYM_LOCAL || n->name.sym->kind == SYM_PARAM) &&
             ptrset_add(w->a, &w->c->used_set, n->name.sym))
