@@ -902,6 +902,10 @@ bool place_assignable(Ctx *x, Node *e, bool report, const char *why)
             return false;
         if (bt->kind == TY_VIEW && bt->access == ACC_RW)
             return true;
+        if (bt->kind == TY_VIEW && bt->pipeline)
+            return refuse_place(x, e, report, "copy what you compute into a shared array",
+                                "cannot %s an element of %s: it is a pipeline's stage, which only its fills write",
+                                why, estr(x, e->index.base));
         if (bt->kind == TY_VIEW)
             return refuse_place(x, e, report,
                                 arena_printf(x->a, "take it as rw<%s>[..] to write it", tstr(x, bt->elem)),

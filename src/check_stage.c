@@ -120,7 +120,7 @@ static Stage *first_in(Pipe *P, StState st)
     return NULL;
 }
 
-/* "1 stage in flight, 1 readable" */
+/* "p's 2 stages at 1 in flight, 1 free" */
 static const char *state_str(Walk *w, const Pipe *P)
 {
     static const char *const names[] = {"free", "released", "readable", "in flight"};
@@ -128,9 +128,9 @@ static const char *state_str(Walk *w, const Pipe *P)
     for (int st = ST_FLIGHT; st >= ST_FREE; st--) {
         int c = count_in(P, (StState)st);
         if (c)
-            s = arena_printf(w->a, "%s%s%d stage%s %s", s, *s ? ", " : "", c, c == 1 ? "" : "s", names[st]);
+            s = arena_printf(w->a, "%s%s%d %s", s, *s ? ", " : "", c, names[st]);
     }
-    return s;
+    return arena_printf(w->a, "%s's %d stage%s at %s", P->p->id, P->depth, P->depth == 1 ? "" : "s", s);
 }
 
 static bool same_state(const State *a, const State *b)
@@ -335,8 +335,8 @@ static void walk_if(Walk *w, Node *n)
         return;
     int i = differs_at(&then, &w->s);
     report(w, n->span, E_STAGE_LOOP, "do the same fills, waits and releases on both paths",
-           arena_printf(w->a, "the if at line %d leaves %s with %s on one path and %s on the other", n->span.line,
-                        then.v[i].p->id, state_str(w, &then.v[i]), state_str(w, &w->s.v[i])));
+           arena_printf(w->a, "the if at line %d leaves %s on one path and %s on the other", n->span.line,
+                        state_str(w, &then.v[i]), state_str(w, &w->s.v[i])));
 }
 
 static bool ops_visit(Node *n, void *c)
@@ -399,8 +399,8 @@ static void walk_loop_once(Walk *w, Node *n)
     report(w, n->span, E_STAGE_LOOP,
            "make each iteration fill, wait for and release alike, or give the loop a constant trip count",
            arena_printf(w->a, "the loop at line %d, whose trip count is known only when it runs, begins an "
-                        "iteration with %s of %s and ends it with %s", n->span.line, state_str(w, &before.v[i]),
-                        before.v[i].p->id, state_str(w, &w->s.v[i])));
+                        "iteration with %s and ends it with %s", n->span.line, state_str(w, &before.v[i]),
+                        state_str(w, &w->s.v[i])));
 }
 
 static void walk_for(Walk *w, Node *n)

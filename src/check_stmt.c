@@ -812,7 +812,8 @@ void check_pipeline(Ctx *x, Node *s)
         ok = false;
     } else if (depth_known && (d < 1 || d > 8)) {
         diag_error(x->sink, s->buffer.depth->span, E_COOP_SHARED, "give it a depth from 1 to 8",
-                   "a pipeline has 1 to 8 stages, and %s is %lld", estr(x, s->buffer.depth), (long long)d);
+                   "a pipeline has 1 to 8 stages, not %lld%s", (long long)d,
+                   s->buffer.depth->kind == N_INT ? "" : arena_printf(x->a, " (%s)", estr(x, s->buffer.depth)));
         ok = false;
     }
     if (!coop_storage(x, s, elem, 0, "pipeline"))

@@ -53,5 +53,29 @@ if [ -f "$c" ]; then
             bad "read past x without its guard: ASan reported no overflow: $(head -3 "$T/run4.log")"
     fi
 fi
+# 3. pipelines (check_stage.c): the strided sums and the rest of run_pipeline.cairn run clean under TSan;
+# with the barrier after each release taken out, the next fill's copy races with the reads of the
+# stage it refills (what E-STAGE-BUSY refuses, d18), and TSan reports it
+"$CAIRN" build tests/coop/run_pipeline.cairn --out "$T/pipe" >"$T/b5.log" 2>&1 || bad "pipelines do not build: $(head -3 "$T/b5.log")"
+c="$T/pipe/run_pipeline.c"
+if [ -f "$c" ]; then
+    $CC -fsanitize=thread -o "$T/pipe_tsan" "$c" -lm -lpthread 2>"$T/cc5.log" || bad "pipelines: TSan build: $(head -3 "$T/cc5.log")"
+    if [ -x "$T/pipe_tsan" ]; then
+        (cd "$T" && timeout 300 ./pipe_tsan >"$T/run5.log" 2>&1); rc=$?
+        { [ $rc -eq 0 ] && ! grep -q "ThreadSanitizer" "$T/run5.log"; } && ok ||
+            bad "pipelines under TSan: exit $rc, $(grep -m1 ThreadSanitizer "$T/run5.log")"
+    fi
+    # the barrier that follows each release (the wait's own barrier stays)
+    awk '/\.release\(\): its stage is free/ {drop = 1} drop && /cn_coop_barrier\(cn_th\);/ {drop = 0; next} {print}' \
+        "$c" >"$T/pipe_nobar.c"
+    [ "$(grep -c 'cn_coop_barrier(cn_th);' "$T/pipe_nobar.c")" -lt "$(grep -c 'cn_coop_barrier(cn_th);' "$c")" ] && ok ||
+        bad "could not take the barriers after the releases out"
+    $CC -fsanitize=thread -o "$T/pipe_nobar" "$T/pipe_nobar.c" -lm -lpthread 2>"$T/cc6.log" || bad "pipelines without barriers: TSan build"
+    if [ -x "$T/pipe_nobar" ]; then
+        (cd "$T" && timeout 300 ./pipe_nobar >"$T/run6.log" 2>&1)
+        grep -q "WARNING: ThreadSanitizer: data race" "$T/run6.log" && ok ||
+            bad "pipelines without the barrier after a release: TSan reported no data race"
+    fi
+fi
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
