@@ -1166,13 +1166,18 @@ class Gen:
         r = self.rng
         lid, k, K = self.new_id(), self.fresh("k"), r.randint(2, 4)
         self.tags.add("barriers in loops")
+        # a trip count known only when it runs: g - 1, from 0 to 3 as the judge tries g
+        bc, bp = (str(K), str(K)) if r.random() < 0.6 else ("g - 1", "L.sub(g, 1)")
+        if bc == "g - 1":
+            K = max(GS) - 1
+            self.tags.add("barriers in loops of unknown trip count")
         as_while = r.random() < 0.3
         if as_while:
             self.tags.add("while loops")
             self.emit(f"let mut {k}:usize = 0;", [f"{k} = 0"])
-            self.open(f"while {k} < {K}", f"while {k} < {K}")
+            self.open(f"while {k} < {bc}", f"while {k} < {bp}")
         else:
-            self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
+            self.open(f"for {k} in 0..{bc}", f"for {k} in range({bp})")
         self.loops.append((lid, k, K, True))
         self.phase_in_loop = True
         for _ in range(r.randint(1, 2)):
