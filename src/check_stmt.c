@@ -647,16 +647,20 @@ static void local_storage(Ctx *x, Node *s, Node *body, const char *what)
     int64_t bytes = 0;
     for (int i = 0; body && i < body->block.stmts.n; i++) {
         Node *d = body->block.stmts.v[i];
-        int64_t n;
-        Sym *y = d->kind == N_SHARED ? d->buffer.sym : NULL;
-        if (!y || !y->ty || y->ty->kind != TY_VIEW || !sym_const(x->a, y->ty->extent, &n))
+        int64_t n, depth = 1;
+        Sym *y = d->kind == N_SHARED || d->kind == N_PIPELINE ? d->buffer.sym : NULL;
+        if (!y || !y->ty || y->ty->kind != TY_VIEW || !sym_const(x->a, y->ty->extent, &n) ||
+            (d->kind == N_PIPELINE && !sym_const(x->a, d->buffer.depth, &depth)))
             continue;
         int64_t off = (bytes + SHARED_ALIGN - 1) / SHARED_ALIGN * SHARED_ALIGN;
-        int64_t size = n * (type_bits(y->ty->elem) ? type_bits(y->ty->elem) / 8 : 1);
+        int64_t stage = n * (type_bits(y->ty->elem) ? type_bits(y->ty->elem) / 8 : 1), size = stage * depth;
         bytes = off + size;
-        arrays = arena_printf(x->a, "%s%s{\"name\": \"%s\", \"bytes\": %lld, \"offset\": %lld, \"starts\": \"%s\"}",
-                              arrays, *arrays ? ", " : "", y->id, (long long)size, (long long)off,
-                              d->buffer.zeroed ? "zeroed" : "written before read");
+        const char *kind = d->kind == N_PIPELINE
+            ? arena_printf(x->a, "\"pipeline\": {\"depth\": %lld, \"stage_bytes\": %lld}, \"starts\": \"filled by its fills\"",
+                           (long long)depth, (long long)stage)
+            : arena_printf(x->a, "\"starts\": \"%s\"", d->buffer.zeroed ? "zeroed" : "written before read");
+        arrays = arena_printf(x->a, "%s%s{\"name\": \"%s\", \"bytes\": %lld, \"offset\": %lld, %s}", arrays,
+                              *arrays ? ", " : "", y->id, (long long)size, (long long)off, kind);
     }
     const char *fn = x->fs && x->fs->fn && x->fs->fn->kind == N_FN && x->fs->fn->fn.id ? x->fs->fn->fn.id : "?";
     vec_push(x->a, &x->c->local_storage,

@@ -132,8 +132,9 @@ static void walk_expr(Glob *g, Node *e)
             if (i == 0 && atomic && a->kind == N_INDEX) {
                 walk_expr(g, a->index.index);
                 access(g, a, a->index.base, a->index.index, GA_ATOMIC);
-            } else if (pt && pt->kind == TY_VIEW) {
-                access(g, a, a, NULL, pt->access == ACC_RW ? GA_WRITE : GA_READ);
+            } else if ((pt && pt->kind == TY_VIEW) || (i == 0 && pipe_op_of(e))) {
+                /* a view passed on, or a pipeline's fill: any of its elements */
+                access(g, a, a, NULL, pt && pt->access == ACC_RW ? GA_WRITE : GA_READ);
             } else {
                 walk_expr(g, a);
             }

@@ -325,6 +325,11 @@ static bool eff_visit(Node *n, void *c)
             touch_expr(w, n->call.args.v[1], false);
             set_bit(w, EF_TRAP, n, NULL);
         }
+        /* p.fill(x, start, count) reads x, and its guards may fail */
+        if (pipe_op_of(n) && n->call.builtin == PIPE_FILL && n->call.args.n == 3) {
+            touch_expr(w, n->call.args.v[0], false);
+            set_bit(w, EF_TRAP, n, NULL);
+        }
         if (n->call.ck == CALL_BUILTIN && effects_construct(n, NULL) == EF_ATOMIC && n->call.args.n &&
             ((Node *)n->call.args.v[0])->kind == N_INDEX) {
             Node *el = n->call.args.v[0];
