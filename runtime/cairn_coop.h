@@ -669,16 +669,15 @@ static inline void cn_coop_barrier(struct cn_coop_thread *th)
     cn_coop_arrive(&th->slot->bar, th, false, NULL);
 }
 
-/* p.fill(x, start, count), this thread's share: stage elements index,
- * index + T, ..., each x[start + e] or 0 past count. The copy is made now;
+/* p.fill(x, start, count), this thread's share, after its guards
+ * (cn_fill_check): stage elements index, index + T, ..., each
+ * x[start + e] or 0 past count. The copy is made now;
  * p.wait() is a barrier (emit_coop.c), after which every thread sees every
  * share. A read the stage checker let through too early would race with a
  * share here, which the thread sanitizer reports. */
-static inline void cn_coop_fill(struct cn_coop_thread *th, void *stage, const void *src, size_t src_n, size_t start,
-                                size_t count, size_t n, size_t esz, const char *pipe, const char *name, const char *f,
-                                int l, int c)
+static inline void cn_coop_fill(struct cn_coop_thread *th, void *stage, const void *src, size_t start, size_t count,
+                                size_t n, size_t esz)
 {
-    cn_fill_check(start, count, src_n, n, pipe, name, f, l, c);
     unsigned T = th->slot->r->T;
     for (size_t e = th->index; e < n; e += T) {
         if (e < count)

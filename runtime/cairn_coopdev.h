@@ -765,8 +765,8 @@ static __device__ __forceinline__ double cn_coopd_from_bits_f64(uint64_t b) { re
 
 /* ------------------------------------------------- pipeline stages */
 
-/* p.fill(x, start, count) on the device, this thread's share of the stage
- * (elements threadIdx.x, + blockDim.x, ...): from sm_80 one cp.async per
+/* p.fill(x, start, count) on the device, after its guards (cn_fill_check),
+ * this thread's share of the stage (elements threadIdx.x, + blockDim.x, ...): from sm_80 one cp.async per
  * element -- 16 bytes at a time where the source and the stage allow --
  * committed as one group (every thread commits one per fill, so the
  * groups count alike in every thread); below sm_80 plain copies, which the
@@ -802,11 +802,9 @@ static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s
 #endif
 }
 
-static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *src, size_t src_n, size_t start,
-                                                     size_t count, size_t n, size_t esz, const char *pipe,
-                                                     const char *name, const char *f, int l, int c)
+static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *src, size_t start, size_t count,
+                                                     size_t n, size_t esz)
 {
-    cn_fill_check(start, count, src_n, n, pipe, name, f, l, c);
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
     size_t e0 = 0;

@@ -693,9 +693,8 @@ static inline CN_HD void cn_fill_check(size_t start, size_t count, size_t src_n,
         CN_GUARD(f, l, c, "%s.fill of %llu elements into a stage of %llu", pipe, (unsigned long long)count,
                  (unsigned long long)stage_n);
     if (CN_UNLIKELY(start > src_n || count > src_n - start))
-        CN_GUARD(f, l, c, "%s.fill reaches %s[%llu .. %llu + %llu], out of bounds for %s of length %llu", pipe, src,
-                 (unsigned long long)start, (unsigned long long)start, (unsigned long long)count, src,
-                 (unsigned long long)src_n);
+        CN_GUARD(f, l, c, "%s.fill copies %llu elements from %s[%llu], past the end of %s (length %llu)", pipe,
+                 (unsigned long long)count, src, (unsigned long long)start, src, (unsigned long long)src_n);
 }
 
 static inline CN_HD void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,

@@ -190,11 +190,15 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         Node *src = e->call.args.v[0];
         const char *sv = emit_expr(x, src), *start = emit_expr(x, e->call.args.v[1]);
         const char *count = emit_expr(x, e->call.args.v[2]);
-        emit_line(x, "%s(%s%s_stages + (%s_fills++ %% %lldu) * %lldu, %s.p, %s.n, (size_t)(%s), (size_t)(%s), %lldu, "
-                     "sizeof *%s_stages, \"%s\", %s, %s);",
+        const char *st = emit_fmt(x, "cn_fs_%s", c), *ct = emit_fmt(x, "cn_fc_%s", c);
+        emit_line(x, "{");
+        emit_line(x, "size_t %s = (size_t)(%s), %s = (size_t)(%s);", st, start, ct, count);
+        emit_line(x, "cn_fill_check(%s, %s, %s.n, %lldu, \"%s\", %s, %s);", st, ct, sv, (long long)n, y->id,
+                  emit_src_lit(x, src), emit_at(x, e->span));
+        emit_line(x, "%s(%s%s_stages + (%s_fills++ %% %lldu) * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
                   x->coop_device ? "cn_coopd_fill" : "cn_coop_fill", x->coop_device ? "" : "cn_th, ", c, c,
-                  (long long)depth, (long long)n, sv, sv, start, count, (long long)n, c, y->id, emit_src_lit(x, src),
-                  emit_at(x, e->span));
+                  (long long)depth, (long long)n, sv, st, ct, (long long)n, c);
+        emit_line(x, "}");
         return;
     }
     case PIPE_WAIT:
