@@ -14,6 +14,7 @@
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
 #                 stdout, so the guard text is looked for in both streams)
 #   run_scan_tiles with 64-bit counts   the compaction's 64-bit counts, forced on small extents
+#   run_pipeline SASS   the pipelines' cp.async as LDGSTS, their waits as DEPBAR (cuobjdump)
 #   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
 #   entry_after_trap  a cq_ call that traps, the caller's synchronize, then the next cq_ call aborts
 #   coop_grid     cooperative regions' grids (runtime/cairn_coopdev.h): 3-D grids around and past
@@ -136,6 +137,20 @@ if [ -f "$o/run_scan_tiles.c" ]; then
     fi
 else
     echo "FAIL run_scan_tiles with 64-bit counts: no emitted file at $o/run_scan_tiles.c"; fail=1
+fi
+
+# Pipelines in SASS: the H200 build of run_pipeline copies with LDGSTS (cp.async), commits with
+# LDGDEPBAR and waits with DEPBAR (cp.async.wait_group), and moves no local memory.
+o="$OUTDIR/dev/run_pipeline"
+if [ -x "$o/run_pipeline" ] && command -v cuobjdump >/dev/null 2>&1; then
+    cuobjdump -sass "$o/run_pipeline" >"$o.sass" 2>&1
+    n_ldgsts=$(grep -c 'LDGSTS' "$o.sass"); n_dep=$(grep -c 'DEPBAR' "$o.sass"); n_local=$(grep -cE '\b(LDL|STL)\b' "$o.sass")
+    echo "run_pipeline SASS: $n_ldgsts LDGSTS, $n_dep DEPBAR, $n_local LDL/STL"
+    grep -oE 'LDGSTS[.A-Z0-9]*' "$o.sass" | sort | uniq -c
+    if [ "$n_ldgsts" -gt 0 ] && [ "$n_dep" -gt 0 ]; then echo "PASS run_pipeline issues LDGSTS"
+    else echo "FAIL run_pipeline issues no LDGSTS"; fail=1; fi
+else
+    echo "FAIL run_pipeline SASS: no binary at $o/run_pipeline or no cuobjdump"; fail=1
 fi
 
 # A cq_ entry in a CUDA graph.
