@@ -244,7 +244,7 @@ static const char *view_len(Fast *F, Node *base)
         return NULL;
     Sym *s = base->name.sym;
     int64_t n;
-    if (base->ty->shared && s->decl && s->decl->kind == N_SHARED && s->ty && s->ty->extent &&
+    if (base->ty->shared && s->decl && (s->decl->kind == N_SHARED || s->decl->kind == N_PIPELINE) && s->ty && s->ty->extent &&
         sym_const(F->x->a, s->ty->extent, &n) && n >= 0)
         return emit_fmt(F->x, "%lldu", (long long)n);
     if (ptrset_has(&F->caps->used_set, s) && !ptrset_has(&F->caps->declared_set, s) && !ptrset_has(&F->outside_bad, s) &&
@@ -466,7 +466,7 @@ static void loads_ahead(Fast *F, Node *body, Sym *var, const PtrSet *assigned, s
 static bool no_exit_visit(Node *n, void *ctx)
 {
     bool *ok = ctx;
-    if (n->kind == N_BREAK || n->kind == N_CONTINUE || n->kind == N_RETURN || n->kind == N_BARRIER ||
+    if (n->kind == N_BREAK || n->kind == N_CONTINUE || n->kind == N_RETURN || n->kind == N_BARRIER || pipe_op_of(n) ||
         n->kind == N_COLLECT || n->kind == N_CLOSURE || (n->kind == N_CALL && n->call.ck == CALL_BUILTIN &&
                                                         n->call.builtin >= B_SHUFFLE && n->call.builtin <= B_WARP_MATCH))
         *ok = false;
@@ -626,7 +626,7 @@ static bool walk_stmt(Fast *F, Node *s)
     case N_FOR: walk_for(F, s); return true;
     case N_WHILE: walk_while(F, s); return true;
     case N_BLOCK: return walk_block(F, s);
-    case N_SHARED: case N_BARRIER: case N_BREAK: case N_CONTINUE: return true;
+    case N_SHARED: case N_PIPELINE: case N_BARRIER: case N_BREAK: case N_CONTINUE: return true;
     default: return false;
     }
 }
