@@ -2,7 +2,7 @@
 # The cooperative rules matter on the emulated machine too (issue 13; the host's version is
 # tests/coop/test_coop_sanitizers.sh): a device region's blocks run emulated as teams of real threads
 # (runtime/cairn_coopdev.h on runtime/cairn_coop.h), so
-#   1. the emulated build of every tests/dev/run_coop_*.cairn (block sums, block max with an unzeroed
+#   1. the emulated build of every tests/dev/run_coop_*.cairn and run_pipeline.cairn (block sums, block max with an unzeroed
 #      array, the tiled transpose, the one-pass total with its finish and an empty grid, every warp
 #      operation) runs clean under the thread sanitizer and prints its expected lines;
 #   2. with the barriers taken out of the emulated block sums' C, the sanitizer reports the race the
@@ -24,7 +24,7 @@ CC="${CC:-cc} -std=c17 -O1 -g -Iruntime -DCAIRN_EMULATE"
 EMU="--emulate --device-target sm_90a"
 
 # 1. clean under TSan, with the expected lines
-for f in tests/dev/run_coop_*.cairn; do
+for f in tests/dev/run_coop_*.cairn tests/dev/run_pipeline.cairn; do
     n=$(basename "$f" .cairn)
     "$CAIRN" build $EMU "$f" --out "$T/$n" >"$T/$n.b.log" 2>&1 || { bad "$n does not build emulated: $(head -3 "$T/$n.b.log")"; continue; }
     c="$T/$n/$n.c"
