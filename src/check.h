@@ -177,7 +177,7 @@ void coop_rules(Ctx *x);
 /* ---- coop_global.c: arrays from outside a region (E-COOP-GLOBAL) */
 void coop_global(Ctx *x, Arena *scratch, Node *region, bool finish);
 /* ---- check_stage.c: a body's pipelines (E-STAGE-*) */
-void stage_rules(Ctx *x, Arena *scratch, Node *body);
+void stage_rules(Ctx *x, Arena *scratch, Node *body, const Vec *tsyms, const Vec *text);
 /* The atomic update e's value comes from (through lets and assignments in
  * body), for messages: an index an atomic counter hands out. NULL: none. */
 Node *coop_atomic_origin(Node *body, Node *e);

@@ -1377,13 +1377,13 @@ static bool coop_visit(Node *n, void *c)
     ArenaMark m = arena_mark(r->scratch);
     check_block_rules(r->x, r->scratch, n, n->coop.body, &n->coop.tsyms, &n->coop.text);
     coop_global(r->x, r->scratch, n, false);
-    stage_rules(r->x, r->scratch, n->coop.body);
+    stage_rules(r->x, r->scratch, n->coop.body, &n->coop.tsyms, &n->coop.text);
     arena_release(r->scratch, m);
     if (n->coop.finish) {
         m = arena_mark(r->scratch);
         check_block_rules(r->x, r->scratch, n, n->coop.finish, &n->coop.fsyms, &n->coop.fext);
         coop_global(r->x, r->scratch, n, true);
-        stage_rules(r->x, r->scratch, n->coop.finish);
+        stage_rules(r->x, r->scratch, n->coop.finish, &n->coop.fsyms, &n->coop.fext);
         arena_release(r->scratch, m);
     }
     return false;

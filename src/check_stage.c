@@ -492,7 +492,7 @@ static bool unvisited_visit(Node *n, void *c)
     return n->kind != N_CLOSURE;
 }
 
-void stage_rules(Ctx *x, Arena *scratch, Node *body)
+void stage_rules(Ctx *x, Arena *scratch, Node *body, const Vec *tsyms, const Vec *text)
 {
     Walk w;
     memset(&w, 0, sizeof w);
@@ -501,6 +501,12 @@ void stage_rules(Ctx *x, Arena *scratch, Node *body)
     if (!declare(&w, body))
         return;
     w.env = senv_new(scratch, SN_FIXED);
+    /* the thread names with their ranges: a condition every thread meets
+     * alike (`t < 300` of 256 threads) takes one path */
+    for (int i = 0; i < tsyms->n && i < text->n; i++) {
+        SVal e = sym_eval(w.env, text->v[i]);
+        senv_lane(w.env, tsyms->v[i], &e.f);
+    }
     walk_tree(body, WALK_CODE, wait_visit, NULL);
     walk_stmt(&w, body);
     walk_tree(body, WALK_CODE, unvisited_visit, NULL);
