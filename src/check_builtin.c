@@ -539,8 +539,10 @@ static Type *check_later(Ctx *x, Node *e, Builtin b)
         return later(x, e, "wide loads and stores (pipelines and wide accesses, a later issue)");
     case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
         return later(x, e, "tensor-core fragments (a later issue)");
-    case B_FIRST:
-        return later(x, e, "pipelines (a later issue)");
+    case B_FIRST:   /* every rule would have to see it as x[0]; until then, x[0] itself */
+        unsupported(x, e->span, "first(x) (a later issue)", "write x[0]");
+        check_args_loose(x, e);
+        return type_error();
     case B_ROWS: case B_SWIZZLE: case B_SPREAD:
         return later(x, e, "layouts (a later issue)");
     case B_LOCK_NEW:
