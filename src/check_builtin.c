@@ -5,8 +5,9 @@
  * Guarantees: call.ck = CALL_BUILTIN and call.builtin set; the arguments
  * typed by each built-in's rule. Built-ins whose rules belong to a later
  * issue are refused (E-UNSUPPORTED, deferred) after the few rules the spec's
- * examples need now: E-WIDE (load_wide) and E-MMA (mma_unordered). The
- * storage-float operations (quantize, to_bits, from_bits) are complete.
+ * examples need now: E-MMA (mma_unordered). The storage-float operations
+ * (quantize, to_bits, from_bits) are complete; the wide accesses
+ * (load_wide, store_wide) are check_wide.c's.
  */
 #include "check.h"
 #include "sym.h"
@@ -257,53 +258,7 @@ static Type *check_wait(Ctx *x, Node *e)
     return type_prim(TY_VOID);
 }
 
-/* ------------------------------------------- E-WIDE, E-MMA, then later */
-
-static bool power_of_two(int64_t k)
-{
-    return k > 0 && (k & (k - 1)) == 0;
-}
-
-/* load_wide[K](x, i[, hint]): K elements in one access of at most 16
- * bytes, K a power of two (E-WIDE). The access itself is a later issue. */
-static Type *check_load_wide(Ctx *x, Node *e)
-{
-    int64_t k = 0;
-    Node *kn = e->call.targs.n == 1 ? e->call.targs.v[0] : NULL;
-    if (!kn || kn->kind == N_TYPE || is_error(check_expect(x, kn, type_prim(TY_USIZE), "load_wide's K")) ||
-        !sym_const(x->a, kn, &k)) {
-        diag_error(x->sink, kn ? kn->span : e->span, E_CONST, "write load_wide[4](x, i)",
-                   "load_wide takes one constant count K");
-        check_args_loose(x, e);
-        return type_error();
-    }
-    if (e->call.args.n < 2 || e->call.args.n > 3) {
-        want_args(x, e, 2, "load_wide[K](x, i) or load_wide[K](x, i, Cache.streaming)");
-        return type_error();
-    }
-    Type *vt = check_expr(x, arg(e, 0), NULL);
-    check_expect(x, arg(e, 1), type_prim(TY_USIZE), "load_wide's index");
-    if (e->call.args.n == 3)
-        check_expr(x, arg(e, 2), NULL);
-    if (is_error(vt) || vt->kind != TY_VIEW) {
-        if (!is_error(vt))
-            diag_error(x->sink, arg(e, 0)->span, E_TYPE_MISMATCH, NULL, "load_wide reads a view, not %s",
-                       tstr(x, vt));
-        return type_error();
-    }
-    int bytes = type_bits(vt->elem) / 8;
-    if (!power_of_two(k) || k * bytes > 16) {
-        int64_t most = bytes ? 16 / bytes : 1;
-        diag_error(x->sink, e->span, E_WIDE, arena_printf(x->a, "use load_wide[%lld] (or a smaller power of two)",
-                                                          (long long)most),
-                   "load_wide[%lld] of %s moves %lld bytes%s; one access moves a power of two of elements in at "
-                   "most 16 bytes: %s takes 1 to %lld", (long long)k, tstr(x, vt->elem), (long long)(k * bytes),
-                   power_of_two(k) ? "" : " and is not a power of two", tstr(x, vt->elem), (long long)most);
-        return type_error();
-    }
-    unsupported(x, e->span, "wide loads and stores (pipelines and wide accesses, a later issue)", NULL);
-    return array_type(x, vt->elem, k);
-}
+/* ------------------------------------------------- E-MMA, then later */
 
 static bool mma_operands_ok(Ctx *x, Node *e, Type *c, Type *a, Type *b)
 {
@@ -535,8 +490,6 @@ static Type *check_from_bits(Ctx *x, Node *e)
 static Type *check_later(Ctx *x, Node *e, Builtin b)
 {
     switch (b) {
-    case B_STORE_WIDE:
-        return later(x, e, "wide loads and stores (pipelines and wide accesses, a later issue)");
     case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
         return later(x, e, "tensor-core fragments (a later issue)");
     case B_FIRST:
@@ -633,6 +586,7 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     case B_TRANSFER: return check_transfer(x, e);
     case B_WAIT: return check_wait(x, e);
     case B_LOAD_WIDE: return check_load_wide(x, e);
+    case B_STORE_WIDE: return check_store_wide(x, e);
     case B_MMA_UNORDERED: return check_mma(x, e);
     case B_QUANTIZE: return check_quantize(x, e, false);
     case B_QUANTIZE_STOCHASTIC: return check_quantize(x, e, true);

@@ -691,6 +691,11 @@ static bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
     return true;
 }
 
+bool check_index_placement(Ctx *x, Node *e, Node *base, Type *bt)
+{
+    return index_placement(x, e, base, bt);
+}
+
 /* Lanes: a region's or a collector's body. They run on the device when
  * they reach a @device element, and then reaching a host element too is
  * E-PLACEMENT. Lanes inside another region's lane are that lane's: only

@@ -115,7 +115,7 @@ bool emit_may_guard(const Node *e)
     }
 }
 
-static void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const char **out)
+void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const char **out)
 {
     bool *spilled = arena_alloc(x->a, sizeof *spilled * (size_t)(n + 1));   /* zeroed */
     for (int k = 0; k < n; k++) {
@@ -876,6 +876,8 @@ static const char *emit_builtin(Ex *x, Node *e)
         return emit_warp_op(x, e);
     if (b == B_WAIT)
         return emit_dev_wait(x, e);
+    if (b == B_LOAD_WIDE || b == B_STORE_WIDE)
+        return emit_wide(x, e);
     const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));
     emit_operands(x, args, n, NULL, v);
     Type *t = n ? args[0]->ty : e->ty;
