@@ -20,10 +20,13 @@
  *   - on the device, a view of global memory (@device, @unified): one vector
  *     access of K * sizeof(T) bytes (16: v4.u32, 8: v2.u32, 4, 2, 1) with the
  *     hint's cache operator, through CUDA's cache-hinted loads and stores,
- *     which are exactly those instructions: __ldca (.ca, Cache.all, PTX's
- *     default), __ldcg (.cg), __ldcs (.cs), __ldlu (.lu), __ldg (.nc),
- *     __stwb (.wb, Cache.all), __stcg, __stcs. The bytes move through a
- *     vector register value and memcpy, which nvcc keeps in registers;
+ *     which are exactly those instructions: __ldcg (.cg), __ldcs (.cs),
+ *     __ldlu (.lu), __ldg (.nc), __stcg, __stcs. Cache.all is a plain access
+ *     of the vector type (ld.global.v4.u32, PTX's default operator): the
+ *     explicit __ldca / __stwb compile to LDG.E.STRONG.SM on sm_90a, an access
+ *     ordered more strongly than the default LDG.E.128. The bytes move
+ *     through a vector register value and memcpy, which nvcc keeps in
+ *     registers;
  *   - on the device, a block's shared array: one plain vector access (there
  *     are no caches to hint);
  *   - on the host, on the pool and emulated: K ordinary loads or stores of
@@ -92,7 +95,7 @@ CN_WIDE_INLINE void cn_wide_guard(const void *p, size_t n, size_t i, size_t k, s
         case CN_CACHE_STREAMING: return __ldcs(p);                                          \
         case CN_CACHE_LAST_USE: return __ldlu(p);                                           \
         case CN_CACHE_READ_ONLY: return __ldg(p);                                           \
-        default: return __ldca(p);                                                          \
+        default: return *p;                                                                 \
         }                                                                                   \
     }                                                                                       \
     static __device__ __forceinline__ void cn_wide_st_##V(V *p, V v, int hint, bool global) \
@@ -104,7 +107,7 @@ CN_WIDE_INLINE void cn_wide_guard(const void *p, size_t n, size_t i, size_t k, s
         switch (hint) {                                                                     \
         case CN_CACHE_L2: __stcg(p, v); return;                                             \
         case CN_CACHE_STREAMING: __stcs(p, v); return;                                      \
-        default: __stwb(p, v); return;                                                      \
+        default: *p = v; return;                                                            \
         }                                                                                   \
     }
 typedef unsigned char cn_wide_u8;

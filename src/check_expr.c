@@ -718,7 +718,7 @@ bool lanes_end(Ctx *x, LanePlace *p, const char *what)
     x->host_index = p->host_before;
     if (!dev || !h)
         return dev;
-    Node *base = h->kind == N_INDEX ? h->index.base : h;
+    Node *base = h->kind == N_INDEX ? h->index.base : h->kind == N_CALL && h->call.args.n ? h->call.args.v[0] : h;
     diag_error(x->sink, h->span, E_PLACEMENT,
                arena_printf(x->a, "transfer %s to a @device buffer before %s, or take it as a @device view",
                             estr(x, base), what),
