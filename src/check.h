@@ -166,7 +166,7 @@ Type *check_fragment_call(Ctx *x, Node *e, FragKind f);
 
 /* atomic_OP(x[i], v): an element of an rw view and a value of its type */
 Type *check_atomic(Ctx *x, Node *e, Builtin b);
-/* check_wide.c: load_wide[K](x, i[, hint]) and store_wide(x, i, v[, hint]) */
+/* load_wide[K](x, i[, hint]) and store_wide(x, i, v[, hint]) */
 Type *check_load_wide(Ctx *x, Node *e);
 Type *check_store_wide(Ctx *x, Node *e);
 

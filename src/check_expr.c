@@ -825,6 +825,7 @@ static Type *check_field(Ctx *x, Node *e)
     if (base && base->kind == N_NAME && base->name.id && strcmp(base->name.id, "Cache") == 0 &&
         !scope_find(x, "Cache", NULL)->decl) {
         check_name(x, base, true);
+        base->ty = base->name.sym->ty;   /* the namespace's opaque type: the tree stays typed */
         static const char *const hints[] = {"all", "l2", "streaming", "last_use", "read_only"};
         for (size_t i = 0; i < sizeof hints / sizeof *hints; i++)
             if (strcmp(id, hints[i]) == 0)

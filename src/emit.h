@@ -122,16 +122,10 @@ enum { CHAIN_NEST = 16, SPILL_NEST = 48, SRC_TEXT_MAX = 200 };
 const char *emit_expr(Ex *x, Node *e);
 const char *emit_operand(Ex *x, Node *e);   /* emit_expr, spilled when it nests too deep */
 const char *emit_addr(Ex *x, Node *lvalue);
-/* The operands of one operation, left to right, each spilled into a
- * temporary where a later one has an effect or statements of its own. */
-void emit_operands(Ex *x, Node **ops, int n, const bool *want_addr, const char **out);
 const char *emit_int_lit(Ex *x, const Type *t, bool neg, uint64_t mag);
 bool emit_is_impure(const Node *e);
 bool emit_may_guard(const Node *e);   /* can evaluating it fail a guard (an index, checked arithmetic, a call)? */
 void emit_params_decl(Ex *x, Node *fn, Buf *b, bool env_first);
-
-/* ---- emit_wide.c: load_wide and store_wide (runtime/cairn_wide.h) */
-const char *emit_wide(Ex *x, Node *e);
 
 /* ---- emit_fast.c: launch-time proofs of a device region's operations */
 

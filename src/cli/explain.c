@@ -57,8 +57,13 @@ static bool is_view(const Node *e)
 /* The part a wide access reaches, as written: "x[4 * i..4 * i + 4]". */
 static const char *wide_part(Arena *a, const Node *n)
 {
-    const char *i = expand_expr(a, wide_index(n));
-    return arena_printf(a, "%s[%s..%s + %lld]", expand_expr(a, wide_view(n)), i, i, (long long)wide_count(n));
+    const Node *ix = wide_index(n);
+    const char *v = expand_expr(a, wide_view(n));
+    if (ix->kind == N_INT && !ix->lit.overflow && ix->lit.ival <= (uint64_t)INT64_MAX - 16)
+        return arena_printf(a, "%s[%llu..%llu]", v, (unsigned long long)ix->lit.ival,
+                            (unsigned long long)ix->lit.ival + (unsigned long long)wide_count(n));
+    const char *i = expand_expr(a, ix);
+    return arena_printf(a, "%s[%s..%s + %lld]", v, i, i, (long long)wide_count(n));
 }
 
 static bool uses_visit(Node *n, void *c)
