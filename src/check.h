@@ -131,6 +131,10 @@ bool is_error(const Type *t);
 const char *tstr(Ctx *x, const Type *t);
 const char *estr(Ctx *x, const Node *e);
 bool place_assignable(Ctx *x, Node *e, bool report, const char *why);
+/* An access at e of the view base (of type bt), as x[i] is placed: refused
+ * (reported, true) where its side cannot reach the memory; in a lane, it
+ * counts toward running the lanes on the device. */
+bool check_index_placement(Ctx *x, Node *e, Node *base, Type *bt);
 Type *check_collect(Ctx *x, Node *e, Type *expected);
 Type *binop_check(Ctx *x, Node *at, TokKind op, Node *a, Type *ta, Node *b, Type *tb);
 bool value_fits(int64_t v, const Type *t);
@@ -144,9 +148,6 @@ typedef struct {
 } LanePlace;
 void lanes_begin(Ctx *x, LanePlace *p);
 bool lanes_end(Ctx *x, LanePlace *p, const char *what);   /* true: the lanes run on the device */
-/* E reaches BASE's elements (of type BT): counted for its lanes' placement;
- * true when it was refused (E-PLACEMENT) */
-bool index_placement(Ctx *x, Node *e, Node *base, Type *bt);
 
 /* ---- check_call.c: calls */
 Type *check_call(Ctx *x, Node *e, Type *expected);
@@ -165,6 +166,9 @@ Type *check_fragment_call(Ctx *x, Node *e, FragKind f);
 
 /* atomic_OP(x[i], v): an element of an rw view and a value of its type */
 Type *check_atomic(Ctx *x, Node *e, Builtin b);
+/* load_wide[K](x, i[, hint]) and store_wide(x, i, v[, hint]) */
+Type *check_load_wide(Ctx *x, Node *e);
+Type *check_store_wide(Ctx *x, Node *e);
 
 /* ---- check_stmt.c: the typing of cooperative regions (issue 13) */
 void check_coop(Ctx *x, Node *s);            /* blocks b in G threads t in T { } [then threads ..] */

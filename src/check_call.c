@@ -656,7 +656,7 @@ static void check_fill(Ctx *x, Node *e, Sym *p)
                    "the region", p->id, estr(x, src));
         return;
     }
-    index_placement(x, src, src, st);   /* the fill reaches x's elements */
+    check_index_placement(x, src, src, st);   /* the fill reaches x's elements */
 }
 
 /* p.fill(x, start, count), p.wait(), p.release(). */

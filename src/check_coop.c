@@ -34,6 +34,7 @@
 #include "check.h"
 #include "par.h"
 #include "sym.h"
+#include "wide.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -706,6 +707,22 @@ static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
 }
 
 static void run_stmt(Run *r, Node *n);
+static void run_expr(Run *r, Node *e);
+
+/* load_wide / store_wide of a shared array (wide.h): each of its K
+ * elements an access of its own, a store's after everything it reads. */
+static void run_wide(Run *r, Node *e)
+{
+    run_expr(r, wide_index(e));
+    run_expr(r, wide_value(e));
+    bool store = wide_is_store(e);
+    for (int64_t k = 0; k < wide_count(e); k++) {
+        int before = r->evs->n;
+        record(r, e, wide_view(e), wide_index(e), store ? EV_WRITE : EV_READ, store ? end_pos(r->B, e) : pos_of(e));
+        if (r->evs->n > before)
+            ((Ev *)r->evs->v[before])->elem += k;
+    }
+}
 
 /* The shared reads an expression makes; && and || decided where the
  * thread's names decide them. */
@@ -752,6 +769,8 @@ static void run_expr(Run *r, Node *e)
     case N_CALL: {
         Builtin b = (Builtin)e->call.builtin;
         bool atomic = e->call.ck == CALL_BUILTIN && builtin_is_atomic(b);
+        if (wide_is(e) && is_shared_view(wide_view(e)))
+            return run_wide(r, e);
         for (int i = 0; i < e->call.args.n; i++) {
             Node *a = e->call.args.v[i];
             if (i == 0 && atomic && a->kind == N_INDEX && is_shared_view(a->index.base)) {
@@ -1323,8 +1342,8 @@ static bool written_visit(Node *n, void *c)
         for (int i = 0; i < n->call.args.n; i++) {
             Node *a = n->call.args.v[i];
             Type *pt = ft && ft->kind == TY_FN && i < ft->params.n ? ft->params.v[i] : NULL;
-            if (i == 0 && atomic && a->kind == N_INDEX)
-                ptrset_add(B->a, &B->written, view_root(a->index.base));
+            if ((i == 0 && atomic && a->kind == N_INDEX) || (i == 0 && wide_is_store(n)))
+                ptrset_add(B->a, &B->written, view_root(i == 0 && atomic ? a->index.base : a));
             else if (pt && pt->kind == TY_VIEW && pt->access == ACC_RW)
                 ptrset_add(B->a, &B->written, view_root(a));
         }

@@ -662,7 +662,7 @@ static Type *check_index_value(Ctx *x, Node *i)
  * or collector decides its placement from what its lanes reach); a kernel
  * fn is device code; any other code is the host's, which cannot reach
  * @device memory. @unified memory is reachable from both sides. */
-bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
+static bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
 {
     bool kernel = x->fs && x->fs->fn && x->fs->fn->kind == N_FN && x->fs->fn->fn.is_kernel;
     if (bt->place == PLACE_UNIFIED || bt->shared)
@@ -691,6 +691,11 @@ bool index_placement(Ctx *x, Node *e, Node *base, Type *bt)
     return true;
 }
 
+bool check_index_placement(Ctx *x, Node *e, Node *base, Type *bt)
+{
+    return index_placement(x, e, base, bt);
+}
+
 /* Lanes: a region's or a collector's body. They run on the device when
  * they reach a @device element, and then reaching a host element too is
  * E-PLACEMENT. Lanes inside another region's lane are that lane's: only
@@ -713,7 +718,7 @@ bool lanes_end(Ctx *x, LanePlace *p, const char *what)
     x->host_index = p->host_before;
     if (!dev || !h)
         return dev;
-    Node *base = h->kind == N_INDEX ? h->index.base : h;
+    Node *base = h->kind == N_INDEX ? h->index.base : h->kind == N_CALL && h->call.args.n ? h->call.args.v[0] : h;
     diag_error(x->sink, h->span, E_PLACEMENT,
                arena_printf(x->a, "transfer %s to a @device buffer before %s, or take it as a @device view",
                             estr(x, base), what),
@@ -820,6 +825,7 @@ static Type *check_field(Ctx *x, Node *e)
     if (base && base->kind == N_NAME && base->name.id && strcmp(base->name.id, "Cache") == 0 &&
         !scope_find(x, "Cache", NULL)->decl) {
         check_name(x, base, true);
+        base->ty = base->name.sym->ty;   /* the namespace's opaque type: the tree stays typed */
         static const char *const hints[] = {"all", "l2", "streaming", "last_use", "read_only"};
         for (size_t i = 0; i < sizeof hints / sizeof *hints; i++)
             if (strcmp(id, hints[i]) == 0)

@@ -27,6 +27,7 @@
  */
 #include "chain.h"
 #include "lane.h"
+#include "wide.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,10 +147,11 @@ static bool view_norm(Lane *L, Node *e, Sym **root, SForm *off, SForm *len, bool
     return false;
 }
 
-/* An access through a view expression e: its elements from index idx (an
- * element), or all of them (a part, a whole view). Nothing is dropped: an
- * expression the walk cannot follow is an access of any view, whole. */
-static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, const char *how)
+/* An access through a view expression e: count elements from index idx
+ * (an element, or a wide access's K), or all of them (idx NULL: a part, a
+ * whole view). Nothing is dropped: an expression the walk cannot follow is
+ * an access of any view, whole. */
+static void add_access_n(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, int64_t count, const char *how)
 {
     Acc *A = arena_alloc(L->a, sizeof *A);
     A->kind = kind;
@@ -170,7 +172,7 @@ static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, cons
         if (idx) {
             SVal i = sym_eval(L->env, idx);
             sform_add(&A->lo, &A->lo, &i.f, 1);
-            A->len = sform_const(1);
+            A->len = sform_const(count);
             A->whole = false;
         }
     }
@@ -189,6 +191,11 @@ static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, cons
                 A->view ? A->view->id : "(any view)", A->whole ? "0" : sform_str(L->a, &A->lo),
                 A->whole ? "all" : sform_str(L->a, &A->len));
     vec_push(L->a, &L->acc, A);
+}
+
+static void add_access(Lane *L, AccKind kind, Node *at, Node *e, Node *idx, const char *how)
+{
+    add_access_n(L, kind, at, e, idx, 1, how);
 }
 
 /* ------------------------------------------------------ the lane's body */
@@ -330,6 +337,18 @@ static void lane_fn_call(Lane *L, Node *n)
     sym_lend(L->env, n);
 }
 
+/* load_wide / store_wide: the part x[i .. i + K], read or written, after
+ * the index and the stored value are read. */
+static void lane_wide(Lane *L, Node *n)
+{
+    if (!wide_is(n))
+        return lw_vec(L, &n->call.args);
+    lw(L, wide_index(n));
+    lw(L, wide_value(n));
+    lw_view_bounds(L, wide_view(n));
+    add_access_n(L, wide_is_store(n) ? AK_WRITE : AK_READ, n, wide_view(n), wide_index(n), wide_count(n), NULL);
+}
+
 static void lane_builtin(Lane *L, Node *n)
 {
     Builtin b = (Builtin)n->call.builtin;
@@ -352,6 +371,8 @@ static void lane_builtin(Lane *L, Node *n)
     }
     case B_LEN:
         return;
+    case B_LOAD_WIDE: case B_STORE_WIDE:
+        return lane_wide(L, n);
     default:
         lw_vec(L, &n->call.args);
     }
@@ -577,6 +598,8 @@ static bool written_visit(Node *n, void *c)
     else if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && builtin_is_atomic(n->call.builtin) && n->call.args.n &&
              ((Node *)n->call.args.v[0])->kind == N_INDEX)
         note_written(L, ((Node *)n->call.args.v[0])->index.base);
+    else if (wide_is_store(n))
+        note_written(L, wide_view(n));
     else if (n->kind == N_CALL && n->call.ck == CALL_FN && n->call.callee && n->call.callee->ty &&
              n->call.callee->ty->kind == TY_FN) {
         Type *ft = n->call.callee->ty;

@@ -27,6 +27,7 @@
 #include "check.h"
 #include "par.h"
 #include "sym.h"
+#include "wide.h"
 
 #include <string.h>
 
@@ -103,6 +104,24 @@ static void access(Glob *g, Node *at, Node *view, Node *idx, GKind k)
 }
 
 static void walk(Glob *g, Node *n);
+static void walk_expr(Glob *g, Node *e);
+
+/* load_wide / store_wide (wide.h): each of the K elements of x[i .. i + K]
+ * an access of its own, so the one-writer rule sees every one. */
+static void wide_access(Glob *g, Node *e)
+{
+    walk_expr(g, wide_index(e));
+    walk_expr(g, wide_value(e));
+    for (int64_t k = 0; k < wide_count(e); k++) {
+        int before = g->accs.n;
+        access(g, e, wide_view(e), wide_index(e), wide_is_store(e) ? GA_WRITE : GA_READ);
+        if (g->accs.n > before) {
+            GAcc *A = g->accs.v[before];
+            SForm kf = sform_const(k);
+            sform_add(&A->f, &A->f, &kf, 1);
+        }
+    }
+}
 
 static void walk_expr(Glob *g, Node *e)
 {
@@ -125,6 +144,8 @@ static void walk_expr(Glob *g, Node *e)
     case N_CALL: {
         Builtin b = (Builtin)e->call.builtin;
         bool atomic = e->call.ck == CALL_BUILTIN && builtin_is_atomic(b);
+        if (wide_is(e))
+            return wide_access(g, e);
         Type *ft = e->call.ck == CALL_FN && e->call.callee ? e->call.callee->ty : NULL;
         for (int i = 0; i < e->call.args.n; i++) {
             Node *a = e->call.args.v[i];

@@ -25,6 +25,7 @@
  */
 #include "check.h"
 #include "par.h"
+#include "wide.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,8 @@ static bool may_trap(Node *n)
                                            (n->ty && n->ty->kind == TY_F8E4M3));
         if (n->call.ck == CALL_BUILTIN) {
             Builtin b = (Builtin)n->call.builtin;
-            if (b == B_ASSERT || b == B_SHL || b == B_SHR || b == B_QUANTIZE || b == B_QUANTIZE_STOCHASTIC)
+            if (b == B_ASSERT || b == B_SHL || b == B_SHR || b == B_QUANTIZE || b == B_QUANTIZE_STOCHASTIC ||
+                b == B_LOAD_WIDE || b == B_STORE_WIDE)   /* a wide access's bounds and alignment */
                 return true;
             if (b == B_ABS)
                 return n->ty && type_is_int(n->ty);
@@ -251,6 +253,9 @@ static void device_bits(Walk *w, Node *n)
             set_bit(w, EF_UNIFIED, n, NULL);
         break;
     case N_CALL:
+        if (wide_is(n) && wide_view(n)->ty && wide_view(n)->ty->kind == TY_VIEW &&
+            wide_view(n)->ty->place == PLACE_UNIFIED)
+            set_bit(w, EF_UNIFIED, n, NULL);
         if (n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER) {
             for (int i = 0; i < n->call.args.n; i++) {
                 Type *t = ((Node *)n->call.args.v[i])->ty;
@@ -330,6 +335,8 @@ static bool eff_visit(Node *n, void *c)
             touch_expr(w, n->call.args.v[0], false);
             set_bit(w, EF_TRAP, n, NULL);
         }
+        if (wide_is(n))   /* the part x[i .. i + K]: read, or written */
+            touch_expr(w, wide_view(n), wide_is_store(n));
         if (n->call.ck == CALL_BUILTIN && effects_construct(n, NULL) == EF_ATOMIC && n->call.args.n &&
             ((Node *)n->call.args.v[0])->kind == N_INDEX) {
             Node *el = n->call.args.v[0];

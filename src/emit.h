@@ -71,6 +71,7 @@ typedef struct {
     bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
     bool uses_dev;        /* device work: include cairn_exec.h */
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */
+    bool uses_wide;       /* load_wide / store_wide: include cairn_wide.h */
     const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
     bool coop_device;     /* ... and it runs on the device: CUDA's barrier and warp intrinsics */
     const PtrMap *fast;   /* ... and these of its operations are proved at launch (emit_fast.c) */

@@ -920,6 +920,20 @@ static SVal view_len(SEnv *e, Node *v)
     return eval(e, v->ty->extent);
 }
 
+/* What load_wide gives: the same in every lane only where an element read
+ * x[i] would be (a uniform index into a view the scope does not write),
+ * asked of the hook through that element; never an integer form. */
+static SVal wide_loaded(SEnv *e, Node *x)
+{
+    bool u = args_uniform(e, x, 0);
+    if (!u || x->call.args.n < 2 || !e->elem_fixed)
+        return val_any(false);
+    Node *el = node_new(e->a, N_INDEX, x->span);
+    el->index.base = x->call.args.v[0];
+    el->index.index = x->call.args.v[1];
+    return val_any(e->elem_fixed(e->hook, el));
+}
+
 static SVal eval_builtin(SEnv *e, Node *x)
 {
     Vec *args = &x->call.args;
@@ -938,6 +952,8 @@ static SVal eval_builtin(SEnv *e, Node *x)
     case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED:
         args_uniform(e, x, 0);
         return val_any(false);   /* what an atomic update returns differs between lanes */
+    case B_LOAD_WIDE:
+        return wide_loaded(e, x);
     default:
         return val_any(args_uniform(e, x, 0));
     }

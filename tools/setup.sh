@@ -27,3 +27,11 @@ if [ ${#need[@]} -gt 0 ]; then
         exit 2
     fi
 fi
+# cuobjdump and nvdisasm read back the SASS nvcc compiled (tests/wide/test_wide_sass.sh). The CUDA
+# toolkit on these machines comes without them; PyPI has both (the versions here were checked
+# against nvcc 13.0's cubins). Best effort: that test skips without them.
+if command -v nvcc >/dev/null && ! command -v cuobjdump >/dev/null &&
+    ! python3 -c 'import nvidia, os, sys; sys.exit(not os.path.exists(os.path.join(list(nvidia.__path__)[0], "cu13", "bin", "cuobjdump")))' 2>/dev/null; then
+    python3 -m pip install -q nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86 >/dev/null 2>&1 ||
+        echo "setup: could not install cuobjdump and nvdisasm (tests/wide/test_wide_sass.sh will skip)" >&2
+fi

@@ -9,11 +9,14 @@
  * values); under each, every region and collector in source order with its
  * line, kind, index, extent and mode, what it writes, reads and updates
  * atomically, and the plan that shapes it; and each std.math call with the
- * implementation it runs and the accuracy that implementation claims.
+ * implementation it runs and the accuracy that implementation claims; and
+ * each wide access with the bytes it moves at once and its instruction, with
+ * the cache operator its hint names.
  */
 #include "cli.h"
 #include "../check.h"
 #include "../par.h"
+#include "../wide.h"
 
 #include <string.h>
 
@@ -26,7 +29,9 @@ static const char explain_help[] =
     "and collector: its line, kind, index, extent, where its lanes run\n"
     "(par:host on the pool of host threads, par:device on the device), and the\n"
     "elements it writes, reads and updates atomically; and a line per std.math\n"
-    "call: cairn's portable implementation and its accuracy, or libm.\n"
+    "call: cairn's portable implementation and its accuracy, or libm; and a\n"
+    "line per load_wide / store_wide: the part it moves, its bytes, its cache\n"
+    "hint and the device instruction (ld.global.cs.v4.u32, ...).\n"
     "--device-target and --emulate are taken as `cairn check` takes them.\n"
     "Exits 1 (with the diagnostics) when FILE is refused. docs/concurrency.md\n"
     "describes the rows; docs/numerics.md the math functions.\n";
@@ -49,9 +54,25 @@ static bool is_view(const Node *e)
     return e && e->ty && e->ty->kind == TY_VIEW;
 }
 
+/* The part a wide access reaches, as written: "x[4 * i..4 * i + 4]". */
+static const char *wide_part(Arena *a, const Node *n)
+{
+    const Node *ix = wide_index(n);
+    const char *v = expand_expr(a, wide_view(n));
+    if (ix->kind == N_INT && !ix->lit.overflow && ix->lit.ival <= (uint64_t)INT64_MAX - 16)
+        return arena_printf(a, "%s[%llu..%llu]", v, (unsigned long long)ix->lit.ival,
+                            (unsigned long long)ix->lit.ival + (unsigned long long)wide_count(n));
+    const char *i = expand_expr(a, ix);
+    return arena_printf(a, "%s[%s..%s + %lld]", v, i, i, (long long)wide_count(n));
+}
+
 static bool uses_visit(Node *n, void *c)
 {
     Uses *u = c;
+    if (wide_is(n)) {
+        use(u, wide_is_store(n) ? &u->writes : &u->reads, wide_part(u->a, n));
+        return true;
+    }
     switch (n->kind) {
     case N_ASSIGN:
         if (n->assign.lhs->kind == N_INDEX && is_view(n->assign.lhs->index.base)) {
@@ -173,11 +194,35 @@ static void print_math(ExplainWalk *w, Node *n)
                  : "the host's C library (libm), error unstated");
 }
 
+/* A wide access: the bytes it moves at once and the instruction with its
+ * cache operator, where the hint means something (wide.h). */
+static void print_wide(ExplainWalk *w, Node *n)
+{
+    const Type *vt = wide_view(n)->ty;
+    WideHint h = wide_hint(n);
+    const char *hint = *wide_hint_ptx(h) ? arena_printf(w->a, "Cache.%s (%s)", wide_hint_name(h), wide_hint_ptx(h))
+                                         : arena_printf(w->a, "Cache.%s", wide_hint_name(h));
+    const char *how;
+    if (wide_global(n))
+        how = arena_printf(w->a, "%s on the device", wide_ptx(w->a, n));
+    else if (vt->shared)
+        how = arena_printf(w->a, "%s in the block's shared memory", wide_ptx(w->a, n));
+    else
+        how = arena_printf(w->a, "%lld %s %s in host memory, where a hint means nothing", (long long)wide_count(n),
+                           type_str(w->a, vt->elem), wide_is_store(n) ? "stores" : "loads");
+    printf("  line %d: %s %s: %d bytes at once, %s: %s\n", n->span.line, wide_is_store(n) ? "store_wide" : "load_wide",
+           wide_part(w->a, n), wide_bytes(n), hint, how);
+}
+
 static bool explain_visit(Node *n, void *c)
 {
     ExplainWalk *w = c;
     if (n->kind == N_CALL && n->call.ck == CALL_MATH) {
         print_math(w, n);
+        return true;
+    }
+    if (wide_is(n)) {
+        print_wide(w, n);
         return true;
     }
     if (n->kind == N_PARALLEL) {

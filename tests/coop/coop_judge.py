@@ -22,7 +22,8 @@ spec's 33-wide tile transpose, warp operations (`reduce + warp yield v`, `shuffl
 warp-uniform and divergent conditions, under votes (`warp_any(c)`, `warp_all(c)`, `!warp_all(c)`,
 `warp_ballot(c) != 0`, c on the thread's names or on a value) and under a warp reduction's answer,
 and atomic updates (`atomic_add_wrap(hist[k], 1)`, also on shared arrays), sometimes beside plain
-accesses. While loops: a grid-stride loop over y (i from the block's and thread's place by the grid's
+accesses; wide accesses of shared arrays (`store_wide(s, t * 2, Array[i32, 2]())` of a 2T array, or at
+t on purpose; `load_wide[2](s, i)[0]`), modelled as their two element accesses. While loops: a grid-stride loop over y (i from the block's and thread's place by the grid's
 threads, `i += g * 64`), a block-stride loop that covers a shared array (`j += 64`), and
 `let mut k = 0; while k < K { ...; barrier; k += 1; }`. A phase may write a shared array at an index
 the same in every thread (g % n, (b + 3) % n, a loop counter) from one pinned thread. Barriers sit
@@ -814,11 +815,31 @@ class Gen:
         if k == 2:
             i = self.x_index()
             return f"x[{i.c}] + 1", f"{self.read('x', i, sid)} + 1"
+        if k == 3 and r.random() < 0.3:
+            wide = self.wide_read(sid)
+            if wide:
+                return wide
         a, idx = self.shared_read_target()
         if a is None:
             i = self.x_index()
             return f"x[{i.c}]", self.read("x", i, sid)
         return f"{a.name}[{idx.c}]", self.read(a.name, idx, sid)
+
+    def wide_read(self, sid):
+        """load_wide[2](a, i)[0], i even, of an array the phase only reads (or, bad, any array): both
+        elements read, the first one's value. None when no array has two elements to read."""
+        r, ft = self.rng, self.ft()
+        cands = [a for a in self.arrays if a.n >= 2 and (self.bad() or (a.full and (self.modes.get(a.name) or ("R",))[0] == "R"))]
+        if not cands:
+            return None
+        a = r.choice(cands)
+        # an even index: the pair sits on 8 bytes (the access's alignment guard), so a program the
+        # checker accepts runs (tests/coop/test_coop_emulate_diff.sh runs them)
+        idx = r.choice([num(2 * r.randrange(a.n // 2)), op("*", num(2), op("%", ft, num(a.n // 2)))])
+        self.tags.add("wide accesses")
+        st, ln = self.step(sid, 0), self.line()
+        return (f"load_wide[2]({a.name}, {idx.c})[0]",
+                f"(L.rd('{a.name}', {idx.p}, {st}, {ln}), L.rd('{a.name}', ({idx.p}) + 1, {st}, {ln}))[0]")
 
     def shared_read_target(self):
         """(array, index) a phase may read now: an R array anywhere, a W array at its own index
@@ -842,9 +863,12 @@ class Gen:
 
     def st_shared_write(self):
         ws = [a for a in self.arrays if (self.modes.get(a.name) or ("",))[0] in ("W", "U")]
+        pairs = [a for a in self.arrays if a.n == 2 * self.T]
         if not ws or self.bad():
             a = self.rng.choice(self.arrays)
             guard, idx, _ = self.bad_own(a)
+            if pairs and self.rng.random() < 0.2:    # a wide store at t: two threads' pairs overlap
+                a, guard, idx = self.rng.choice(pairs), None, self.ft()
             mode = "W"
         else:
             a = self.rng.choice(ws)
@@ -856,7 +880,13 @@ class Gen:
             self.open_if(guard)
         if mode == "U":
             self.tags.add("uniform-index writes")
-        if self.rng.random() < 0.25 and (a.full or self.written.get(a.name) or self.bad()):
+        ft2 = op("*", self.ft(), num(2))
+        if a.n == 2 * self.T and guard is None and idx.c in (ft2.c, self.ft().c) and self.rng.random() < 0.4:
+            # store_wide of two elements: at 2 * t a thread's own pair; at t (bad) its neighbour's too
+            self.tags.add("wide accesses")
+            w = [self.write(a.name, X(f"({idx.p}) + {q}"), sid, "0") for q in range(2)]
+            self.emit(f"store_wide({a.name}, {idx.c}, Array[i32, 2]());", w)
+        elif self.rng.random() < 0.25 and (a.full or self.written.get(a.name) or self.bad()):
             self.emit(f"{a.name}[{idx.c}] += 1;", [self.write(a.name, idx, sid, self.read(a.name, idx, sid) + " + 1")])
         else:
             vc, vp = self.value(sid)

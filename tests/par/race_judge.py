@@ -12,7 +12,8 @@ read elements through affine forms of i (S * i + b, d - S * i, i * cols + c), no
 i % k, i * i, min(i, k), (i + d) * S), constants; slices nested up to six deep with constant or
 lane-dependent starts; parts bound by `let` outside the region or inside the lane; `let mut` locals
 used as indices; `for` loops (constant bounds and `0..cols`); conditions on i with else branches and
-conditions on data; helpers that write or read every element of a part lent to them.
+conditions on data; helpers that write or read every element of a part lent to them; wide loads and
+stores (`load_wide[K]`, `store_wide`, K = 2 or 4) of y and z, modelled as K element accesses.
 
 Each program is made twice, in step: as CAIRN text and as a Python function of (n, cols, i) that
 runs the lane and records every element it writes and reads, as (root view, element) pairs. The
@@ -324,8 +325,11 @@ class Gen:
 
     def access(self, vc, vp, idx, v):
         """One access of element idx (a Form or a (CAIRN, Python) pair) of the view vc / vp:
-        a store, an update or a load into a lane local."""
+        a store, an update or a load into a lane local; on a whole view (y, z, never a part, whose
+        end a wide access could pass), sometimes a wide load or store of 2 or 4 elements from idx."""
         c, p = idx.text() if isinstance(idx, Form) else idx
+        if vc in self.views and vc == vp and self.rng.random() < 0.15:
+            return self.wide(vc, c, p)
         k = self.rng.random()
         if k < 0.2:
             self.out.line(f"let {self.fresh('s')}:i32 = {vc}[{c}] + 1;", [f"L.rd({vp}, {p})"])
@@ -334,6 +338,17 @@ class Gen:
         else:
             val_c, val_p = self.value(v)
             self.out.line(f"{vc}[{c}] = {val_c};", val_p + [f"L.wr({vp}, {p})"])
+
+    def wide(self, v, c, p):
+        """load_wide[K] / store_wide of v[idx .. idx + K]: K elements read or written, which may
+        reach past the lane's block into a neighbour's (a race the rule must see)."""
+        self.tags.add("wide")
+        K = self.rng.choice((2, 4))
+        elems = [f"({p}) + {q}" for q in range(K)]
+        if self.rng.random() < 0.5:
+            self.out.line(f"let {self.fresh('s')} = load_wide[{K}]({v}, {c});", [f"L.rd({v}, {e})" for e in elems])
+        else:
+            self.out.line(f"store_wide({v}, {c}, Array[i32, {K}]());", [f"L.wr({v}, {e})" for e in elems])
 
     def lend(self, vc, vp, width):
         """Lends the part vc / vp of `width` elements (CAIRN, Python) to put (writes it) or get."""
