@@ -810,9 +810,9 @@ static void run_assign(Run *r, Node *n)
 
 static bool has_barrier(Node *n);
 
-/* One iteration of a loop the run cannot count: its counter and what the
- * body assigns unknown (a while loop's strides followed). */
-static void run_iteration_unknown(Run *r, Node *n)
+/* Entering an iteration of a loop the run cannot count: its counter and
+ * what the body assigns unknown (a while loop's strides followed). */
+static void iteration_unknown(Run *r, Node *n)
 {
     if (n->kind == N_FOR) {
         SVal lo = sym_eval(r->env, n->loop.lo), hi = sym_eval(r->env, n->loop.hi);
@@ -822,7 +822,6 @@ static void run_iteration_unknown(Run *r, Node *n)
         senv_while_counter(r->env, n);
         run_expr(r, n->loop.cond);
     }
-    run_stmt(r, n->loop.body);
 }
 
 /* A loop the run cannot count, with a barrier in it. Its trip count is the
@@ -848,7 +847,8 @@ static void run_loop_phases(Run *r, Node *n)
     r->niter++;
     for (int k = 0; twice && k < 2 && !r->B->failed; k++) {
         r->iter[r->niter - 1] = k;
-        run_iteration_unknown(r, n);
+        iteration_unknown(r, n);
+        run_stmt(r, n->loop.body);
     }
     r->niter--;
     r->iter[r->niter] = 0;
@@ -863,16 +863,8 @@ static void run_loop_once(Run *r, Node *n)
     if (has_barrier(n->loop.body) && ptrset_has(&r->B->uniform, n))
         return run_loop_phases(r, n);
     /* a loop the run cannot count: walked once for every iteration, what it
-     * does not sure, its counter an unknown (a while loop's strides
-     * followed) */
-    if (n->kind == N_FOR) {
-        SVal lo = sym_eval(r->env, n->loop.lo), hi = sym_eval(r->env, n->loop.hi);
-        senv_havoc_assigned(r->env, n->loop.body);
-        senv_counter(r->env, n->loop.sym, &lo, &hi);
-    } else {
-        senv_while_counter(r->env, n);
-        run_expr(r, n->loop.cond);
-    }
+     * does not sure */
+    iteration_unknown(r, n);
     bool split = !ptrset_has(&r->B->uniform, n);
     r->maybe++;
     r->split += split;
@@ -1373,11 +1365,15 @@ static void check_block_rules(Ctx *x, Arena *scratch, Node *region, Node *body, 
         return;
     B.keep = arena_new();
     /* world 0 first; it says how many undecided conditions around barriers
-     * the block meets, and the other worlds follow */
+     * the block meets, and the other worlds follow. A world may meet more
+     * than those before it (the path a decision takes may hold more, a loop
+     * run twice meets its body's twice): the worlds grow to cover them, so
+     * every sequence of choices is run (a path's first k choices are some
+     * world below 2^k, which meets its next decision and grows the set) */
     int worlds = 1;
     for (int w = 0; w < worlds && !B.failed; w++) {
         int decisions = run_world(&B, body, (unsigned)w);
-        if (w == 0)
+        if ((1 << decisions) > worlds)
             worlds = 1 << decisions;
     }
     arena_free(B.keep);

@@ -870,8 +870,7 @@ static void emit_stmt(Ex *x, Node *s)
     case N_FOR: emit_for(x, s); break;
     case N_PARALLEL: emit_parallel(x, s); break;
     case N_COOP: emit_coop(x, s); break;
-    case N_SHARED: emit_coop_shared(x, s); break;
-    case N_PIPELINE: emit_coop_pipeline(x, s); break;
+    case N_SHARED: case N_PIPELINE: emit_coop_shared(x, s); break;
     case N_BARRIER: emit_coop_barrier(x); break;
     case N_WHILE: emit_while(x, s); break;
     case N_BREAK:

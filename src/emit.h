@@ -229,7 +229,6 @@ const char *emit_dev_what(Ex *x, const char *kind, Node *at, Node *b1, Node *b2)
 void emit_coop(Ex *x, Node *s);
 void emit_coop_shared(Ex *x, Node *s);
 void emit_coop_barrier(Ex *x);
-void emit_coop_pipeline(Ex *x, Node *s);    /* pipeline p:T[N] depth D; */
 void emit_coop_pipe_op(Ex *x, Node *e);      /* p.fill(..), p.wait(), p.release() */
 const char *emit_warp_op(Ex *x, Node *call);
 const char *emit_warp_reduce(Ex *x, Node *collect);

@@ -129,44 +129,33 @@ static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *
     return name;
 }
 
-/* A shared array, in the body function: a view of its place in the block's
- * memory. */
+/* A shared array or a pipeline, in the body function: a view of its place
+ * in the block's memory. A pipeline also keeps its stages' start and the
+ * fills and waits the thread has made (every thread makes the same); each
+ * wait moves its view to the stage it made readable, so every use of the
+ * name reads that stage. */
 void emit_coop_shared(Ex *x, Node *s)
 {
     const Layout *L = x->coop_layout;
     Sym *y = s->buffer.sym;
-    for (int i = 0; L && i < L->syms.n; i++)
-        if (L->syms.v[i] == y) {
-            const char *suf = emit_suffix(y->ty->elem), *ct = emit_ctype(x, y->ty->elem);
-            int64_t n = 0;
-            sym_const(x->a, y->ty->extent, &n);
-            emit_line(x, "cn_view_%s %s = cn_view_%s_make((%s *)(cn_shared + %lld), %lld);", suf, y->cname, suf, ct,
-                      (long long)(intptr_t)L->offs.v[i], (long long)n);
-            return;
-        }
-    die("emit: shared array %s has no place in its block's layout", y->id);
-}
-
-/* A pipeline, in the body function: its stages in the block's memory, the
- * fills and waits the thread has made (every thread makes the same), and
- * the view its name reads, which each wait moves to the stage it made
- * readable (so every use of the name reads that stage). */
-void emit_coop_pipeline(Ex *x, Node *s)
-{
-    const Layout *L = x->coop_layout;
-    Sym *y = s->buffer.sym;
-    for (int i = 0; L && i < L->syms.n; i++)
-        if (L->syms.v[i] == y) {
-            const char *suf = emit_suffix(y->ty->elem), *ct = emit_ctype(x, y->ty->elem);
-            int64_t n = 0;
-            sym_const(x->a, y->ty->extent, &n);
-            emit_line(x, "%s *%s_stages = (%s *)(cn_shared + %lld);", ct, y->cname, ct, (long long)(intptr_t)L->offs.v[i]);
+    for (int i = 0; L && i < L->syms.n; i++) {
+        if (L->syms.v[i] != y)
+            continue;
+        const char *suf = emit_suffix(y->ty->elem), *ct = emit_ctype(x, y->ty->elem);
+        const char *at = emit_fmt(x, "(%s *)(cn_shared + %lld)", ct, (long long)(intptr_t)L->offs.v[i]);
+        int64_t n = 0;
+        sym_const(x->a, y->ty->extent, &n);
+        if (s->kind == N_PIPELINE) {
+            emit_line(x, "%s *%s_stages = %s;", ct, y->cname, at);
             emit_line(x, "size_t %s_fills = 0, %s_waits = 0;", y->cname, y->cname);
-            emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s_stages, %lld);", suf, y->cname, suf, y->cname, (long long)n);
-            emit_line(x, "(void)%s; (void)%s_fills; (void)%s_waits;", y->cname, y->cname, y->cname);
-            return;
+            emit_line(x, "(void)%s_fills; (void)%s_waits;", y->cname, y->cname);
+            at = emit_fmt(x, "%s_stages", y->cname);
         }
-    die("emit: pipeline %s has no place in its block's layout", y->id);
+        emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s, %lld); (void)%s;", suf, y->cname, suf, at, (long long)n,
+                  y->cname);
+        return;
+    }
+    die("emit: %s %s has no place in its block's layout", s->kind == N_PIPELINE ? "pipeline" : "shared array", y->id);
 }
 
 /* p.fill(x, start, count), p.wait(), p.release(): the stage at fills (or
