@@ -250,6 +250,20 @@ static void op_read(Walk *w, Pipe *P, Node *at)
 
 /* ------------------------------------------------------------ the walk */
 
+typedef struct {
+    Walk *w;
+    Node *at;
+} ReadScan;
+
+static bool read_visit(Node *n, void *c)
+{
+    ReadScan *r = c;
+    Pipe *P = n->kind == N_NAME && n->name.sym ? pipe_find(r->w, n->name.sym) : NULL;
+    if (P && !r->w->failed)
+        op_read(r->w, P, r->at);
+    return !r->w->failed;
+}
+
 /* The reads of pipelines an expression makes: every use of one but as the
  * receiver of its operation. */
 static void scan_reads(Walk *w, Node *e, Node *whole)
@@ -283,7 +297,10 @@ static void scan_reads(Walk *w, Node *e, Node *whole)
             scan_reads(w, e->call.args.v[i], NULL);
         return;
     default:
-        return;   /* literals; closures name no pipeline (E-COOP-UNDECIDED) */
+        /* any other form: a pipeline named anywhere in it is a read, so
+         * none is missed (closures name none: E-COOP-UNDECIDED) */
+        walk_tree(e, WALK_CODE, read_visit, &(ReadScan){w, e});
+        return;
     }
 }
 
@@ -408,7 +425,10 @@ static void walk_for(Walk *w, Node *n)
     scan_reads(w, n->loop.lo, NULL);
     scan_reads(w, n->loop.hi, NULL);
     SNum lo, count;
-    if (!has_ops(n->loop.body) || !sym_trip(w->env, n, &lo, &count) || count > UNROLL)
+    bool counted = sym_trip(w->env, n, &lo, &count);
+    if (counted && count == 0)
+        return;   /* its body never runs: nothing in it reads a stage */
+    if (!has_ops(n->loop.body) || !counted || count > UNROLL)
         return walk_loop_once(w, n);
     for (SNum k = 0; k < count && !w->failed; k++) {
         loop_push(w, n, k);

@@ -12,6 +12,7 @@
 // Inputs are pseudo-random (a hash of the index). Checks: the transposes equal each other and the
 // definition; the sums agree within a relative 1e-5 (their orders differ).
 #include "coop_kernels.h"
+#include "timing.h"
 
 #include <cub/cub.cuh>
 
@@ -19,15 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            exit(2);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 __global__ void fill(float *x, size_t n)
 {
@@ -53,30 +45,6 @@ __global__ void hand_transpose(float *out, const float *x, size_t w, size_t h)
         size_t r = ty + k * 8;
         out[(bx * 32 + r) * h + by * 32 + tx] = tile[tx * 33 + r];
     }
-}
-
-template <class F> static float median_ms(cudaStream_t s, int reps, F f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; i++)
-        f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a, s));
-        f();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return t[t.size() / 2];
 }
 
 int main(int argc, char **argv)

@@ -10,6 +10,7 @@
 // results are within 2 ulp of CUDA's on the maps (CUDA's are within 2 ulp of the exact value; ours
 // are correctly rounded), and the loops agree within a relative 1e-3.
 #include "math_kernels.h"
+#include "timing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,15 +18,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            exit(2);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 // x[i] uniform-ish in [lo, hi) from a hash of i.
 __global__ void fill(float *x, size_t n, float lo, float hi)
@@ -61,30 +53,6 @@ template <int F> __global__ void hand_loop(const float *x, float *y, size_t n, s
             v = F == F_EXP ? expf(v) * 0.25f - 0.5f : F == F_LOG ? logf(v) + 3.0f : tanhf(v) * 1.5f + 0.25f;
         y[i] = v;
     }
-}
-
-template <class Fn> static float median_ms(cudaStream_t s, int reps, Fn f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; i++)
-        f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a, s));
-        f();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return t[t.size() / 2];
 }
 
 static long ulps(float a, float b)

@@ -13,6 +13,7 @@
 // loop over the same input, every element (outputs poisoned before each version's first call).
 // Sizes: argv[2] = log2 of cols (default 16), argv[3] = rows (default 2048: 2^27 u64, 1 GiB).
 #include "pipe_kernels.h"
+#include "timing.h"
 
 #include <cuda_pipeline.h>
 
@@ -21,15 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            exit(2);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 static __host__ __device__ uint64_t value(size_t i)
 {
@@ -82,30 +74,6 @@ __global__ void __launch_bounds__(256) hand_plain(size_t cols, const uint64_t *x
     for (size_t c = t; c < cols; c += 256)
         sum += x[r * cols + c];
     out[r * 256 + t] = sum;
-}
-
-template <class F> static float median_ms(cudaStream_t s, int reps, F f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; i++)
-        f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a, s));
-        f();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return t[t.size() / 2];
 }
 
 int main(int argc, char **argv)

@@ -11,20 +11,12 @@
 // never zeros. Checks: every version's output equals a * x bit for bit (computed on the host from the
 // same hash), outputs poisoned before each check. Size: argv[2] = log2 n (default 28).
 #include "wide_kernels.h"
+#include "timing.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            exit(2);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 static __host__ __device__ float value(size_t i)
 {
@@ -55,30 +47,6 @@ __global__ void hand_scalar(float *out, const float *x, size_t n, float a)
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n)
         out[i] = a * x[i];
-}
-
-template <class F> static float median_ms(cudaStream_t s, int reps, F f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; i++)
-        f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a, s));
-        f();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return t[t.size() / 2];
 }
 
 int main(int argc, char **argv)
