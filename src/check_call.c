@@ -622,13 +622,6 @@ static Type *check_math(Ctx *x, Node *e, Type *expected)
     return t;
 }
 
-/* A pipeline, when E's receiver names one. */
-static Sym *pipeline_of(Node *recv)
-{
-    Sym *y = recv && recv->kind == N_NAME ? recv->name.sym : NULL;
-    return y && y->ty && y->ty->kind == TY_VIEW && y->ty->pipeline ? y : NULL;
-}
-
 /* p.fill(x, start, count): X from outside the region, where the region
  * runs, of the stage's element type. The stage rules are check_stage.c's. */
 static void check_fill(Ctx *x, Node *e, Sym *p)
@@ -700,7 +693,7 @@ static Type *check_field_call(Ctx *x, Node *e, Type *expected)
         check_args_loose(x, e);
         return bt;
     }
-    Sym *p = pipeline_of(callee->field.base);
+    Sym *p = pipeline_named(callee->field.base);
     if (p)
         return check_pipe_call(x, e, p);
     return refuse_call(x, e, arena_printf(x->a, "the method call .%s (pipelines and layouts, a later issue)",

@@ -385,12 +385,16 @@ Sym *view_root(Node *e)
     return NULL;
 }
 
+Sym *pipeline_named(const Node *e)
+{
+    Sym *y = e && e->kind == N_NAME ? e->name.sym : NULL;
+    return y && y->ty && y->ty->kind == TY_VIEW && y->ty->pipeline ? y : NULL;
+}
+
 Sym *pipe_op_of(const Node *e)
 {
     if (!e || e->kind != N_CALL || e->call.ck != CALL_METHOD || e->call.builtin == PIPE_NONE || !e->call.callee ||
         e->call.callee->kind != N_FIELD)
         return NULL;
-    Node *r = e->call.callee->field.base;
-    Sym *y = r && r->kind == N_NAME ? r->name.sym : NULL;
-    return y && y->ty && y->ty->kind == TY_VIEW && y->ty->pipeline ? y : NULL;
+    return pipeline_named(e->call.callee->field.base);
 }

@@ -113,6 +113,8 @@ Node *node_fn(Build *b, const char *id, Node **params, int n, Node *ret, Node *b
  * none to name. */
 Sym *view_root(Node *e);
 
+/* The pipeline E names (an N_NAME of one), else NULL. */
+Sym *pipeline_named(const Node *e);
 /* E as a pipeline's operation (p.fill, p.wait, p.release, checked): its
  * pipeline's Sym, else NULL. */
 Sym *pipe_op_of(const Node *e);
