@@ -331,6 +331,7 @@ struct cn_dev_kernel {
     bool exact;       /* a collector's pass: one block per part, never capped */
     void (*launch)(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n);
     int (*per_sm)(unsigned threads); /* blocks one multiprocessor holds at once; NULL when exact */
+    unsigned group;                  /* a wide kernel's lanes a thread (below); 0 otherwise */
 };
 
 /* Lanes are device code; helpers both sides call are CN_DEV_BOTH. */
@@ -339,7 +340,8 @@ struct cn_dev_kernel {
 
 /* A grid-stride kernel's host side: the launcher (the one triple-chevron
  * launch), the blocks of it one multiprocessor holds, and its descriptor. */
-#define CN_DEV_KERNEL_HOST(NAME, ARGS, THREADS)                                              \
+#define CN_DEV_KERNEL_HOST(NAME, ARGS, THREADS) CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, 0)
+#define CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, GROUP)                                     \
     static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
                               const void *args, size_t n)                                    \
     {                                                                                        \
@@ -351,7 +353,7 @@ struct cn_dev_kernel {
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, NAME##_kernel, (int)threads, 0) \
                        == cudaSuccess ? b : 0;                                               \
     }                                                                                        \
-    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_launch, NAME##_per_sm};
+    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_launch, NAME##_per_sm, GROUP};
 
 #define CN_DEV_KERNEL(NAME, ARGS, LANE, THREADS)                                             \
     static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
@@ -404,6 +406,73 @@ struct cn_dev_kernel {
         }                                                                                    \
     }                                                                                        \
     CN_DEV_KERNEL_HOST(NAME, ARGS, THREADS)
+
+/* Wide lanes (the emitter's analysis, "Wide lanes"): K consecutive lanes
+ * i0 .. i0+K-1 a thread, i0 a multiple of K. LOADW reads their preloads, one
+ * access of K elements a view (cn_dev_move_wide); the bodies run in order,
+ * each storing what it writes to out[i] into its POST; STOREW writes the K
+ * posts of each view in one access. ALIGNED says whether every such view's
+ * pointer sits on its access's alignment: where one does not (a view the
+ * caller offset), and for the last n mod K lanes, the lanes run one at a
+ * time (LANE with no POST stores in place). As in CN_DEV_KERNEL_PRE, the
+ * next group's loads are issued before this group's bodies run. Each lane
+ * runs once with its own index: only the width of the accesses changes. */
+#define CN_DEV_KERNEL_WIDE(NAME, ARGS, PRE, POST, LOAD, LOADW, LANE, STOREW, ALIGNED, THREADS, K) \
+    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
+    {                                                                                        \
+        size_t step = (size_t)gridDim.x * blockDim.x;                                        \
+        size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                            \
+        size_t done = 0;                                                                     \
+        bool wide = false;                                                                   \
+        ALIGNED(&a, 0, &wide);                                                               \
+        if (wide) {                                                                          \
+            size_t groups = n / (K);                                                         \
+            if (t < groups) {                                                                \
+                PRE p[K];                                                                    \
+                LOADW(&a, t * (K), p);                                                       \
+                for (;;) {                                                                   \
+                    size_t nx = t + step;                                                    \
+                    bool more = nx < groups;                                                 \
+                    PRE q[K];                                                                \
+                    if (more)                                                                \
+                        LOADW(&a, nx * (K), q);                                              \
+                    POST o[K];                                                               \
+                    _Pragma("unroll") for (int u = 0; u < (K); u++) LANE(&a, t * (K) + u, &p[u], &o[u]); \
+                    STOREW(&a, t * (K), o);                                                  \
+                    t = nx;                                                                  \
+                    if (!more)                                                               \
+                        break;                                                               \
+                    _Pragma("unroll") for (int u = 0; u < (K); u++) p[u] = q[u];             \
+                }                                                                            \
+            }                                                                                \
+            done = groups * (K);                                                             \
+        }                                                                                    \
+        for (size_t i = done + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) { \
+            PRE p;                                                                           \
+            LOAD(&a, i, &p);                                                                 \
+            LANE(&a, i, &p, (POST *)0);                                                      \
+        }                                                                                    \
+    }                                                                                        \
+    CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, K)
+
+/* BYTES from src to dst in accesses of PIECE bytes (16, 8, 4, 2 or 1, a
+ * divisor of BYTES; both ends aligned to it): a wide lane's loads and
+ * stores. With constant arguments it is PIECE-wide loads and stores. */
+static __device__ __forceinline__ void cn_dev_move_wide(void *dst, const void *src, size_t bytes, size_t piece)
+{
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+#pragma unroll
+    for (size_t o = 0; o < bytes; o += piece) {
+        switch (piece) {
+        case 16: *(uint4 *)(d + o) = *(const uint4 *)(s + o); break;
+        case 8: *(uint2 *)(d + o) = *(const uint2 *)(s + o); break;
+        case 4: *(unsigned *)(d + o) = *(const unsigned *)(s + o); break;
+        case 2: *(unsigned short *)(d + o) = *(const unsigned short *)(s + o); break;
+        default: d[o] = s[o]; break;
+        }
+    }
+}
 
 /* A failed guard in a lane: print from the device, then trap. Every failing
  * lane prints (one may trap before another's print is out, so none waits for
@@ -638,9 +707,18 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
     if (n == 0)
         return;
     size_t blocks = (n + k->threads - 1) / k->threads;
-    size_t full = k->exact ? blocks : cn_dev_grid(s, k);
-    if (blocks > full)
-        blocks = full ? full : 1;
+    if (k->group) {
+        /* A wide kernel streams 16-byte accesses: a block for each 256
+         * groups, not the one full wave. On the H200 the scaled copy of 2^28
+         * f32 took 0.925x the device copy's bandwidth on the one wave and
+         * 1.00x so (bench/dev/wide_grid.cu, evidence/2026-12-04-wide-lanes.md). */
+        size_t groups = n / k->group + 1;
+        blocks = (groups + k->threads - 1) / k->threads;
+    } else {
+        size_t full = k->exact ? blocks : cn_dev_grid(s, k);
+        if (blocks > full)
+            blocks = full ? full : 1;
+    }
     if (blocks > CN_DEV_MAX_BLOCKS)
         blocks = CN_DEV_MAX_BLOCKS;
     cn_dev_log_kernel(s, k->name);
@@ -706,6 +784,42 @@ static inline bool cn_emu_poisoned(void)
         }                                                                                    \
     }                                                                                        \
     static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_lanes};
+
+/* CN_DEV_KERNEL_WIDE (see the CUDA machine's): groups of K lanes from lo
+ * on, each group's preloads read at once, its bodies run in order into
+ * their posts, the posts written at once; the rest one lane at a time. The
+ * same grouping as the device's (groups start where the pool's block does,
+ * which the host's memory does not mind), so the posts are tested here. */
+#define CN_DEV_KERNEL_WIDE(NAME, ARGS, PRE, POST, LOAD, LOADW, LANE, STOREW, ALIGNED, THREADS, K) \
+    static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
+    {                                                                                        \
+        const ARGS *a = (const ARGS *)args;                                                  \
+        size_t i = lo;                                                                       \
+        bool wide = false;                                                                   \
+        ALIGNED(a, lo, &wide);                                                               \
+        if (wide)                                                                            \
+            for (; hi - i >= (K) && !cn_emu_poisoned(); i += (K)) {                          \
+                PRE p[K];                                                                    \
+                POST o[K];                                                                   \
+                LOADW(a, i, p);                                                              \
+                for (int u = 0; u < (K); u++)                                                \
+                    LANE(a, i + u, &p[u], &o[u]);                                            \
+                STOREW(a, i, o);                                                             \
+            }                                                                                \
+        for (; i < hi && !cn_emu_poisoned(); i++) {                                          \
+            PRE p;                                                                           \
+            LOAD(a, i, &p);                                                                  \
+            LANE(a, i, &p, (POST *)0);                                                       \
+        }                                                                                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_lanes};
+
+/* A wide lane's loads and stores on the host: the bytes, whatever the piece. */
+static inline void cn_dev_move_wide(void *dst, const void *src, size_t bytes, size_t piece)
+{
+    (void)piece;
+    memcpy(dst, src, bytes);
+}
 
 /* One launch as the pool's workers see it. */
 struct cn_emu_launch {

@@ -99,11 +99,17 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
 CN_DEV_BOTH size_t cn_dev_round16(size_t bytes) { return (bytes + 15) / 16 * 16; }
 
 /* The look-back's record of a tile, on the CUDA machine. Partials of at
- * most 12 bytes share one 16-byte slot with the tile's status, written and
+ * most 8 bytes share one 16-byte slot with the tile's status, written and
  * read as one 128-bit access (so one load gives a status and its value);
  * wider ones keep the aggregate, the inclusive prefix and a status word
- * apart, the value read after the status. */
-CN_DEV_BOTH int cn_dev_scan_packed(size_t size) { return size <= 12; }
+ * apart, the value read after the status. The slot holds the status twice,
+ * once in each 8-byte half beside 4 bytes of the value: PTX promises
+ * single-copy atomicity up to 64 bits, and on the H200 a u8 scan max once in
+ * ten runs took tile 1's prefix from a slot whose status had arrived and
+ * whose value had not (evidence/2026-12-04-wide-lanes.md). A reader takes
+ * a slot only when both halves carry the same status: each status is
+ * published once a slot, so both halves are then from one store. */
+CN_DEV_BOTH int cn_dev_scan_packed(size_t size) { return size <= 8; }
 
 /* The status words of P tiles, an even count (the counter after them is 8-byte aligned). */
 CN_DEV_BOTH size_t cn_dev_scan_words(size_t P) { return (P + 1) / 2 * 2; }
@@ -248,9 +254,9 @@ static __device__ inline void cn_scan_publish(void *part, size_t P, size_t j, co
                                               unsigned st)
 {
     if (cn_dev_scan_packed(size)) {
-        unsigned w[4] = {0, 0, 0, st};
-        memcpy(w, val, size);
-        unsigned long long lo = w[0] | (unsigned long long)w[1] << 32, hi = w[2] | (unsigned long long)w[3] << 32;
+        unsigned v[2] = {0, 0};
+        memcpy(v, val, size);
+        unsigned long long lo = v[0] | (unsigned long long)st << 32, hi = v[1] | (unsigned long long)st << 32;
         asm volatile("{ .reg .b128 t; mov.b128 t, {%0, %1}; st.relaxed.gpu.global.b128 [%2], t; }" ::"l"(lo),
                      "l"(hi), "l"((char *)part + 16 * j)
                      : "memory");
@@ -271,10 +277,12 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
                      : "=l"(lo), "=l"(hi)
                      : "l"((const char *)part + 16 * j)
                      : "memory");
-        unsigned w[4] = {(unsigned)lo, (unsigned)(lo >> 32), (unsigned)hi, (unsigned)(hi >> 32)};
-        if (w[3] != CN_SCAN_NONE)
-            memcpy(val, w, size);
-        return w[3];
+        unsigned st = (unsigned)(lo >> 32), v[2] = {(unsigned)lo, (unsigned)hi};
+        if (st != (unsigned)(hi >> 32))
+            return CN_SCAN_NONE;    /* the halves of two stores: read it again */
+        if (st != CN_SCAN_NONE)
+            memcpy(val, v, size);
+        return st;
     }
     const unsigned *status = (const unsigned *)((const char *)part + cn_dev_scan_zero_at(P, size));
     unsigned st;
@@ -296,7 +304,7 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
 
 /* Windows of 32 tiles a look-back step reads at once: 4 with packed slots
  * (one load each), 2 otherwise. */
-#define CN_SCAN_WINDOWS(size) ((size) <= 12 ? 4 : 2)
+#define CN_SCAN_WINDOWS(size) ((size) <= 8 ? 4 : 2)
 
 /* Warp 0's look-back for tile `tile` (>= 1): returns in *ex the merge of
  * every tile before it, in index order. A step reads R windows of 32 tiles

@@ -15,6 +15,9 @@
  *   - preloads: in a device region that is not part of a fused run and
  *     whose body has no loop, the covered x[lane] whose x is an ro
  *     parameter, one slot per view;
+ *   - wide lanes: in such a region, the leading `out[lane] = e` stores
+ *     held and written a group of lanes at a time (assign.post), and how
+ *     many consecutive lanes a device thread runs as one group;
  * and every such x[lane] in the tree has index.covered set, so the emitter
  * indexes it unchecked (and index.preload, so a device lane reads it from
  * what its load took). The emitter then neither calls a checker nor writes
@@ -53,6 +56,7 @@ typedef struct {
     const Check *c;
     Analysis *out;
     bool fuse;            /* the function being walked has plan { fuse; } */
+    int vector;           /* ... and its plan's `vector K`, or 0 */
 } Ana;
 
 /* ------------------------------------------------------------ covered x[lane] */
@@ -244,15 +248,111 @@ static bool body_loops(Node *body)
     return found;
 }
 
-/* A region alone: its guards, and a device one's preloads. */
+/* ------------------------------------------------------------ wide lanes */
+
+/* Wide lanes: plain code gets the 16-byte accesses d19 writes by hand. A
+ * device thread runs K consecutive lanes i0 .. i0+K-1 as a group: their
+ * preloads come in one access of K elements per view (split into pieces of
+ * at most 16 bytes), their bodies run one after another, and each lane's
+ * store to out[i] is held in a post and written for the K lanes in one
+ * access per view. Only the grouping of memory accesses changes: every lane
+ * runs its body once with its own index, reads what it read before (x is
+ * an ro parameter, which no one writes while the function runs), and leaves
+ * in out[i] what it stored; no other lane could see out[i] before (the race
+ * rule), and this lane does not read it back (below). The kernel takes the
+ * wide form only where every such view's pointer is aligned for its access,
+ * and runs the last n mod K lanes one at a time (cairn_dev.h,
+ * CN_DEV_KERNEL_WIDE).
+ *
+ * A store is held as a post when it is `out[i] = e` with plain `=`, i the
+ * lane's own name, out a view parameter the function does not rebind with a
+ * scalar element, the statement is one of the lane's leading ones (every
+ * lane reaches it once, before any branch: a group's posts are all set
+ * when the group stores them) and covered by the guard before the lanes,
+ * and out is named nowhere else in the body: no lane reads back what it
+ * stored, passes out on or stores it twice. */
+enum { WIDE_BYTES = 16, WIDE_MOST = 16 };
+
+typedef struct {
+    const Sym *v;
+    int uses;
+} NameUses;
+
+static bool count_uses(Node *n, void *c)
+{
+    NameUses *u = c;
+    if (n->kind == N_NAME && n->name.sym == u->v)
+        u->uses++;
+    return true;
+}
+
+static bool postable(Node *s, Node *body, Sym *lane)
+{
+    if (s->kind != N_ASSIGN || s->assign.op != T_ASSIGN || s->assign.lhs->kind != N_INDEX)
+        return false;
+    Node *e = s->assign.lhs, *b = e->index.base, *i = e->index.index;
+    if (!e->index.covered || !b || b->kind != N_NAME || !i || i->kind != N_NAME || i->name.sym != lane)
+        return false;
+    const Sym *v = b->name.sym;
+    if (!v || v->kind != SYM_PARAM || v->mut || !b->ty || b->ty->kind != TY_VIEW || b->ty->access == ACC_RO ||
+        !type_is_scalar(b->ty->elem))
+        return false;
+    NameUses u = {v, 0};
+    walk_tree(body, WALK_ALL, count_uses, &u);
+    return u.uses == 1;
+}
+
+/* The posts of a region: its leading statements' stores that qualify. */
+static void region_posts(Ana *an, RegionPlan *p, Node *n)
+{
+    Node *body = n->loop.body;
+    for (int i = 0; body && i < body->block.stmts.n; i++) {
+        Node *s = body->block.stmts.v[i];
+        if (s->kind != N_ASSIGN && s->kind != N_LET && s->kind != N_EXPR_STMT)
+            break;     /* what follows may not run in every lane */
+        if (postable(s, body, n->loop.sym)) {
+            s->assign.post = p->posts.n + 1;
+            vec_push(an->a, &p->posts, s);
+        }
+    }
+}
+
+static size_t elem_bytes(const Node *access)
+{
+    return (size_t)type_bits(access->index.base->ty->elem) / 8;
+}
+
+/* K: the plan's `vector K` where written (1 keeps the lanes one a thread);
+ * else enough lanes that the narrowest view moves 16 bytes an access. */
+static int wide_lanes(const RegionPlan *p, int planned)
+{
+    if (!p->preloads.n && !p->posts.n)
+        return 0;
+    if (planned)
+        return planned > 1 ? planned : 0;
+    size_t least = 8;
+    for (int i = 0; i < p->preloads.n; i++)
+        if (elem_bytes(p->preloads.v[i]) < least)
+            least = elem_bytes(p->preloads.v[i]);
+    for (int i = 0; i < p->posts.n; i++)
+        if (elem_bytes(((Node *)p->posts.v[i])->assign.lhs) < least)
+            least = elem_bytes(((Node *)p->posts.v[i])->assign.lhs);
+    size_t k = WIDE_BYTES / (least ? least : 1);
+    return k > WIDE_MOST ? WIDE_MOST : (int)k;
+}
+
+/* A region alone: its guards, and a device one's preloads and wide lanes. */
 static void analyze_region(Ana *an, Node *n)
 {
     RegionPlan *p = plan_of(an, n);
     Vec found = {0};
     cover_body(n->loop.body, n->loop.sym, &found, an->a);
     p->guards = guards_of(an, &found);
-    if (n->loop.device && !p->in_run && !body_loops(n->loop.body))
+    if (n->loop.device && !p->in_run && !body_loops(n->loop.body)) {
         region_preloads(an, p, &found);
+        region_posts(an, p, n);
+        p->wide = wide_lanes(p, an->vector);
+    }
 }
 
 static void analyze_collect(Ana *an, Node *e)
@@ -323,9 +423,12 @@ static bool analyze_visit(Node *n, void *p)
     case N_SPAWN: return false;   /* a spawned region hoists nothing, and holds no region */
     case N_CLOSURE: {             /* its own function: no plan of its own, so no fusion */
         bool fuse = an->fuse;
+        int vector = an->vector;
         an->fuse = false;
+        an->vector = 0;
         par_walk(n->fn.body, analyze_visit, an);
         an->fuse = fuse;
+        an->vector = vector;
         return false;
     }
     default: return true;
@@ -335,10 +438,12 @@ static bool analyze_visit(Node *n, void *p)
 Analysis *analyze_program(Arena *a, const Check *c)
 {
     Analysis *out = arena_alloc(a, sizeof *out);
-    Ana an = {a, c, out, false};
+    Ana an = {a, c, out, false, 0};
     for (int i = 0; i < c->fns.n; i++) {
         Node *fn = c->fns.v[i];
-        an.fuse = fn->fn.id && par_plan_for(c->program, fn->fn.id).fuse;
+        PlanInfo plan = fn->fn.id ? par_plan_for(c->program, fn->fn.id) : (PlanInfo){0};
+        an.fuse = plan.fuse;
+        an.vector = plan.vector;
         par_walk(fn->fn.body, analyze_visit, &an);
     }
     return out;

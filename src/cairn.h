@@ -434,6 +434,8 @@ struct Node {
         struct {                      /* N_ASSIGN */
             TokKind op;               /* T_ASSIGN, T_PLUSEQ, ... */
             Node *lhs, *rhs;
+            int post;                 /* set by the analysis pass: 1 + the slot a wide device lane
+                                         stores it through (analyze.c, "Wide lanes"), or 0 */
         } assign;
         struct {                      /* N_IF */
             Node *cond, *then, *els;  /* els: N_BLOCK, N_IF or NULL */

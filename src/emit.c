@@ -627,6 +627,15 @@ static void emit_assign(Ex *x, Node *s)
         return;
     }
     const char *rhs = emit_expr(x, s->assign.rhs);
+    if (s->assign.post && x->wide_lane) {
+        /* a wide lane's store: into its post, which the group writes at
+         * once; with no post (a lane run alone), in place (analyze.c) */
+        const char *tmp = emit_tmp(x, "v");
+        emit_line(x, "const %s %s = %s;", emit_ctype(x, s->assign.lhs->ty), tmp, rhs);
+        emit_line(x, "if (cn_o) cn_o->o%d = %s; else %s = %s;", s->assign.post - 1, tmp,
+                  emit_expr(x, s->assign.lhs), tmp);
+        return;
+    }
     /* the value first, then the place: C leaves the order of the two sides
      * open, and either may fail a guard (language.md) */
     if (s->assign.lhs->kind != N_NAME &&

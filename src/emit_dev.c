@@ -132,11 +132,17 @@ static void kernel_what_def(Ex *x, Buf *out, Ctxt *k, const char *suffix, const 
 
 /* unroll: 0 for a plain lane; else the lane takes its preloads (K_pre,
  * read by K_load) and the kernel runs that many lanes a thread at a time. */
-static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll)
+static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide)
 {
     buf_printf(x->a, &L->out, "}\n");
     kernel_what_def(x, &L->out, k, suffix, NULL);
-    if (unroll)
+    if (wide)
+        buf_printf(x->a, &L->out,
+                   "CN_DEV_KERNEL_WIDE(%s%s_k, struct %s, struct %s_pre, struct %s_post, %s_load, %s_loadw, %s%s, "
+                   "%s_storew, %s_aligned, %d, %d)\n\n",
+                   k->name, suffix, k->name, k->name, k->name, k->name, k->name, k->name, suffix, k->name, k->name,
+                   DEV_THREADS, wide);
+    else if (unroll)
         buf_printf(x->a, &L->out, "CN_DEV_KERNEL_PRE(%s%s_k, struct %s, struct %s_pre, %s_load, %s%s, %d, %d)\n\n",
                    k->name, suffix, k->name, k->name, k->name, k->name, suffix, DEV_THREADS, unroll);
     else
@@ -160,6 +166,8 @@ static int dev_preload_fns(Ex *x, Ctxt *k, const Vec *pre)
     LaneFn L;
     size_t bytes = 0;
     buf_printf(x->a, &x->kernels, "struct %s_pre {\n", k->name);
+    if (!pre->n)
+        buf_printf(x->a, &x->kernels, "    char cn_none;\n");   /* a wide lane that only stores */
     for (int i = 0; i < pre->n; i++) {
         Type *t = ((Node *)pre->v[i])->index.base->ty->elem;
         buf_printf(x->a, &x->kernels, "    %s p%d;\n", emit_ctype(x, t), i);
@@ -172,6 +180,72 @@ static int dev_preload_fns(Ex *x, Ctxt *k, const Vec *pre)
     dev_fn_end(x, &L);
     int unroll = bytes ? (int)(PRELOAD_BYTES / bytes) : 1;
     return unroll < 1 ? 1 : unroll > MAX_UNROLL ? MAX_UNROLL : unroll;
+}
+
+/* The largest power of two, at most 16, that divides a wide access of
+ * BYTES: each access moves that many bytes, and the view's pointer must sit
+ * on a multiple of it. */
+static size_t wide_piece(size_t bytes)
+{
+    size_t p = 16;
+    while (bytes % p)
+        p /= 2;
+    return p;
+}
+
+/* One view's K elements from cn_i on, through a 16-byte-aligned local:
+ * in (LOADW: from the view into each lane's preload slot FIELD) or out
+ * (STOREW: from each lane's post into the view). */
+static void wide_move(Ex *x, Node *base, const char *field, int K, bool in)
+{
+    Type *t = base->ty->elem;
+    const char *ct = emit_ctype(x, t), *v = emit_expr(x, base);
+    size_t bytes = (size_t)K * (size_t)type_bits(t) / 8;
+    emit_line(x, "{");
+    x->fn->indent++;
+    emit_line(x, "%s cn_t[%d] __attribute__((aligned(16)));", ct, K);
+    if (in) {
+        emit_line(x, "cn_dev_move_wide(cn_t, %s.p + cn_i, %zu, %zu);", v, bytes, wide_piece(bytes));
+        emit_line(x, "for (int cn_u = 0; cn_u < %d; cn_u++) cn_p[cn_u].%s = cn_t[cn_u];", K, field);
+    } else {
+        emit_line(x, "for (int cn_u = 0; cn_u < %d; cn_u++) cn_t[cn_u] = cn_o[cn_u].%s;", K, field);
+        emit_line(x, "cn_dev_move_wide(%s.p + cn_i, cn_t, %zu, %zu);", v, bytes, wide_piece(bytes));
+    }
+    x->fn->indent--;
+    emit_line(x, "}");
+}
+
+/* A wide region's functions (analyze.c, "Wide lanes"): struct K_post (one
+ * field a post), K_loadw and K_storew (K lanes' preloads and posts from
+ * cn_i on), and K_aligned (every such view's pointer on its access). */
+static void dev_wide_fns(Ex *x, Ctxt *k, const RegionPlan *p, int K)
+{
+    LaneFn L;
+    buf_printf(x->a, &x->kernels, "struct %s_post {\n", k->name);
+    for (int i = 0; i < p->posts.n; i++)
+        buf_printf(x->a, &x->kernels, "    %s o%d;\n",
+                   emit_ctype(x, ((Node *)p->posts.v[i])->assign.lhs->index.base->ty->elem), i);
+    if (!p->posts.n)
+        buf_printf(x->a, &x->kernels, "    char cn_none;\n");
+    buf_printf(x->a, &x->kernels, "};\n");
+    dev_lane_begin(x, &L, k, "_loadw", arena_printf(x->a, "size_t cn_i, struct %s_pre *cn_p", k->name));
+    for (int i = 0; i < p->preloads.n; i++)
+        wide_move(x, ((Node *)p->preloads.v[i])->index.base, arena_printf(x->a, "p%d", i), K, true);
+    dev_fn_end(x, &L);
+    dev_lane_begin(x, &L, k, "_storew", arena_printf(x->a, "size_t cn_i, const struct %s_post *cn_o", k->name));
+    for (int i = 0; i < p->posts.n; i++)
+        wide_move(x, ((Node *)p->posts.v[i])->assign.lhs->index.base, arena_printf(x->a, "o%d", i), K, false);
+    dev_fn_end(x, &L);
+    dev_lane_begin(x, &L, k, "_aligned", "size_t cn_i, bool *cn_ok");
+    const char *ok = "1";
+    for (int i = 0; i < p->preloads.n + p->posts.n; i++) {
+        Node *b = i < p->preloads.n ? ((Node *)p->preloads.v[i])->index.base
+                                    : ((Node *)p->posts.v[i - p->preloads.n])->assign.lhs->index.base;
+        size_t bytes = (size_t)K * (size_t)type_bits(b->ty->elem) / 8;
+        ok = arena_printf(x->a, "%s && (uintptr_t)%s.p %% %zu == 0", ok, emit_expr(x, b), wide_piece(bytes));
+    }
+    emit_line(x, "*cn_ok = %s;", ok);
+    dev_fn_end(x, &L);
 }
 
 static void launch(Ex *x, Ctxt *k, const char *suffix, const char *n, const char *ctx)
@@ -208,12 +282,23 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
     emit_line(x, "}");
 
     LaneFn L;
-    const Vec *pre = n == 1 ? &analysis_of(x->e->check->analysis, rs[0])->preloads : NULL;
-    int unroll = pre && pre->n ? dev_preload_fns(x, &u, pre) : 0;
-    dev_lane_begin(x, &L, &u, "_lane",
-                   unroll ? arena_printf(x->a, "size_t cn_i, const struct %s_pre *cn_p", u.name) : "size_t cn_i");
+    const RegionPlan *rp = n == 1 ? analysis_of(x->e->check->analysis, rs[0]) : NULL;
+    const Vec *pre = rp ? &rp->preloads : NULL;
+    int wide = rp ? rp->wide : 0;
+    int unroll = (pre && pre->n) || wide ? dev_preload_fns(x, &u, pre) : 0;
+    if (wide)
+        dev_wide_fns(x, &u, rp, wide);
+    const char *params = "size_t cn_i";
+    if (wide)
+        params = arena_printf(x->a, "size_t cn_i, const struct %s_pre *cn_p, struct %s_post *cn_o", u.name, u.name);
+    else if (unroll)
+        params = arena_printf(x->a, "size_t cn_i, const struct %s_pre *cn_p", u.name);
+    dev_lane_begin(x, &L, &u, "_lane", params);
     if (unroll)
         emit_line(x, "(void)cn_p;");
+    if (wide)
+        emit_line(x, "(void)cn_o;");
+    x->wide_lane = wide > 0;
     for (int k = 0; k < n; k++) {
         emit_line(x, "{");
         x->fn->indent++;
@@ -224,7 +309,8 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
         x->fn->indent--;
         emit_line(x, "}");
     }
-    dev_lane_end(x, &L, &u, "_lane", unroll);
+    x->wide_lane = false;
+    dev_lane_end(x, &L, &u, "_lane", unroll, wide);
 }
 
 /* ------------------------------------------------------------ collectors */
@@ -756,7 +842,7 @@ const char *emit_dev_spawn(Ex *x, Node *e)
     emit_line(x, "{");
     emit_block(x, w->loop.body, true);
     emit_line(x, "}");
-    dev_lane_end(x, &L, &u, "_lane", 0);
+    dev_lane_end(x, &L, &u, "_lane", 0, 0);
     return t;
 }
 

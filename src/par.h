@@ -94,6 +94,9 @@ typedef struct {
     Vec group_guards;     /* the same for the fused run this region starts */
     bool in_run;          /* one of a fused run's regions (the first too) */
     Vec preloads;         /* a device region alone: N_INDEX x[lane], one a slot (index.preload) */
+    Vec posts;            /* ... and N_ASSIGN out[lane] = e, one a slot (assign.post) */
+    int wide;             /* ... lanes a device thread runs as one group of consecutive indices,
+                             their preloads and posts moved in accesses of up to 16 bytes; 0: none */
 } RegionPlan;
 
 struct Analysis {

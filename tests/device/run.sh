@@ -14,6 +14,7 @@
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
 #                 stdout, so the guard text is looked for in both streams)
 #   run_scan_tiles with 64-bit counts   the compaction's 64-bit counts, forced on small extents
+#   run_scan_tiles again   40 more runs (SCAN_AGAIN), each with the same lines: the look-back's timing
 #   run_pipeline SASS   the pipelines' cp.async as LDGSTS, their waits as DEPBAR (cuobjdump)
 #   graph_cq      a cq_ entry captured in a CUDA graph and replayed; cf_ on a bound stream
 #   entry_after_trap  a cq_ call that traps, the caller's synchronize, then the next cq_ call aborts
@@ -137,6 +138,20 @@ if [ -f "$o/run_scan_tiles.c" ]; then
     fi
 else
     echo "FAIL run_scan_tiles with 64-bit counts: no emitted file at $o/run_scan_tiles.c"; fail=1
+fi
+
+# The look-back's merges depend on timing: run_scan_tiles again and again (one run in ten once took a
+# u8 scan max's tile 1 prefix from a half-written slot, evidence/2026-12-04-wide-lanes.md).
+o="$OUTDIR/dev/run_scan_tiles"
+if [ -x "$o/run_scan_tiles" ]; then
+    awk '!/^\/\//{exit} {print}' tests/dev/run_scan_tiles.cairn | sed -n 's|^// stdout: \{0,1\}||p' >"$o.again.want"
+    differ=0
+    for r in $(seq 1 "${SCAN_AGAIN:-40}"); do
+        "$o/run_scan_tiles" >"$o.again.stdout" 2>&1
+        cmp -s "$o.again.want" "$o.again.stdout" || { differ=$((differ + 1)); diff "$o.again.want" "$o.again.stdout" | head -4; }
+    done
+    if [ $differ = 0 ]; then echo "PASS run_scan_tiles ${SCAN_AGAIN:-40} times, the same lines"
+    else echo "FAIL run_scan_tiles: $differ of ${SCAN_AGAIN:-40} runs differ"; fail=1; fi
 fi
 
 # Pipelines in SASS: the H200 build of run_pipeline copies with LDGSTS (cp.async), commits with

@@ -4,7 +4,8 @@
 # expectation is `run exit 0`, and racecheck and synccheck on those with block passes in shared
 # memory (collectors, cooperative regions). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
 # run with the sanitizer's error summary, and a last line `N passed, N failed, N skipped`.
-# SAN_ONLY (an extended regular expression) runs only the programs whose name matches it.
+# SAN_ONLY (an extended regular expression) runs only the programs whose name matches it; SAN_SKIP
+# leaves out those whose name matches it (a call can run the new programs first, then the rest).
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-build/gpu}
@@ -27,6 +28,7 @@ for f in tests/dev/*.cairn tests/spec/d*.cairn; do
     grep -q '^// expect: run exit 0' "$f" || continue
     name=$(basename "$f" .cairn)
     [ -z "${SAN_ONLY:-}" ] || [[ $name =~ $SAN_ONLY ]] || continue
+    [ -z "${SAN_SKIP:-}" ] || ! [[ $name =~ $SAN_SKIP ]] || continue
     exe="$OUTDIR/dev/$name/$name"
     [ -x "$exe" ] || { echo "SKIP $name: not built (run tests/device/run.sh first)"; skip=$((skip + 1)); continue; }
     one memcheck "$name" "$exe" --leak-check full
