@@ -364,6 +364,17 @@ struct cn_dev_kernel {
     }                                                                                        \
     CN_DEV_KERNEL_HOST(NAME, ARGS, THREADS)
 
+/* CN_DEV_KERNEL on a grid of a block for each THREADS lanes (group 1), for
+ * lanes whose accesses are 16 bytes wide (cn_dev_launch says why). */
+#define CN_DEV_KERNEL_ONESHOT(NAME, ARGS, LANE, THREADS)                                     \
+    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
+    {                                                                                        \
+        size_t step = (size_t)gridDim.x * blockDim.x;                                        \
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)     \
+            LANE(&a, i);                                                                     \
+    }                                                                                        \
+    CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, 1)
+
 /* A region whose lanes read ro views at their own index (x[i], with x a
  * parameter no lane may write: E-ALIAS) is emitted in two parts: LOAD reads
  * those elements into a PRE, LANE is the body with them in hand. The kernel
@@ -712,7 +723,7 @@ static inline void cn_dev_launch(struct cn_dev_stream *s, const struct cn_dev_ke
          * groups, not the one full wave. On the H200 the scaled copy of 2^28
          * f32 took 0.925x the device copy's bandwidth on the one wave and
          * 1.00x so (bench/dev/wide_grid.cu, evidence/2026-12-04-wide-lanes.md). */
-        size_t groups = n / k->group + 1;
+        size_t groups = (n + k->group - 1) / k->group;
         blocks = (groups + k->threads - 1) / k->threads;
     } else {
         size_t full = k->exact ? blocks : cn_dev_grid(s, k);
@@ -771,6 +782,9 @@ static inline bool cn_emu_poisoned(void)
             LANE(a, i);                                                                      \
     }                                                                                        \
     static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_lanes};
+
+/* The grid is the pool's: a one-shot kernel is a plain one here. */
+#define CN_DEV_KERNEL_ONESHOT(NAME, ARGS, LANE, THREADS) CN_DEV_KERNEL(NAME, ARGS, LANE, THREADS)
 
 /* CN_DEV_KERNEL_PRE (see the CUDA machine's): each lane's loads, then its body. */
 #define CN_DEV_KERNEL_PRE(NAME, ARGS, PRE, LOAD, LANE, THREADS, UNROLL)                      \

@@ -31,6 +31,7 @@
  */
 #include "emit.h"
 #include "par.h"
+#include "wide.h"
 
 #include <string.h>
 
@@ -132,7 +133,7 @@ static void kernel_what_def(Ex *x, Buf *out, Ctxt *k, const char *suffix, const 
 
 /* unroll: 0 for a plain lane; else the lane takes its preloads (K_pre,
  * read by K_load) and the kernel runs that many lanes a thread at a time. */
-static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide)
+static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide, bool oneshot)
 {
     buf_printf(x->a, &L->out, "}\n");
     kernel_what_def(x, &L->out, k, suffix, NULL);
@@ -145,6 +146,9 @@ static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unro
     else if (unroll)
         buf_printf(x->a, &L->out, "CN_DEV_KERNEL_PRE(%s%s_k, struct %s, struct %s_pre, %s_load, %s%s, %d, %d)\n\n",
                    k->name, suffix, k->name, k->name, k->name, k->name, suffix, DEV_THREADS, unroll);
+    else if (oneshot)
+        buf_printf(x->a, &L->out, "CN_DEV_KERNEL_ONESHOT(%s%s_k, struct %s, %s%s, %d)\n\n", k->name, suffix,
+                   k->name, k->name, suffix, DEV_THREADS);
     else
         buf_printf(x->a, &L->out, "CN_DEV_KERNEL(%s%s_k, struct %s, %s%s, %d)\n\n", k->name, suffix, k->name,
                    k->name, suffix, DEV_THREADS);
@@ -248,6 +252,24 @@ static void dev_wide_fns(Ex *x, Ctxt *k, const RegionPlan *p, int K)
     dev_fn_end(x, &L);
 }
 
+static bool is_wide16(Node *n, void *found)
+{
+    if (wide_is(n) && wide_bytes(n) == WIDE_MAX_BYTES)
+        *(bool *)found = true;
+    return !*(bool *)found;
+}
+
+/* Lanes that move 16 bytes an access (load_wide, store_wide) stream best on
+ * a grid of a block a 256 lanes, not on the one full wave (the same finding
+ * as the wide lanes': cairn_dev.h, cn_dev_launch). */
+static bool lanes_stream_wide(Node **rs, int n)
+{
+    bool found = false;
+    for (int k = 0; k < n && !found; k++)
+        par_walk(rs[k]->loop.body, is_wide16, &found);
+    return found;
+}
+
 static void launch(Ex *x, Ctxt *k, const char *suffix, const char *n, const char *ctx)
 {
     emit_line(x, "cn_exec_launch(cn_exec_get(), &%s%s_k, %s, &%s);", k->name, suffix, n, ctx);
@@ -310,7 +332,7 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
         emit_line(x, "}");
     }
     x->wide_lane = false;
-    dev_lane_end(x, &L, &u, "_lane", unroll, wide);
+    dev_lane_end(x, &L, &u, "_lane", unroll, wide, !wide && !unroll && lanes_stream_wide(rs, n));
 }
 
 /* ------------------------------------------------------------ collectors */
@@ -842,7 +864,7 @@ const char *emit_dev_spawn(Ex *x, Node *e)
     emit_line(x, "{");
     emit_block(x, w->loop.body, true);
     emit_line(x, "}");
-    dev_lane_end(x, &L, &u, "_lane", 0, 0);
+    dev_lane_end(x, &L, &u, "_lane", 0, 0, false);
     return t;
 }
 
