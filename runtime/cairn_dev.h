@@ -427,8 +427,10 @@ struct cn_dev_kernel {
  * caller offset), and for the last n mod K lanes, the lanes run one at a
  * time (LANE with no POST stores in place). As in CN_DEV_KERNEL_PRE, the
  * next group's loads are issued before this group's bodies run. Each lane
- * runs once with its own index: only the width of the accesses changes. */
-#define CN_DEV_KERNEL_WIDE(NAME, ARGS, PRE, POST, LOAD, LOADW, LANE, STOREW, ALIGNED, THREADS, K) \
+ * runs once with its own index: only the width of the accesses changes.
+ * GRID: K for a grid of a block for each THREADS groups, 0 for the one full
+ * wave (the emitter's wide_grid says which). */
+#define CN_DEV_KERNEL_WIDE(NAME, ARGS, PRE, POST, LOAD, LOADW, LANE, STOREW, ALIGNED, THREADS, K, GRID) \
     static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
     {                                                                                        \
         size_t step = (size_t)gridDim.x * blockDim.x;                                        \
@@ -464,7 +466,7 @@ struct cn_dev_kernel {
             LANE(&a, i, &p, (POST *)0);                                                      \
         }                                                                                    \
     }                                                                                        \
-    CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, K)
+    CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, GRID)
 
 /* BYTES from src to dst in accesses of PIECE bytes (16, 8, 4, 2 or 1, a
  * divisor of BYTES; both ends aligned to it): a wide lane's loads and
@@ -804,7 +806,7 @@ static inline bool cn_emu_poisoned(void)
  * their posts, the posts written at once; the rest one lane at a time. The
  * same grouping as the device's (groups start where the pool's block does,
  * which the host's memory does not mind), so the posts are tested here. */
-#define CN_DEV_KERNEL_WIDE(NAME, ARGS, PRE, POST, LOAD, LOADW, LANE, STOREW, ALIGNED, THREADS, K) \
+#define CN_DEV_KERNEL_WIDE(NAME, ARGS, PRE, POST, LOAD, LOADW, LANE, STOREW, ALIGNED, THREADS, K, GRID) \
     static void NAME##_lanes(void *args, size_t lo, size_t hi)                               \
     {                                                                                        \
         const ARGS *a = (const ARGS *)args;                                                  \

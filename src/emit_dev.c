@@ -133,16 +133,19 @@ static void kernel_what_def(Ex *x, Buf *out, Ctxt *k, const char *suffix, const 
 
 /* unroll: 0 for a plain lane; else the lane takes its preloads (K_pre,
  * read by K_load) and the kernel runs that many lanes a thread at a time. */
-static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide, bool oneshot)
+/* wide: the lanes a thread of a wide kernel (0: not wide), grid its grid
+ * (wide_grid); oneshot: a plain kernel on a block a 256 lanes. */
+static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide, int grid,
+                         bool oneshot)
 {
     buf_printf(x->a, &L->out, "}\n");
     kernel_what_def(x, &L->out, k, suffix, NULL);
     if (wide)
         buf_printf(x->a, &L->out,
                    "CN_DEV_KERNEL_WIDE(%s%s_k, struct %s, struct %s_pre, struct %s_post, %s_load, %s_loadw, %s%s, "
-                   "%s_storew, %s_aligned, %d, %d)\n\n",
+                   "%s_storew, %s_aligned, %d, %d, %d)\n\n",
                    k->name, suffix, k->name, k->name, k->name, k->name, k->name, k->name, suffix, k->name, k->name,
-                   DEV_THREADS, wide);
+                   DEV_THREADS, wide, grid);
     else if (unroll)
         buf_printf(x->a, &L->out, "CN_DEV_KERNEL_PRE(%s%s_k, struct %s, struct %s_pre, %s_load, %s%s, %d, %d)\n\n",
                    k->name, suffix, k->name, k->name, k->name, k->name, suffix, DEV_THREADS, unroll);
@@ -259,6 +262,29 @@ static bool is_wide16(Node *n, void *found)
     return !*(bool *)found;
 }
 
+static bool is_work_call(Node *n, void *found)
+{
+    if (n->kind == N_CALL && (n->call.ck == CALL_FN || n->call.ck == CALL_MATH || n->call.ck == CALL_VALUE))
+        *(bool *)found = true;
+    return !*(bool *)found;
+}
+
+/* A wide region's grid: a block for each 256 groups where its lanes only
+ * move data and do arithmetic (the copy's bandwidth, cn_dev_launch), the
+ * one full wave where they call a function (std.math or the program's
+ * own): their work is what the wave hides. On the H200 maps of portable
+ * exp, log and tanh over 2^28 f32 took 0.77x, 0.77x and 1.01x CUDA's on the
+ * wave and 0.86x, 0.89x and 1.12x on the one-shot grid
+ * (evidence/2026-12-04-wide-lanes.md). Returns the lanes a thread for
+ * cn_dev_launch's grid, or 0 for the wave. */
+static int wide_grid(Node **rs, int n, int wide)
+{
+    bool calls = false;
+    for (int k = 0; k < n && !calls; k++)
+        par_walk(rs[k]->loop.body, is_work_call, &calls);
+    return calls ? 0 : wide;
+}
+
 /* Lanes that move 16 bytes an access (load_wide, store_wide) stream best on
  * a grid of a block a 256 lanes, not on the one full wave (the same finding
  * as the wide lanes': cairn_dev.h, cn_dev_launch). */
@@ -332,7 +358,8 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
         emit_line(x, "}");
     }
     x->wide_lane = false;
-    dev_lane_end(x, &L, &u, "_lane", unroll, wide, !wide && !unroll && lanes_stream_wide(rs, n));
+    dev_lane_end(x, &L, &u, "_lane", unroll, wide, wide ? wide_grid(rs, n, wide) : 0,
+                 !wide && !unroll && lanes_stream_wide(rs, n));
 }
 
 /* ------------------------------------------------------------ collectors */
@@ -864,7 +891,7 @@ const char *emit_dev_spawn(Ex *x, Node *e)
     emit_line(x, "{");
     emit_block(x, w->loop.body, true);
     emit_line(x, "}");
-    dev_lane_end(x, &L, &u, "_lane", 0, 0, false);
+    dev_lane_end(x, &L, &u, "_lane", 0, 0, 0, false);
     return t;
 }
 

@@ -27,11 +27,11 @@ want() {   # want WHAT FILE REGION EXPECTED-PREFIX
 }
 "$CAIRN" build tests/dev/run_preload.cairn --emulate --device-target sm_90a --emit-c --out "$T/rp" >"$T/rp.c" 2>"$T/rp.err" ||
     { echo "FAIL preload: run_preload.cairn does not build"; cat "$T/rp.err"; }
-want "one ro f32: wide, 4 lanes a thread" "$T/rp.c" 1 "CN_DEV_KERNEL_WIDE(cn_dregion1_lane_k, struct cn_dregion1, struct cn_dregion1_pre, struct cn_dregion1_post, cn_dregion1_load, cn_dregion1_loadw, cn_dregion1_lane, cn_dregion1_storew, cn_dregion1_aligned, 256, 4)"
-want "f32 and i32: wide, 4 lanes (16 bytes of the narrowest)" "$T/rp.c" 5 "CN_DEV_KERNEL_WIDE(cn_dregion5_lane_k, struct cn_dregion5, struct cn_dregion5_pre, struct cn_dregion5_post, cn_dregion5_load, cn_dregion5_loadw, cn_dregion5_lane, cn_dregion5_storew, cn_dregion5_aligned, 256, 4)"
-want "f64, i32 and f32: wide, 4 lanes (f64 in two 16-byte accesses)" "$T/rp.c" 10 "CN_DEV_KERNEL_WIDE(cn_dregion10_lane_k, struct cn_dregion10, struct cn_dregion10_pre, struct cn_dregion10_post, cn_dregion10_load, cn_dregion10_loadw, cn_dregion10_lane, cn_dregion10_storew, cn_dregion10_aligned, 256, 4)"
+want "one ro f32: wide, 4 lanes a thread" "$T/rp.c" 1 "CN_DEV_KERNEL_WIDE(cn_dregion1_lane_k, struct cn_dregion1, struct cn_dregion1_pre, struct cn_dregion1_post, cn_dregion1_load, cn_dregion1_loadw, cn_dregion1_lane, cn_dregion1_storew, cn_dregion1_aligned, 256, 4, 4)"
+want "f32 and i32: wide, 4 lanes (16 bytes of the narrowest)" "$T/rp.c" 5 "CN_DEV_KERNEL_WIDE(cn_dregion5_lane_k, struct cn_dregion5, struct cn_dregion5_pre, struct cn_dregion5_post, cn_dregion5_load, cn_dregion5_loadw, cn_dregion5_lane, cn_dregion5_storew, cn_dregion5_aligned, 256, 4, 4)"
+want "f64, i32 and f32: wide, 4 lanes (f64 in two 16-byte accesses)" "$T/rp.c" 10 "CN_DEV_KERNEL_WIDE(cn_dregion10_lane_k, struct cn_dregion10, struct cn_dregion10_pre, struct cn_dregion10_post, cn_dregion10_load, cn_dregion10_loadw, cn_dregion10_lane, cn_dregion10_storew, cn_dregion10_aligned, 256, 4, 4)"
 # the if's condition c[i] is read by every lane: preloaded; x[i] in a branch is read where it stands
-want "an if's condition is preloaded" "$T/rp.c" 26 "CN_DEV_KERNEL_WIDE(cn_dregion26_lane_k, struct cn_dregion26, struct cn_dregion26_pre, struct cn_dregion26_post, cn_dregion26_load, cn_dregion26_loadw, cn_dregion26_lane, cn_dregion26_storew, cn_dregion26_aligned, 256, 4)"
+want "an if's condition is preloaded" "$T/rp.c" 26 "CN_DEV_KERNEL_WIDE(cn_dregion26_lane_k, struct cn_dregion26, struct cn_dregion26_pre, struct cn_dregion26_post, cn_dregion26_load, cn_dregion26_loadw, cn_dregion26_lane, cn_dregion26_storew, cn_dregion26_aligned, 256, 4, 4)"
 n=$(sed -n '/^struct cn_dregion26_pre {/,/^};/p' "$T/rp.c" | grep -c ' p[0-9]*;')
 body=$(sed -n '/cn_dregion26_lane(/,/^}/p' "$T/rp.c")
 if [ "$n" = 1 ] && echo "$body" | grep -q 'cn_p->p0 > ' && echo "$body" | grep -q 'v_x_[0-9]*\.p\['; then
@@ -105,5 +105,19 @@ empty=$(grep -c '^    char cn_none;' "$T/no.c")
 [ "$plain" = 3 ] && [ "$pre" = 1 ] && [ "$wide" = 2 ] && [ "$empty" = 2 ] && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL preload: a loop, an rw element and a fused run stay plain, x[i + 1 - 1] and a local view store wide, vector 1 preloads: $plain plain, $pre preloaded, $wide wide, $empty empty preloads"; grep -E '^CN_DEV_KERNEL' "$T/no.c" | sed 's/^/    /'; }
 "$T/no/no" >/dev/null 2>&1 && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL preload: no.cairn does not run"; }
+# the wide kernel's grid: a block for each 256 groups where the lanes only move data and do
+# arithmetic, the full wave (0) where they call a function (std.math, the program's own)
+cat >"$T/grid.cairn" <<'SRC'
+fn helper(v:f32) -> f32 { return v * 0.5; }
+fn moves(n:usize, x:ro<f32>[n]@device, y:rw<f32>[n]@device) { parallel i in n { y[i] = x[i] * 2.0 + 1.0; } }
+fn maths(n:usize, x:ro<f32>[n]@device, y:rw<f32>[n]@device) { parallel i in n { y[i] = std.math.exp(x[i]); } }
+fn calls(n:usize, x:ro<f32>[n]@device, y:rw<f32>[n]@device) { parallel i in n { y[i] = helper(x[i]); } }
+fn main() -> i32 { return 0; }
+SRC
+"$CAIRN" build "$T/grid.cairn" --emulate --device-target sm_90a --emit-c --out "$T/grid" >"$T/grid.c" 2>"$T/grid.err" ||
+    { echo "FAIL preload: grid.cairn does not build"; cat "$T/grid.err"; }
+grids=$(grep -oE '^CN_DEV_KERNEL_WIDE\(.*, 256, [0-9]+, [0-9]+\)' "$T/grid.c" | sed -E 's/.*, 256, ([0-9]+), ([0-9]+)\)/\1:\2/' | tr '\n' ' ')
+[ "$grids" = "4:4 4:0 4:0 " ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL preload: wide grids (moves, maths, calls) should be 4:4 4:0 4:0, got '$grids'"; }
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
