@@ -144,7 +144,43 @@ static const char *plan_text(Arena *a, PlanInfo p, bool collector)
 typedef struct {
     Arena *a;
     PlanInfo plan;
+    const Analysis *an;   /* the emitter's decisions (analyze.c): how a device region is lowered */
 } ExplainWalk;
+
+/* How a device region's lanes run (analyze.c, "Wide lanes"): "wide: 4 lanes
+ * a thread, x, y loaded and out stored 16 bytes at once", or NULL for a
+ * region whose lanes run one a thread. */
+static const char *device_lanes(ExplainWalk *w, const Node *n)
+{
+    if (n->kind != N_PARALLEL || !n->loop.device || !w->an)
+        return NULL;
+    const RegionPlan *p = analysis_of(w->an, n);
+    if (!p->wide)
+        return p->preloads.n ? "lanes one a thread, each lane's own elements loaded ahead" : NULL;
+    Vec in = {0}, out = {0};
+    int most = 0;
+    for (int i = 0; i < p->preloads.n; i++) {
+        const Node *b = ((const Node *)p->preloads.v[i])->index.base;
+        vec_push(w->a, &in, (void *)b->name.id);
+        int bytes = p->wide * type_bits(b->ty->elem) / 8;
+        most = bytes > most ? bytes : most;
+    }
+    for (int i = 0; i < p->posts.n; i++) {
+        const Node *b = ((const Node *)p->posts.v[i])->assign.lhs->index.base;
+        vec_push(w->a, &out, (void *)b->name.id);
+        int bytes = p->wide * type_bits(b->ty->elem) / 8;
+        most = bytes > most ? bytes : most;
+    }
+    int piece = 16;      /* the widest access: what emit_dev.c's wide_piece gives the widest view */
+    while (most % piece)
+        piece /= 2;
+    const char *s = arena_printf(w->a, "wide: %d lanes a thread", p->wide);
+    if (in.n)
+        s = arena_printf(w->a, "%s, %s loaded", s, join(w->a, &in));
+    if (out.n)
+        s = arena_printf(w->a, "%s%s %s stored", s, in.n ? " and" : ",", join(w->a, &out));
+    return arena_printf(w->a, "%s %d elements at a time, in accesses of up to %d bytes", s, p->wide, piece);
+}
 
 /* Where an item's lanes run: "par:device" (a device region or collector),
  * "par:host" (the pool), or NULL (a sequential collector). */
@@ -163,7 +199,7 @@ static void print_item(ExplainWalk *w, Node *n, const char *head, Node *body1, N
     par_walk(body2, uses_visit, &u);
     if (n->kind == N_COLLECT && n->collect.dest)
         use(&u, &u.writes, expand_expr(w->a, n->collect.dest));
-    const char *parts[5];
+    const char *parts[6];
     int k = 0;
     const char *place = item_place(n, pooled);
     if (place)
@@ -177,6 +213,9 @@ static void print_item(ExplainWalk *w, Node *n, const char *head, Node *body1, N
     const char *plan = place && !strcmp(place, "par:host") ? plan_text(w->a, w->plan, collector) : "";
     if (*plan)
         parts[k++] = arena_printf(w->a, "plan %s", plan);
+    const char *lanes = device_lanes(w, n);
+    if (lanes)
+        parts[k++] = lanes;
     printf("  line %d: %s", n->span.line, head);
     for (int i = 0; i < k; i++)
         printf("%s%s", i ? "; " : " (", parts[i]);
@@ -263,7 +302,7 @@ static void explain_fn(Unit *u, EffTable *t, Node *fn)
     if (!f)
         return;
     printf("fn %s: %s\n", fn_title(u->arena, fn), effects_row(u->arena, f));
-    ExplainWalk w = {u->arena, par_plan_for(u->program, fn->fn.id)};
+    ExplainWalk w = {u->arena, par_plan_for(u->program, fn->fn.id), u->check.analysis};
     par_walk(fn->fn.body, explain_visit, &w);
 }
 
@@ -291,6 +330,7 @@ int cmd_explain(int argc, char **argv)
         return EXIT_REFUSED;
     }
     EffTable *t = u.check.effects;   /* the effects pass's rows, as the checker used them */
+    u.check.analysis = analyze_program(u.arena, &u.check);   /* the lowering's decisions, for device regions */
     /* source order: each declared fn, or each of a generic's instances */
     Node *prog = u.program;
     for (int i = 0; i < prog->block.stmts.n; i++) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cairn explain` lists each wide access (src/cli/explain.c): the part it moves, the bytes it moves
 # at once, its hint and the instruction it becomes. Holds d19's lines, and a host program's, whose
-# accesses are ordinary loads and stores where a hint means nothing, to what docs/devices.md shows.
+# accesses are ordinary loads and stores where a hint means nothing, to what docs/devices.md shows;
+# and how plain device lanes are lowered (wide lanes, or one a thread under `vector 1`).
 # Prints FAIL lines and `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
@@ -41,5 +42,14 @@ has "$T/h" "  line 4: store_wide y[4..6]: 16 bytes at once, Cache.streaming (.cs
 has "$T/h" "  line 8: load_wide x[2 * i..2 * i + 2]: 16 bytes at once, Cache.read_only (.nc): ld.global.nc.v4.u32 on the device"
 has "$T/h" "  line 9: load_wide y[2 * i + 1..2 * i + 1 + 1]: 8 bytes at once, Cache.last_use (.lu): ld.global.lu.v2.u32 on the device"
 has "$T/h" "  line 10: store_wide y[2 * i..2 * i + 2]: 16 bytes at once, Cache.all: st.global.v4.u32 on the device"
+# wide lanes (tests/dev/run_wide_lanes.cairn): how each region's lanes run
+"$CAIRN" explain --emulate --device-target sm_90a tests/dev/run_wide_lanes.cairn >"$T/wl" 2>"$T/wl.err"
+ok "explain run_wide_lanes exits 0 ($(head -c 200 "$T/wl.err"))" $?
+has "$T/wl" "  line 21: parallel i in n (par:device; writes out[i]; reads x[i], y[i]; wide: 4 lanes a thread, x, y loaded and out stored 4 elements at a time, in accesses of up to 16 bytes)"
+has "$T/wl" "  line 24: parallel i in n (par:device; writes out[i]; reads x[i]; wide: 8 lanes a thread, x loaded and out stored 8 elements at a time, in accesses of up to 16 bytes)"
+has "$T/wl" "  line 37: parallel i in n (par:device; writes out[i]; wide: 4 lanes a thread, out stored 4 elements at a time, in accesses of up to 16 bytes)"
+has "$T/wl" "  line 40: parallel i in n (par:device; writes out[i]; reads x[i], out[i]; wide: 4 lanes a thread, x loaded 4 elements at a time, in accesses of up to 16 bytes)"
+has "$T/wl" "  line 51: parallel i in n (par:device; writes out[i]; reads x[i]; lanes one a thread, each lane's own elements loaded ahead)"
+has "$T/wl" "  line 55: parallel i in n (par:device; writes out[i]; reads x[i]; wide: 3 lanes a thread, x loaded and out stored 3 elements at a time, in accesses of up to 4 bytes)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
