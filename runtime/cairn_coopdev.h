@@ -249,6 +249,23 @@ static inline struct cn_iv cn_iv_add(struct cn_iv a, struct cn_iv b, uint64_t ma
     return cn_iv_cap(r, max);
 }
 
+/* min(a, b) and max(a, b): each bound's min or max (their type's: no cap) */
+static inline struct cn_iv cn_iv_min(struct cn_iv a, struct cn_iv b)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    r.lo = a.lo < b.lo ? a.lo : b.lo;
+    r.hi = a.hi < b.hi ? a.hi : b.hi;
+    return r;
+}
+
+static inline struct cn_iv cn_iv_max(struct cn_iv a, struct cn_iv b)
+{
+    struct cn_iv r = cn_iv_join(a, b);
+    r.lo = a.lo > b.lo ? a.lo : b.lo;
+    r.hi = a.hi > b.hi ? a.hi : b.hi;
+    return r;
+}
+
 static inline struct cn_iv cn_iv_sub(struct cn_iv a, struct cn_iv b, uint64_t max)
 {
     struct cn_iv r = cn_iv_join(a, b);
@@ -783,7 +800,10 @@ static __device__ __forceinline__ void cn_coopd_cp_elem(char *d, const char *s, 
 }
 #endif
 
-static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s, size_t e, size_t count, size_t esz)
+/* Element e of a fill (32-bit counters: a stage is at most 48 KiB, and
+ * count <= n, which cn_fill_check made sure of before the call). */
+static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s, unsigned e, unsigned count,
+                                                          unsigned esz)
 {
     if (e >= count) {
         if (esz == 4)
@@ -793,34 +813,40 @@ static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s
         return;
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    cn_coopd_cp_elem(d + e * esz, s + e * esz, esz);
+    cn_coopd_cp_elem(d + e * esz, s + (size_t)e * esz, esz);
 #else
     if (esz == 4)
-        *(uint32_t *)(d + e * esz) = *(const uint32_t *)(s + e * esz);
+        *(uint32_t *)(d + e * esz) = *(const uint32_t *)(s + (size_t)e * esz);
     else
-        *(uint64_t *)(d + e * esz) = *(const uint64_t *)(s + e * esz);
+        *(uint64_t *)(d + e * esz) = *(const uint64_t *)(s + (size_t)e * esz);
 #endif
 }
 
+/* p.fill(x, start, count) by the block's threads: 16-byte copies where
+ * both ends allow, the rest (and the zeroes past count) an element each.
+ * The counters are 32-bit: a fill runs every step of a pipelined loop, and
+ * 64-bit counters made it most of the step's instructions (the strided sums
+ * of bench/dev/pipe_bench.cu, evidence/2026-12-04-wide-lanes.md). */
 static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *src, size_t start, size_t count,
-                                                     size_t n, size_t esz)
+                                                     unsigned n, unsigned esz)
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
-    size_t e0 = 0;
+    const unsigned cnt = (unsigned)count, tid = threadIdx.x, step = blockDim.x;
+    unsigned e0 = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if ((((uintptr_t)d | (uintptr_t)s) & 15) == 0) {
         /* whole 16-byte chunks inside count by one copy each */
-        size_t per = 16 / esz, full = count / per;
-        unsigned da = (unsigned)__cvta_generic_to_shared(d);
-        for (size_t k = threadIdx.x; k < full; k += blockDim.x)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(da + (unsigned)(k * 16)), "l"(s + k * 16)
+        const unsigned per = 16 / esz, full = cnt / per;
+        const unsigned da = (unsigned)__cvta_generic_to_shared(d);
+        for (unsigned k = tid; k < full; k += step)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(da + k * 16), "l"(s + (size_t)k * 16)
                          : "memory");
         e0 = full * per;
     }
 #endif
-    for (size_t e = e0 + threadIdx.x; e < n; e += blockDim.x)
-        cn_coopd_fill_elem(d, s, e, count, esz);
+    for (unsigned e = e0 + tid; e < n; e += step)
+        cn_coopd_fill_elem(d, s, e, cnt, esz);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif

@@ -147,8 +147,8 @@ void emit_coop_shared(Ex *x, Node *s)
         sym_const(x->a, y->ty->extent, &n);
         if (s->kind == N_PIPELINE) {
             emit_line(x, "%s *%s_stages = %s;", ct, y->cname, at);
-            emit_line(x, "size_t %s_fills = 0, %s_waits = 0;", y->cname, y->cname);
-            emit_line(x, "(void)%s_fills; (void)%s_waits;", y->cname, y->cname);
+            emit_line(x, "unsigned %s_fill_at = 0, %s_wait_at = 0;", y->cname, y->cname);
+            emit_line(x, "(void)%s_fill_at; (void)%s_wait_at;", y->cname, y->cname);
             at = emit_fmt(x, "%s_stages", y->cname);
         }
         emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s, %lld); (void)%s;", suf, y->cname, suf, at, (long long)n,
@@ -159,7 +159,8 @@ void emit_coop_shared(Ex *x, Node *s)
 }
 
 /* p.fill(x, start, count), p.wait(), p.release(): the stage at fills (or
- * waits) mod D. A fill copies on the host (each thread its share, now); on
+ * waits) mod D, kept as a stage index that wraps (a 64-bit count mod 3 was
+ * a division every step). A fill copies on the host (each thread its share, now); on
  * the device each thread starts its share's cp.async and commits them as
  * one group, and a wait lets the fills the stage checker counted stay in
  * flight (cp.async.wait_group), then meets the block, whose copies are
@@ -184,9 +185,10 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         emit_line(x, "size_t %s = (size_t)(%s), %s = (size_t)(%s);", st, start, ct, count);
         emit_line(x, "cn_fill_check(%s, %s, %s.n, %lldu, \"%s\", %s, %s);", st, ct, sv, (long long)n, y->id,
                   emit_src_lit(x, src), emit_at(x, e->span));
-        emit_line(x, "%s(%s%s_stages + (%s_fills++ %% %lldu) * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
+        emit_line(x, "%s(%s%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
                   x->coop_device ? "cn_coopd_fill" : "cn_coop_fill", x->coop_device ? "" : "cn_th, ", c, c,
-                  (long long)depth, (long long)n, sv, st, ct, (long long)n, c);
+                  (long long)n, sv, st, ct, (long long)n, c);
+        emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
         emit_line(x, "}");
         return;
     }
@@ -195,7 +197,8 @@ void emit_coop_pipe_op(Ex *x, Node *e)
             emit_line(x, "CN_COOPD_STAGE_WAIT(%d);", e->call.stage_keep > 0 ? e->call.stage_keep : 0);
         else
             emit_line(x, "cn_coop_barrier(cn_th);");
-        emit_line(x, "%s.p = %s_stages + (%s_waits++ %% %lldu) * %lldu;", c, c, c, (long long)depth, (long long)n);
+        emit_line(x, "%s.p = %s_stages + %s_wait_at * %lldu;", c, c, c, (long long)n);
+        emit_line(x, "%s_wait_at = %s_wait_at + 1 == %lldu ? 0 : %s_wait_at + 1;", c, c, (long long)depth, c);
         return;
     case PIPE_RELEASE:
         emit_line(x, "/* %s.release(): its stage is free after the next barrier */", y->id);

@@ -144,6 +144,19 @@ static void assigned_add(Assigned *A, Node *place)
         vec_push(A->a, A->out, place->name.sym);
 }
 
+/* Can a call change a local named as its argument (a function's rw<T>
+ * parameter)? Not one that only takes values: min, max and abs, a
+ * conversion, std.math, a pipeline's operations. */
+static bool call_lends(const Node *n)
+{
+    switch (n->call.ck) {
+    case CALL_CONVERT: case CALL_MATH: return false;
+    case CALL_BUILTIN: return n->call.builtin != B_MIN && n->call.builtin != B_MAX && n->call.builtin != B_ABS;
+    case CALL_METHOD: return !pipe_op_of(n);
+    default: return true;
+    }
+}
+
 static bool assigned_visit(Node *n, void *ctx)
 {
     Assigned *A = ctx;
@@ -151,7 +164,7 @@ static bool assigned_visit(Node *n, void *ctx)
         assigned_add(A, n->assign.lhs);
     if (n->kind == N_COLLECT && n->collect.dest)
         assigned_add(A, n->collect.dest);
-    if (n->kind == N_CALL)
+    if (n->kind == N_CALL && call_lends(n))
         for (int i = 0; i < n->call.args.n; i++)
             if (((Node *)n->call.args.v[i])->kind == N_NAME)
                 assigned_add(A, n->call.args.v[i]);
@@ -210,7 +223,7 @@ static Iv name_iv(Fast *F, Node *e)
     Iv iv = lookup(F, s, &found);
     if (found || !s || !fast_type(s->ty))
         return iv;
-    if (s->kind == SYM_CONST && s->has_value)
+    if ((s->kind == SYM_CONST || s->kind == SYM_GENERIC) && s->has_value)   /* D of an instance too */
         return (Iv){new_iv(F, emit_fmt(F->x, "cn_iv_k(%lluu)", (unsigned long long)s->value)), true};
     if (ptrset_has(&F->caps->used_set, s) && !ptrset_has(&F->caps->declared_set, s) && !ptrset_has(&F->outside_bad, s) &&
         s->cname)
@@ -266,6 +279,27 @@ static void index_iv(Fast *F, Node *e)
     }
 }
 
+/* min(a, b) and max(a, b) of unsigned integers: the bounds' min or max;
+ * neither can fail, so nothing is marked for them. */
+static Iv minmax_iv(Fast *F, Node *e)
+{
+    Node *a = e->call.args.v[0], *b = e->call.args.v[1];
+    Iv ia = iv_of(F, a), ib = iv_of(F, b);
+    if (ia.v && ib.v && ia.bounded && ib.bounded)
+        return (Iv){new_iv(F, emit_fmt(F->x, "cn_iv_%s(%s, %s)", e->call.builtin == B_MIN ? "min" : "max", ia.v, ib.v)),
+                    true};
+    root(F, ia);
+    root(F, ib);
+    return (Iv){NULL, false};
+}
+
+static bool is_minmax(const Node *e)
+{
+    return e->kind == N_CALL && e->call.ck == CALL_BUILTIN && (e->call.builtin == B_MIN || e->call.builtin == B_MAX) &&
+           e->call.args.n == 2 && fast_type(e->ty) && fast_type(((Node *)e->call.args.v[0])->ty) &&
+           fast_type(((Node *)e->call.args.v[1])->ty);
+}
+
 /* The interval of an integer expression (NULL when it is none we follow);
  * any other expression is visited for the indices and arithmetic in it. */
 static Iv iv_of(Fast *F, Node *e)
@@ -280,6 +314,11 @@ static Iv iv_of(Fast *F, Node *e)
     case N_NAME: return name_iv(F, e);
     case N_BINARY: return binary_iv(F, e);
     case N_INDEX: index_iv(F, e); return (Iv){NULL, false};
+    case N_CALL:
+        if (is_minmax(e))
+            return minmax_iv(F, e);
+        visit(F, e);
+        return (Iv){NULL, false};
     default: visit(F, e); return (Iv){NULL, false};
     }
 }
@@ -301,7 +340,7 @@ static void visit(Fast *F, Node *e)
         return;
     }
     walk_children(e, visit_child, F);
-    if (e->kind == N_CALL) /* a local lent to a call may come back changed */
+    if (e->kind == N_CALL && call_lends(e)) /* a local lent to a call may come back changed */
         for (int i = 0; i < e->call.args.n; i++) {
             Node *a = e->call.args.v[i];
             if (a->kind == N_NAME && a->name.sym && a->name.sym->kind == SYM_LOCAL)

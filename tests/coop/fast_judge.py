@@ -26,8 +26,15 @@ import subprocess
 import sys
 
 
-def term(r, names, params):
-    """One product: a name, loop counter or parameter times a coefficient."""
+def term(r, names, params, depth=0):
+    """One product: a name, loop counter or parameter times a coefficient; or min / max of two
+    sums (src/emit_fast.c follows both: each bound's min or max)."""
+    kind = r.random()
+    if depth == 0 and kind < 0.12:
+        f = r.choice(["min", "max"])
+        a = " + ".join(term(r, names, params, 1) for _ in range(r.randint(1, 2)))
+        b = " + ".join(term(r, names, params, 1) for _ in range(r.randint(1, 2)))
+        return f"{f}({a}, {b})"
     kind = r.random()
     if kind < 0.55:
         v = r.choice(names)
@@ -60,23 +67,35 @@ def program(r):
     body = [f"    let mut acc:u32 = 0;"]
     for s_ in range(r.randint(1, 3)):
         shape = r.random()
-        if shape < 0.35:
+        if shape < 0.3:
             K = r.choice([1, 2, 4])
             e = expr(r, names + ["k"], params)
             if r.random() < 0.6:
                 body.append(f"    for k in 0..{K} {{ let i:usize = {e}; if i < n {{ acc = add_wrap(acc, x[i]); }} }}")
             else:
                 body.append(f"    for k in 0..{K} {{ acc = add_wrap(acc, x[{e}]); }}")
-        elif shape < 0.6:
+        elif shape < 0.5:
             step = r.choice(["g * " + str(T), str(T), "p + 1"])
             body.append(f"    let mut j{s_} = {flat_t};")
             body.append(f"    while j{s_} < n {{ acc = add_wrap(acc, x[j{s_}]); j{s_} += {step}; }}")
-        elif shape < 0.75:
+        elif shape < 0.6:
             cst = r.choice([1, 2, 31])
             body.append(f"    if {flat_t} >= {cst} {{ acc = add_wrap(acc, x[{flat_t} - {cst}]); }}")
-        elif shape < 0.85:
+        elif shape < 0.66:
             cst = r.choice([1, 2])
             body.append(f"    acc = add_wrap(acc, x[{flat_t} + q - {cst}]);")
+        elif shape < 0.72:
+            # a pipeline's count: p - min(e, p) never goes below zero, which only the bounds of
+            # min(e, p) (at most p) show
+            e = expr(r, names, params)
+            body.append(f"    acc = add_wrap(acc, x[{flat_t} + (p - min({e}, p))]);")
+        elif shape < 0.88:
+            # min / max bounds that must hold for every thread: the index goes past n where q does
+            e = expr(r, names, params)
+            if r.random() < 0.5:
+                body.append(f"    acc = add_wrap(acc, x[min({e}, q * 1000) + {flat_t}]);")
+            else:
+                body.append(f"    acc = add_wrap(acc, x[max({e}, q) + {flat_t}]);")
         else:
             e = expr(r, names, params)
             body.append(f"    let i{s_}:usize = {e};")

@@ -146,6 +146,45 @@ run_traced sub2 "$T/sub2.cairn"
 ok "t - 1 under t >= 1 alone: the condition narrows t, and the launch is fast" \
     "$(grep -q 'fast version' "$T/sub2.err"; echo $?)"
 
+# d17's pipelined sums at depth 2 (a generic's D, min): the fast version where the counts fit, the
+# checked one where r * cols passes usize; the index arithmetic of the fill in the fast spelling
+cat >"$T/pp.cairn" <<'CAIRN'
+fn sums[D:nat](rows:usize, cols:usize, n:usize, x:ro<u64>[n]@device, m:usize, out:rw<u64>[m]@device) {
+  let steps = (cols + 255) / 256;
+  blocks r in rows threads t in 256 {
+    pipeline tiles:u64[256] depth D;
+    for k in 0..D - 1 {
+      let start = min(k * 256, cols);
+      tiles.fill(x, r * cols + start, min(256, cols - start));
+    }
+    let mut sum:u64 = 0;
+    for k in 0..steps {
+      let ahead = min((k + D - 1) * 256, cols);
+      tiles.fill(x, r * cols + ahead, min(256, cols - ahead));
+      tiles.wait();
+      sum += tiles[t];
+      tiles.release();
+      barrier;
+    }
+    out[r * 256 + t] = sum;
+  }
+}
+fn main() -> i32 {
+  buffer x:u64[3000]@device = zeroed;
+  buffer out:u64[768]@device = zeroed;
+  sums[2](3, 1000, 3000, x, 768, out);
+  sums[2](3, 6148914691236517206, 3000, x, 768, out);
+  return 0;
+}
+CAIRN
+run_traced pp "$T/pp.cairn"
+ok "pipelined sums: the fast version where r * cols fits, the checked one where it passes usize" \
+    "$([ "$(grep -c 'the fast version' "$T/pp.err")" = 1 ] && [ "$(grep -c 'the checked version' "$T/pp.err")" = 1 ]; echo $?)"
+ok "pipelined sums: (k + D - 1) * 256, r * cols + ahead and cols - ahead in the fast spelling" \
+    "$(grep -q 'CN_FAST_OP(mul, usize, CN_FAST_OP(sub, usize, CN_FAST_OP(add, usize, v_k_[0-9]*, ((size_t)UINT64_C(2))' "$T/pp/pp.c" &&
+       grep -q 'CN_FAST_OP(add, usize, CN_FAST_OP(mul, usize, v_r_[0-9]*, v_cols_[0-9]*' "$T/pp/pp.c" &&
+       grep -q 'CN_FAST_OP(sub, usize, v_cols_[0-9]*, v_ahead_' "$T/pp/pp.c"; echo $?)"
+
 # ---- 3. the judge
 mkdir -p "$T/judge"
 python3 tests/coop/fast_judge.py "$CAIRN" "${FAST_SEED:-1}" "${FAST_COUNT:-40}" "$T/judge" >"$T/judge.log" 2>&1
