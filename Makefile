@@ -59,9 +59,11 @@ test-exhaustive:
 	bash tests/unit/exhaustive_floats.sh
 	bash tests/math/exhaustive_math.sh
 
-# The device suite, on a machine with an NVIDIA GPU: logs under build/gpu (see tests/device/run.sh).
+# The device suite, on a machine with an NVIDIA GPU: logs under build/gpu (see tests/device/run.sh),
+# then every device program it built under compute-sanitizer (tests/device/sanitize.sh).
 gpu:
 	bash tests/device/run.sh build/gpu
+	bash tests/device/sanitize.sh build/gpu
 
 # libFuzzer over lexer, parser, checker and emitter (tests/fuzz/README.md): bin/cairn-fuzz reads
 # inputs as CAIRN text, bin/cairn-fuzz-gen as choices of a program generator (tests/fuzz/gen.c), and

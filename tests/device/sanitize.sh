@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The device programs under compute-sanitizer, on a machine with a GPU, after tests/device/run.sh has
-# built them into OUTDIR/dev (default build/gpu): memcheck (with leak check) on every program whose
-# expectation is `run exit 0`, and racecheck and synccheck on those with block passes in shared
-# memory (collectors, cooperative regions). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
+# built them into OUTDIR/dev (default build/gpu; `make gpu` runs both): memcheck (with leak check),
+# racecheck and synccheck on every program whose expectation is `run exit 0` (SAN_RACE_ALL=0 keeps
+# racecheck and synccheck to those with block passes in shared memory: collectors, cooperative
+# regions, pipelines). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
 # run with the sanitizer's error summary, and a last line `N passed, N failed, N skipped`.
 # SAN_ONLY (an extended regular expression) runs only the programs whose name matches it; SAN_SKIP
 # leaves out those whose name matches it (a call can run the new programs first, then the rest).
@@ -32,7 +33,7 @@ for f in tests/dev/*.cairn tests/spec/d*.cairn; do
     exe="$OUTDIR/dev/$name/$name"
     [ -x "$exe" ] || { echo "SKIP $name: not built (run tests/device/run.sh first)"; skip=$((skip + 1)); continue; }
     one memcheck "$name" "$exe" --leak-check full
-    if grep -qE 'reduce|scan|compact|^ *blocks [a-z]' "$f"; then
+    if [ "${SAN_RACE_ALL:-1}" = 1 ] || grep -qE 'reduce|scan|compact|^ *blocks [a-z]' "$f"; then
         one racecheck "$name" "$exe"
         one synccheck "$name" "$exe"
     fi
