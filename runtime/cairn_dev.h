@@ -355,25 +355,19 @@ struct cn_dev_kernel {
     }                                                                                        \
     static const struct cn_dev_kernel NAME = {NAME##_what, THREADS, false, NAME##_launch, NAME##_per_sm, GROUP};
 
-#define CN_DEV_KERNEL(NAME, ARGS, LANE, THREADS)                                             \
+/* GROUP 0: the one full wave of blocks (cn_dev_grid); 1: a block for each
+ * THREADS lanes, for lanes whose accesses are 16 bytes wide (cn_dev_launch
+ * says why: CN_DEV_KERNEL_ONESHOT). */
+#define CN_DEV_KERNEL_G(NAME, ARGS, LANE, THREADS, GROUP)                                    \
     static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
     {                                                                                        \
         size_t step = (size_t)gridDim.x * blockDim.x;                                        \
         for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)     \
             LANE(&a, i);                                                                     \
     }                                                                                        \
-    CN_DEV_KERNEL_HOST(NAME, ARGS, THREADS)
-
-/* CN_DEV_KERNEL on a grid of a block for each THREADS lanes (group 1), for
- * lanes whose accesses are 16 bytes wide (cn_dev_launch says why). */
-#define CN_DEV_KERNEL_ONESHOT(NAME, ARGS, LANE, THREADS)                                     \
-    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, size_t n)       \
-    {                                                                                        \
-        size_t step = (size_t)gridDim.x * blockDim.x;                                        \
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)     \
-            LANE(&a, i);                                                                     \
-    }                                                                                        \
-    CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, 1)
+    CN_DEV_KERNEL_HOST_G(NAME, ARGS, THREADS, GROUP)
+#define CN_DEV_KERNEL(NAME, ARGS, LANE, THREADS) CN_DEV_KERNEL_G(NAME, ARGS, LANE, THREADS, 0)
+#define CN_DEV_KERNEL_ONESHOT(NAME, ARGS, LANE, THREADS) CN_DEV_KERNEL_G(NAME, ARGS, LANE, THREADS, 1)
 
 /* A region whose lanes read ro views at their own index (x[i], with x a
  * parameter no lane may write: E-ALIAS) is emitted in two parts: LOAD reads

@@ -131,12 +131,12 @@ static void kernel_what_def(Ex *x, Buf *out, Ctxt *k, const char *suffix, const 
                k->what ? k->what : "\"device work\"", pass ? pass : "");
 }
 
-/* unroll: 0 for a plain lane; else the lane takes its preloads (K_pre,
- * read by K_load) and the kernel runs that many lanes a thread at a time. */
-/* wide: the lanes a thread of a wide kernel (0: not wide), grid its grid
- * (wide_grid); oneshot: a plain kernel on a block a 256 lanes. */
-static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide, int grid,
-                         bool oneshot)
+/* The kernel around a lane. wide: the lanes a thread of a wide kernel
+ * (analyze.c), else 0; unroll: else, the lanes a thread runs ahead with
+ * their preloads (K_pre, read by K_load), or 0 for a plain lane. grid: the
+ * lanes a thread cn_dev_launch sizes a one-shot grid by, or 0 for the one
+ * full wave (wide_grid, lanes_stream_wide). */
+static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unroll, int wide, int grid)
 {
     buf_printf(x->a, &L->out, "}\n");
     kernel_what_def(x, &L->out, k, suffix, NULL);
@@ -149,7 +149,7 @@ static void dev_lane_end(Ex *x, LaneFn *L, Ctxt *k, const char *suffix, int unro
     else if (unroll)
         buf_printf(x->a, &L->out, "CN_DEV_KERNEL_PRE(%s%s_k, struct %s, struct %s_pre, %s_load, %s%s, %d, %d)\n\n",
                    k->name, suffix, k->name, k->name, k->name, k->name, suffix, DEV_THREADS, unroll);
-    else if (oneshot)
+    else if (grid)
         buf_printf(x->a, &L->out, "CN_DEV_KERNEL_ONESHOT(%s%s_k, struct %s, %s%s, %d)\n\n", k->name, suffix,
                    k->name, k->name, suffix, DEV_THREADS);
     else
@@ -187,17 +187,6 @@ static int dev_preload_fns(Ex *x, Ctxt *k, const Vec *pre)
     dev_fn_end(x, &L);
     int unroll = bytes ? (int)(PRELOAD_BYTES / bytes) : 1;
     return unroll < 1 ? 1 : unroll > MAX_UNROLL ? MAX_UNROLL : unroll;
-}
-
-/* The largest power of two, at most 16, that divides a wide access of
- * BYTES: each access moves that many bytes, and the view's pointer must sit
- * on a multiple of it. */
-static size_t wide_piece(size_t bytes)
-{
-    size_t p = 16;
-    while (bytes % p)
-        p /= 2;
-    return p;
 }
 
 /* One view's K elements from cn_i on, through a 16-byte-aligned local:
@@ -358,8 +347,8 @@ void emit_dev_regions(Ex *x, Node **rs, int n)
         emit_line(x, "}");
     }
     x->wide_lane = false;
-    dev_lane_end(x, &L, &u, "_lane", unroll, wide, wide ? wide_grid(rs, n, wide) : 0,
-                 !wide && !unroll && lanes_stream_wide(rs, n));
+    int grid = wide ? wide_grid(rs, n, wide) : !unroll && lanes_stream_wide(rs, n) ? 1 : 0;
+    dev_lane_end(x, &L, &u, "_lane", unroll, wide, grid);
 }
 
 /* ------------------------------------------------------------ collectors */
@@ -891,7 +880,7 @@ const char *emit_dev_spawn(Ex *x, Node *e)
     emit_line(x, "{");
     emit_block(x, w->loop.body, true);
     emit_line(x, "}");
-    dev_lane_end(x, &L, &u, "_lane", 0, 0, 0, false);
+    dev_lane_end(x, &L, &u, "_lane", 0, 0, 0);
     return t;
 }
 

@@ -99,3 +99,11 @@ const char *wide_ptx(Arena *a, const Node *e)
     return arena_printf(a, "%s%s%s%s", wide_is_store(e) ? "st" : "ld", global ? ".global" : "",
                         global ? wide_hint_ptx(wide_hint(e)) : "", shape_of(wide_bytes(e)));
 }
+
+size_t wide_piece(size_t bytes)
+{
+    size_t p = WIDE_MAX_BYTES;
+    while (p > 1 && bytes % p)
+        p /= 2;
+    return p;
+}

@@ -53,6 +53,11 @@ WideHint wide_hint(const Node *e);
  * operators live? A @device or @unified view that is not a block's shared
  * array; anything else is a plain vector access. */
 bool wide_global(const Node *e);
+/* A wide lane group's access of BYTES (analyze.c, "Wide lanes"): the
+ * largest power of two, at most WIDE_MAX_BYTES, that divides it; each
+ * access moves that many bytes, and the view's pointer must sit on a
+ * multiple of it. */
+size_t wide_piece(size_t bytes);
 /* The device instruction, as PTX spells it: "ld.global.cs.v4.u32". */
 const char *wide_ptx(Arena *a, const Node *e);
 

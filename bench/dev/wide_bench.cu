@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 static __host__ __device__ float value(size_t i)
@@ -122,14 +123,7 @@ int main(int argc, char **argv)
     float ms[V];
     int bad = 0;
     for (int v = 0; v < V; v++) {
-        CK(cudaMemsetAsync(out, 0xa5, n * 4, s));
-        run(v);
-        CK(cudaGetLastError());
-        CK(cudaMemcpyAsync(got.data(), out, n * 4, cudaMemcpyDeviceToHost, s));
-        CK(cudaStreamSynchronize(s));
-        size_t wrong = 0;
-        for (size_t i = 0; i < n; i++)
-            wrong += got[i] != want(v, i);
+        size_t wrong = wrong_f32(s, out, n, got, [&] { run(v); }, [&](size_t i) { return want(v, i); });
         if (wrong) {
             printf("# check %s: %zu of %zu wrong\n", names[v], wrong, n);
             bad = 1;
@@ -138,17 +132,19 @@ int main(int argc, char **argv)
     }
     /* views one element off an aligned pointer: the lanes one at a time, and the same values */
     for (int v = 0; v < 2; v++) {
-        CK(cudaMemsetAsync(out, 0xa5, n * 4, s));
-        if (v == 0)
-            cq_scaled_plain((void *)s, n - 1, out + 1, x + 1, a);
-        else
-            cq_saxpy((void *)s, n - 1, out + 1, x + 1, y + 1, a);
-        CK(cudaGetLastError());
-        CK(cudaMemcpyAsync(got.data(), out, n * 4, cudaMemcpyDeviceToHost, s));
-        CK(cudaStreamSynchronize(s));
-        size_t wrong = 0;
-        for (size_t i = 1; i < n; i++)
-            wrong += got[i] != (v ? a * value(i) + value(i) : a * value(i));
+        size_t wrong = wrong_f32(
+            s, out, n, got,
+            [&] {
+                if (v == 0)
+                    cq_scaled_plain((void *)s, n - 1, out + 1, x + 1, a);
+                else
+                    cq_saxpy((void *)s, n - 1, out + 1, x + 1, y + 1, a);
+            },
+            [&](size_t i) {   /* element 0 is not written: it keeps the poison */
+                float p;
+                memset(&p, 0xa5, 4);
+                return i == 0 ? p : v ? a * value(i) + value(i) : a * value(i);
+            });
         printf("# offset view (%s on x + 1): %zu of %zu wrong\n", v ? "cq_saxpy" : "cq_scaled_plain", wrong, n - 1);
         bad |= wrong != 0;
     }

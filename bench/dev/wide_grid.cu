@@ -123,14 +123,8 @@ int main(int argc, char **argv)
     float ms[V];
     int bad = 0;
     for (int v = 0; v < V; v++) {
-        CK(cudaMemsetAsync(out, 0xa5, n * 4, s));
-        run(v);
-        CK(cudaGetLastError());
-        CK(cudaMemcpyAsync(got.data(), out, n * 4, cudaMemcpyDeviceToHost, s));
-        CK(cudaStreamSynchronize(s));
-        size_t wrong = 0;
-        for (size_t i = 0; i < n; i++)
-            wrong += got[i] != (v == V - 1 ? value(i) : a * value(i));
+        size_t wrong = wrong_f32(s, out, n, got, [&] { run(v); },
+                                 [&](size_t i) { return v == V - 1 ? value(i) : a * value(i); });
         if (wrong) {
             printf("# check %s: %zu wrong\n", names[v], wrong);
             bad = 1;

@@ -148,8 +148,9 @@ typedef struct {
 } ExplainWalk;
 
 /* How a device region's lanes run (analyze.c, "Wide lanes"): "wide: 4 lanes
- * a thread, x, y loaded and out stored 16 bytes at once", or NULL for a
- * region whose lanes run one a thread. */
+ * a thread, x, y loaded and out stored 4 elements at a time, in accesses of
+ * up to 16 bytes", "lanes one a thread, ..." under `vector 1`, or NULL for a
+ * region that neither preloads nor stores at its own index. */
 static const char *device_lanes(ExplainWalk *w, const Node *n)
 {
     if (n->kind != N_PARALLEL || !n->loop.device || !w->an)
@@ -171,9 +172,7 @@ static const char *device_lanes(ExplainWalk *w, const Node *n)
         int bytes = p->wide * type_bits(b->ty->elem) / 8;
         most = bytes > most ? bytes : most;
     }
-    int piece = 16;      /* the widest access: what emit_dev.c's wide_piece gives the widest view */
-    while (most % piece)
-        piece /= 2;
+    int piece = (int)wide_piece((size_t)most);   /* the widest view's access */
     const char *s = arena_printf(w->a, "wide: %d lanes a thread", p->wide);
     if (in.n)
         s = arena_printf(w->a, "%s, %s loaded", s, join(w->a, &in));

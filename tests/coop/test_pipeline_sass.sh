@@ -14,13 +14,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 ok() { if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL pipeline_sass: $1"; fi; }
-if ! command -v cuobjdump >/dev/null 2>&1; then
-    pybin=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "bin"))' 2>/dev/null)
-    [ -n "$pybin" ] && [ -x "$pybin/cuobjdump" ] && PATH=$PATH:$pybin
-fi
-for tool in nvcc cuobjdump; do
-    command -v $tool >/dev/null 2>&1 || { echo "SKIP pipeline_sass: no $tool"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
-done
+. tests/sass_lib.sh
+sass_tools pipeline_sass nvcc cuobjdump
 "$CAIRN" build --device-target sm_90a --out "$T/b" tests/dev/run_pipeline.cairn >"$T/build.log" 2>&1
 ok "run_pipeline builds for sm_90a ($(head -c 200 "$T/build.log"))" $?
 cuobjdump -sass "$T/b/run_pipeline" >"$T/all.sass" 2>"$T/dump.log"

@@ -21,23 +21,13 @@ pass=0 fail=0
 ok() {   # ok NAME CONDITION-STATUS
     if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL wide_lanes_sass: $1"; fi
 }
-if ! command -v cuobjdump >/dev/null 2>&1; then
-    pybin=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "bin"))' 2>/dev/null)
-    [ -n "$pybin" ] && [ -x "$pybin/cuobjdump" ] && PATH=$PATH:$pybin
-fi
-for tool in nvcc cuobjdump nvdisasm; do
-    if ! command -v $tool >/dev/null 2>&1; then
-        echo "SKIP wide_lanes_sass: no $tool"
-        echo "0 passed, 0 failed, 1 skipped"
-        exit 0
-    fi
-done
+. tests/sass_lib.sh
+sass_tools wide_lanes_sass nvcc cuobjdump nvdisasm
 if ! "$CAIRN" build --device-target sm_90a --out "$T/b" tests/dev/run_wide_lanes.cairn >"$T/build.log" 2>&1; then
     ok "run_wide_lanes builds for sm_90a: $(head -c 300 "$T/build.log")" 1
     echo "$pass passed, $fail failed, 0 skipped"
     exit 1
 fi
-cuobjdump -sass "$T/b/run_wide_lanes" >"$T/all.sass"
 # kernel_of FN: the region kernel whose name says it is in fn FN (the emitted C's _what string)
 kernel_of() {
     grep -oE "cn_dregion[0-9]+_lane_k_what\[\] = \"parallel region at \" CN_FILE \":[0-9]+:[0-9]+ in fn $1\"" \
@@ -47,9 +37,8 @@ kernel_of() {
 ops() {
     local k; k=$(kernel_of "$1")
     [ -n "$k" ] || return
-    awk -v k="${k}_kernel" '/Function :/ {on = index($0, k) > 0} on' "$T/all.sass" |
-        grep -E '^ +/\*[0-9a-f]{4}\*/' | sed 's|/\* 0x[0-9a-f]* \*/||; s/ *;.*//' |
-        awk '/EXIT$/ && !/@/ {exit} {print}' | grep -oE '\b(LDG|STG|LDL|STL)[.A-Z0-9]*'
+    sass_of "$T/b/run_wide_lanes" "${k}_kernel" | awk '/EXIT$/ && !/@/ {exit} {print}' |
+        grep -oE '\b(LDG|STG|LDL|STL)[.A-Z0-9]*'
 }
 count() { ops "$1" | grep -cx "$2"; }
 for fn in saxpy widen bytes iota one three two readback guarded; do

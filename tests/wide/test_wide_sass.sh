@@ -25,24 +25,8 @@ pass=0 fail=0
 ok() {   # ok NAME CONDITION-STATUS
     if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL wide_sass: $1"; fi
 }
-# cuobjdump from PATH, or from the PyPI package (nvidia-cuda-cuobjdump) where pip put it
-if ! command -v cuobjdump >/dev/null 2>&1; then
-    pybin=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "bin"))' 2>/dev/null)
-    [ -n "$pybin" ] && [ -x "$pybin/cuobjdump" ] && PATH=$PATH:$pybin
-fi
-for tool in nvcc cuobjdump nvdisasm; do
-    if ! command -v $tool >/dev/null 2>&1; then
-        echo "SKIP wide_sass: no $tool"
-        echo "0 passed, 0 failed, 1 skipped"
-        exit 0
-    fi
-done
-
-# The SASS of one function (the kernel whose name has $2) of binary $1, one instruction a line.
-sass_of() {
-    cuobjdump -sass "$1" | awk -v k="$2" '/Function :/ {on = index($0, k) > 0} on' |
-        grep -E '^ +/\*[0-9a-f]{4}\*/' | sed 's|/\* 0x[0-9a-f]* \*/||; s/ *;.*//'
-}
+. tests/sass_lib.sh
+sass_tools wide_sass nvcc cuobjdump nvdisasm
 
 # 1, 2: d19 as the spec prints it, with a main
 { sed -n '/^fn scaled/,/^}/p' tests/spec/d19-scaled-wide.cairn; echo 'fn main() -> i32 { return 0; }'; } >"$T/d19.cairn"
