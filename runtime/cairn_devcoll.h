@@ -130,7 +130,7 @@ CN_DEV_BOTH size_t cn_dev_scan_counter_at(size_t P, size_t size)
 static inline size_t cn_dev_scan_parts(size_t n, size_t size)
 {
 #if CN_DEV_CUDA
-    size_t tile = (size_t)CN_DEV_SCAN_THREADS * CN_DEV_SCAN_ITEMS(size);
+    size_t tile = (size_t)32 * CN_DEV_SCAN_ITEMS(size);
     return n / tile + (n % tile != 0);
 #else
     (void)size;
@@ -373,21 +373,55 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         }                                                                                    \
     } while (0)
 
-#define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                 \
+/* The last step of a tile (inside CN_DEV_SCAN_KERNEL): each index of the
+ * warp's segment, lane + 32k, given the prefixes before and after it.
+ * A scan PUTs each index. */
+#define CN_SCAN_PUTS(PUT, ACC)                                                               \
+    _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                                     \
+        size_t j = lo + k * 32 + lane;                                                       \
+        unsigned q = k * 32 + lane;                                                          \
+        if (j < hi)                                                                          \
+            PUT(&a, j, q ? &seg[q - 1] : &cn_wex[warp], &seg[q]);                            \
+    }
+
+/* A compaction computes the values of the kept indices of 8 of its lane's
+ * indices (F_value, into registers), then stores them (F_store, at the
+ * count kept before each): the loads of the 8 are in flight together,
+ * where one PUT after another would wait for each load in turn, the
+ * compiler keeping a load after the store before it. */
+#define CN_COMPACT_GROUP 8
+#define CN_COMPACT_PUTS(F, ACC)                                                              \
+    _Pragma("unroll") for (unsigned k0 = 0; k0 < K; k0 += CN_COMPACT_GROUP) {                \
+        F##_vt cn_v[CN_COMPACT_GROUP];                                                       \
+        bool cn_keep[CN_COMPACT_GROUP];                                                      \
+        _Pragma("unroll") for (unsigned g = 0; g < CN_COMPACT_GROUP; g++) {                  \
+            unsigned q = (k0 + g) * 32 + lane;                                               \
+            size_t j = lo + q;                                                               \
+            cn_keep[g] = k0 + g < K && j < hi && seg[q] != (q ? seg[q - 1] : cn_wex[warp]);  \
+            if (cn_keep[g])                                                                  \
+                F##_value(&a, j, &cn_v[g]);                                                  \
+        }                                                                                    \
+        _Pragma("unroll") for (unsigned g = 0; g < CN_COMPACT_GROUP; g++) {                  \
+            unsigned q = (k0 + g) * 32 + lane;                                               \
+            if (cn_keep[g])                                                                  \
+                F##_store(&a, q ? seg[q - 1] : cn_wex[warp], &cn_v[g]);                       \
+        }                                                                                    \
+    }
+
+#define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, STORES, F)          \
     static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM) NAME##_kernel(ARGS a, size_t n) \
     {                                                                                        \
-        enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32 }; \
-        __shared__ ACC cn_x[TILE];                                                           \
-        __shared__ ACC cn_wt[W];                                                             \
-        __shared__ ACC cn_pre;                                                               \
-        __shared__ unsigned long long cn_tile;                                               \
-        const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
+        enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), W = CN_DEV_SCAN_THREADS / 32, SEG = 32 * K }; \
+        __shared__ ACC cn_x[W * SEG];                                                        \
+        __shared__ ACC cn_wex[W];                                                            \
+        const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;                     \
         const size_t P = a.cn_P, N = a.cn_n;                                                 \
         unsigned long long *counter =                                                        \
             (unsigned long long *)((char *)a.cn_part + cn_dev_scan_counter_at(P, sizeof(ACC))); \
+        ACC *const seg = &cn_x[warp * SEG];                                                  \
         (void)n;                                                                             \
         if (P == 0) {                                                                        \
-            if (blockIdx.x == 0 && t == 0) {                                                 \
+            if (blockIdx.x == 0 && threadIdx.x == 0) {                                       \
                 ACC cn_z;                                                                    \
                 IDENT(&cn_z);                                                                \
                 FINISH(&a, &cn_z);                                                           \
@@ -395,24 +429,24 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             return;                                                                          \
         }                                                                                    \
         for (;;) {                                                                           \
-            if (t == 0)                                                                      \
-                cn_tile = atomicAdd(counter, 1ull);                                          \
-            __syncthreads();                                                                 \
-            const size_t tile = (size_t)cn_tile;                                             \
+            unsigned long long cn_t = 0;                                                     \
+            if (lane == 0)                                                                   \
+                cn_t = atomicAdd(counter, 1ull);                                             \
+            const size_t tile = (size_t)__shfl_sync(0xffffffffu, cn_t, 0);                   \
             if (tile >= P)                                                                   \
                 break;                                                                       \
-            const size_t lo = tile * TILE, hi = N - lo < (size_t)TILE ? N : lo + TILE;      \
+            const size_t lo = tile * SEG, hi = N - lo < (size_t)SEG ? N : lo + SEG;          \
             _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
-                size_t j = lo + k * T + t;                                                   \
+                size_t j = lo + k * 32 + lane;                                               \
                 if (j < hi)                                                                  \
-                    TERM(&a, j, &cn_x[k * T + t]);                                           \
+                    TERM(&a, j, &seg[k * 32 + lane]);                                        \
                 else                                                                         \
-                    IDENT(&cn_x[k * T + t]);                                                 \
+                    IDENT(&seg[k * 32 + lane]);                                              \
             }                                                                                \
-            __syncthreads();                                                                 \
-            ACC run = cn_x[t * K];                                                           \
+            __syncwarp();                                                                    \
+            ACC run = seg[lane * K];                                                         \
             for (unsigned k = 1; k < K; k++)                                                 \
-                MERGE(&run, &cn_x[t * K + k]);                                               \
+                MERGE(&run, &seg[lane * K + k]);                                             \
             for (unsigned d = 1; d < 32; d <<= 1) {                                          \
                 ACC o;                                                                       \
                 CN_SCAN_SHFL(__shfl_up_sync, ACC, o, run, d);                                \
@@ -421,54 +455,38 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
                     run = o;                                                                 \
                 }                                                                            \
             }                                                                                \
-            ACC before;                                                                      \
+            ACC before, tot, ex;                                                             \
             CN_SCAN_SHFL(__shfl_up_sync, ACC, before, run, 1);                               \
+            CN_SCAN_SHFL(__shfl_sync, ACC, tot, run, 31);                                    \
             if (lane == 0)                                                                   \
                 IDENT(&before);                                                              \
-            if (lane == 31)                                                                  \
-                cn_wt[warp] = run;                                                           \
-            __syncthreads();                                                                 \
-            if (warp == 0) {                                                                 \
-                ACC tot, ex;                                                                 \
-                IDENT(&tot);                                                                 \
-                for (unsigned w = 0; w < W; w++)                                             \
-                    MERGE(&tot, &cn_wt[w]);                                                  \
-                if (tile == 0) {                                                             \
-                    IDENT(&ex);                                                              \
-                    if (lane == 0)                                                           \
-                        cn_scan_publish(a.cn_part, P, 0, &tot, sizeof(ACC), CN_SCAN_PREFIX); \
-                } else {                                                                     \
-                    if (lane == 0)                                                           \
-                        cn_scan_publish(a.cn_part, P, tile, &tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
-                    CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &ex);            \
-                    if (lane == 0) {                                                         \
-                        ACC cn_i = ex;                                                       \
-                        MERGE(&cn_i, &tot);                                                  \
-                        cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX); \
-                    }                                                                        \
-                }                                                                            \
+            if (tile == 0) {                                                                 \
+                IDENT(&ex);                                                                  \
                 if (lane == 0)                                                               \
-                    cn_pre = ex;                                                             \
+                    cn_scan_publish(a.cn_part, P, 0, &tot, sizeof(ACC), CN_SCAN_PREFIX);     \
+            } else {                                                                         \
+                if (lane == 0)                                                               \
+                    cn_scan_publish(a.cn_part, P, tile, &tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
+                CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &ex);                \
+                if (lane == 0) {                                                             \
+                    ACC cn_i = ex;                                                           \
+                    MERGE(&cn_i, &tot);                                                      \
+                    cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX); \
+                }                                                                            \
             }                                                                                \
-            __syncthreads();                                                                 \
-            ACC b = cn_pre;                                                                  \
-            for (unsigned w = 0; w < warp; w++)                                              \
-                MERGE(&b, &cn_wt[w]);                                                        \
+            ACC b = ex;                                                                      \
+            if (lane == 0)                                                                   \
+                cn_wex[warp] = ex;                                                           \
             MERGE(&b, &before);                                                              \
             for (unsigned k = 0; k < K; k++) {                                               \
-                MERGE(&b, &cn_x[t * K + k]);                                                 \
-                cn_x[t * K + k] = b;                                                         \
+                MERGE(&b, &seg[lane * K + k]);                                               \
+                seg[lane * K + k] = b;                                                       \
             }                                                                                \
-            __syncthreads();                                                                 \
-            _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
-                size_t j = lo + k * T + t;                                                   \
-                unsigned q = k * T + t;                                                      \
-                if (j < hi)                                                                  \
-                    PUT(&a, j, q ? &cn_x[q - 1] : &cn_pre, &cn_x[q]);                        \
-            }                                                                                \
-            if (tile == P - 1 && t == 0)                                                     \
-                FINISH(&a, &cn_x[TILE - 1]);                                                 \
-            __syncthreads();                                                                 \
+            __syncwarp();                                                                    \
+            STORES(F, ACC);                                                                  \
+            if (tile == P - 1 && (hi - lo - 1) % 32 == lane)                                 \
+                FINISH(&a, &seg[hi - lo - 1]);                                               \
+            __syncwarp();                                                                    \
         }                                                                                    \
     }                                                                                        \
     static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
@@ -482,15 +500,25 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
  * zeroed, then a block a tile (at most CN_DEV_MAX_BLOCKS: a block loops
  * over the tiles the counter gives it), and one block that only FINISHes
  * when there are no indices. */
-#define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
-    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, PUT, FINISH)                     \
+#define CN_DEV_TILE_RUN(NAME, ARGS, ACC)                                                     \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
     {                                                                                        \
         size_t P = a->cn_P, at = cn_dev_scan_zero_at(P, sizeof(ACC));                       \
         cn_exec_memset(x, (char *)a->cn_part + at, 0, cn_dev_scan_bytes(P, sizeof(ACC)) - at); \
-        size_t blocks = P == 0 ? 1 : P < CN_DEV_MAX_BLOCKS ? P : CN_DEV_MAX_BLOCKS;          \
+        size_t W = CN_DEV_SCAN_THREADS / 32, blocks = (P + W - 1) / W;                       \
+        blocks = blocks == 0 ? 1 : blocks < CN_DEV_MAX_BLOCKS ? blocks : CN_DEV_MAX_BLOCKS;  \
         cn_exec_launch(x, &NAME, blocks * CN_DEV_SCAN_THREADS, a);                           \
     }
+
+#define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
+    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, CN_SCAN_PUTS, PUT)       \
+    CN_DEV_TILE_RUN(NAME, ARGS, ACC)
+
+/* A compaction: a scan of what each index keeps, whose stores are
+ * F_value and F_store (CN_COMPACT_PUTS; F_vt is the value's type). */
+#define CN_DEV_COMPACT(NAME, ARGS, ACC, F)                                                   \
+    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, F##_ident, F##_merge, F##_term, F##_finish, CN_COMPACT_PUTS, F) \
+    CN_DEV_TILE_RUN(NAME, ARGS, ACC)
 
 #else /* the emulated machine: lanes over parts, and one lane in order */
 
@@ -564,6 +592,13 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         cn_exec_launch(x, &NAME##_put, a->cn_P, a);                                          \
     }
 
+#endif
+
+/* A compaction, emulated or under CUDA's own macro above: a scan of what
+ * each index keeps; emulated its stores are F_put. */
+#if !CN_DEV_CUDA
+#define CN_DEV_COMPACT(NAME, ARGS, ACC, F)                                                   \
+    CN_DEV_SCAN(NAME, ARGS, ACC, F##_ident, F##_merge, F##_fold, F##_term, F##_put, F##_finish)
 #endif
 
 #endif /* CAIRN_DEVCOLL_H */

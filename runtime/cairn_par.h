@@ -63,6 +63,37 @@ CN_UNSIGNED_TYPES(CN_PAR_FIT_U)
 #undef CN_PAR_FIT_S
 #undef CN_PAR_FIT_U
 
+/* A device scan's checked + keeps wrapped prefixes (the emitter's
+ * ACC_WRAP): cn_par_step_T(before, after, ...) is the prefix `after`,
+ * guarded when the step from `before` overflowed. The step's term is
+ * after - before, exactly (a term is a T); when `before` is exact, as every
+ * prefix before the first that does not fit is, the step overflows exactly
+ * when that prefix does not fit. So the first such prefix traps, and none
+ * does when every prefix fits. */
+#define CN_PAR_STEP_S(T, C, U, BITS, MIN, MAX)                                \
+    static inline CN_HD bool cn_par_step_over_##T(C b, C a)                   \
+    {                                                                         \
+        C y = (C)(U)((U)a - (U)b);                                            \
+        return ((b ^ a) & (y ^ a)) < 0;                                       \
+    }                                                                         \
+    static inline CN_HD C cn_par_step_##T(C b, C a, const char *what, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(cn_par_step_over_##T(b, a)))                          \
+            cn_fail_total(f, l, c, what, #T);                                 \
+        return a;                                                             \
+    }
+#define CN_PAR_STEP_U(T, C, BITS, MAX)                                        \
+    static inline CN_HD bool cn_par_step_over_##T(C b, C a) { return a < b; } \
+    static inline CN_HD C cn_par_step_##T(C b, C a, const char *what, const char *f, int l, int c) \
+    {                                                                         \
+        if (CN_UNLIKELY(cn_par_step_over_##T(b, a)))                          \
+            cn_fail_total(f, l, c, what, #T);                                 \
+        return a;                                                             \
+    }
+CN_SIGNED_TYPES(CN_PAR_STEP_S)
+CN_UNSIGNED_TYPES(CN_PAR_STEP_U)
+#undef CN_PAR_STEP_U
+
 /* ---------------------------------------------- checked integer products */
 
 /* The exact product's zero-ness, sign, and magnitude up to 2^64 + 1 (any

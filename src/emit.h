@@ -175,11 +175,13 @@ void lane_fn_begin(Ex *x, LaneFn *L, const char *header);
 void lane_fn_end(Ex *x, LaneFn *L);
 
 /* A collector's accumulator: how partials are kept, folded and merged.
- * ACC_SUM64 is a device scan's checked + over integers of at most 32 bits:
- * 64 bits that wrap, which is exact for every prefix up to the first that
- * does not fit the value type (each stored prefix is checked, so that one
- * traps): every partial before it is a difference of two prefixes that fit. */
-typedef enum { ACC_PLAIN, ACC_SUM128, ACC_PMUL, ACC_EXACT, ACC_SUM64 } AccKind;
+ * ACC_WRAP is a device scan's checked + over integers: a partial of the
+ * value type that wraps. Every prefix up to the first that does not fit is
+ * then exact (its wrapped value is itself), and the store of each prefix
+ * checks the one step from the prefix before it (cn_par_step_T): the term
+ * is after - before, exactly, so the first prefix that does not fit traps
+ * there, and no prefix traps when all fit. */
+typedef enum { ACC_PLAIN, ACC_SUM128, ACC_PMUL, ACC_EXACT, ACC_WRAP } AccKind;
 typedef struct {
     Node *e;
     Type *vt;

@@ -463,9 +463,11 @@ static const char *scratch(Ex *x, const char *P, const char *acc_t, const char *
 
 /* A device accumulator: `reduce + parallel` over floats is the exact sum
  * (cairn_devsum.h); `reduce + for` over floats combines in a fixed tree
- * whose order the language leaves open (numerics.md). A
- * scan's checked + over integers of at most 32 bits keeps 64 bits (emit.h,
- * ACC_SUM64): half the shared memory a tile of 128-bit partials takes. */
+ * whose order the language leaves open (numerics.md). A scan's checked +
+ * over integers keeps partials of the value type that wrap (emit.h,
+ * ACC_WRAP): a quarter of the shared memory and registers a tile of
+ * 128-bit partials takes for i32, half for i64, and the look-back's one
+ * 16-byte slot a tile. */
 static void dev_coll_init(Ex *x, Coll *c, Node *e)
 {
     coll_init(x, c, e);
@@ -473,11 +475,11 @@ static void dev_coll_init(Ex *x, Coll *c, Node *e)
         c->ak = ACC_PLAIN;
         c->acc_t = emit_ctype(x, c->vt);
     }
-    if (c->ak == ACC_SUM128 && e->collect.kind == COLLECT_SCAN && type_bits(c->vt) <= 32) {
-        c->ak = ACC_SUM64;
-        c->acc_t = "int64_t";
+    if (c->ak == ACC_SUM128 && e->collect.kind == COLLECT_SCAN) {
+        c->ak = ACC_WRAP;
+        c->acc_t = emit_ctype(x, c->vt);
     }
-    if (c->ak == ACC_SUM128 || c->ak == ACC_PMUL || c->ak == ACC_SUM64)
+    if (c->ak == ACC_SUM128 || c->ak == ACC_PMUL || c->ak == ACC_WRAP)
         x->uses_par = true;   /* cn_i128, cn_pmul and their fits */
 }
 
@@ -698,9 +700,13 @@ static const char *dev_scan(Ex *x, Node *e, bool discarded)
     LaneFn F;
     dev_fn_begin(x, &F, &k, "_put",
                  emit_fmt(x, "size_t cn_j, const %s *cn_before, const %s *cn_after", c.acc_t, c.acc_t), true);
-    emit_line(x, "(void)cn_before;");
-    emit_line(x, "%s cn_acc = *cn_after;", c.acc_t);
-    emit_line(x, "cn_dest.p[cn_j] = %s;", acc_value(x, &c, "cn_acc"));
+    if (c.ak == ACC_WRAP) {
+        emit_line(x, "cn_dest.p[cn_j] = cn_par_step_%s(*cn_before, *cn_after, %s, %s);", c.suf, c.what, c.at);
+    } else {
+        emit_line(x, "(void)cn_before;");
+        emit_line(x, "%s cn_acc = *cn_after;", c.acc_t);
+        emit_line(x, "cn_dest.p[cn_j] = %s;", acc_value(x, &c, "cn_acc"));
+    }
     dev_fn_end(x, &F);
     dev_fn_begin(x, &F, &k, "_finish", emit_fmt(x, "%s *cn_tot", c.acc_t), true);
     emit_line(x, "%s cn_acc = *cn_tot;", c.acc_t);
@@ -728,20 +734,32 @@ static void compact_fns(Ex *x, Ctxt *k, Node *e, const char *pre, const char *ac
     dev_fn_end(x, &F);
     fold_fn(x, k, pre, NULL, e, acc_t, acc_t);
     term_fn(x, k, pre, NULL, e, acc_t, acc_t);
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_value", pre), emit_fmt(x, "size_t cn_j, %s *cn_v", vt), true);
+    emit_line(x, "const size_t %s = cn_j;", index_name(x, e->collect.sym));
+    emit_line(x, "*cn_v = %s;", emit_expr(x, e->collect.value));
+    dev_fn_end(x, &F);
+    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_store", pre), emit_fmt(x, "%s cn_at, const %s *cn_v", acc_t, vt), true);
+    emit_line(x, "cn_dest.p[cn_idx_u(cn_at, cn_dest.n, %s, %s)] = *cn_v;", dname, at);
+    dev_fn_end(x, &F);
     dev_fn_begin(x, &F, k, emit_fmt(x, "%s_put", pre),
-                 emit_fmt(x, "size_t cn_j, const %s *cn_before, const %s *cn_after", acc_t, acc_t), true);
+                 emit_fmt(x, "const struct %s *cn_c, size_t cn_j, const %s *cn_before, const %s *cn_after", k->name,
+                          acc_t, acc_t),
+                 false);
     emit_line(x, "if (*cn_after == *cn_before)");
     emit_line(x, "    return;");
-    emit_line(x, "const size_t %s = cn_j;", index_name(x, e->collect.sym));
-    emit_line(x, "const %s cn_y = %s;", vt, emit_expr(x, e->collect.value));
-    emit_line(x, "cn_dest.p[cn_idx_u(*cn_before, cn_dest.n, %s, %s)] = cn_y;", dname, at);
+    emit_line(x, "%s cn_y;", vt);
+    emit_line(x, "%s%s_value(cn_c, cn_j, &cn_y);", k->name, pre);
+    emit_line(x, "%s%s_store(cn_c, *cn_before, &cn_y);", k->name, pre);
     dev_fn_end(x, &F);
     dev_fn_begin(x, &F, k, emit_fmt(x, "%s_finish", pre), emit_fmt(x, "%s *cn_tot", acc_t), true);
     emit_line(x, "*cn_count = (size_t)*cn_tot;");
     emit_line(x, "if (*cn_tot > cn_dest.n)");
     emit_line(x, "    (void)cn_idx_u(cn_dest.n, cn_dest.n, %s, %s);", dname, at);
     dev_fn_end(x, &F);
-    scan_line(x, k, pre, acc_t);
+    const char *f = emit_fmt(x, "%s%s", k->name, pre);
+    kernel_what_def(x, &x->kernels, k, pre, NULL);
+    buf_printf(x->a, &x->kernels, "typedef %s %s_vt;\nCN_DEV_COMPACT(%s_k, struct %s, %s, %s)\n\n", vt, f, f, k->name,
+               acc_t, f);
 }
 
 /* compact DEST over @device views: CN_DEV_SCAN of what each index keeps.

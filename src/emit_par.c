@@ -425,7 +425,7 @@ void acc_decl(Ex *x, Coll *c, const char *a)
 {
     switch (c->ak) {
     case ACC_SUM128: emit_line(x, "cn_i128 %s = 0;", a); break;
-    case ACC_SUM64: emit_line(x, "int64_t %s = 0;", a); break;
+    case ACC_WRAP: emit_line(x, "%s %s = 0;", c->acc_t, a); break;
     case ACC_PMUL: emit_line(x, "cn_pmul %s = cn_pmul_one();", a); break;
     case ACC_EXACT:
         emit_line(x, "%s %s;", c->acc_t, a);
@@ -440,7 +440,7 @@ void acc_fold(Ex *x, Coll *c, const char *a, const char *y)
 {
     switch (c->ak) {
     case ACC_SUM128: emit_line(x, "%s += (cn_i128)%s;", a, y); break;
-    case ACC_SUM64: emit_line(x, "%s = (int64_t)((uint64_t)%s + (uint64_t)(int64_t)%s);", a, a, y); break;
+    case ACC_WRAP: emit_line(x, "%s = cn_add_wrap_%s(%s, %s);", a, c->suf, a, y); break;
     case ACC_PMUL:
         if (type_is_signed(c->vt))
             emit_line(x, "cn_pmul_add_s(&%s, (long long)%s);", a, y);
@@ -457,21 +457,20 @@ void acc_merge(Ex *x, Coll *c, const char *a, const char *b)
 {
     switch (c->ak) {
     case ACC_SUM128: emit_line(x, "%s += %s;", a, b); break;
-    case ACC_SUM64: emit_line(x, "%s = (int64_t)((uint64_t)%s + (uint64_t)%s);", a, a, b); break;
+    case ACC_WRAP: emit_line(x, "%s = cn_add_wrap_%s(%s, %s);", a, c->suf, a, b); break;
     case ACC_PMUL: emit_line(x, "cn_pmul_merge(&%s, %s);", a, b); break;
     case ACC_EXACT: emit_line(x, "%s_merge(&%s, &%s);", c->acc_t, a, b); break;
     default: emit_line(x, "%s = %s;", a, plain_combine(x, c, a, b));
     }
 }
 
-/* The value of a partial, as the value type (guarded where it may not fit). */
+/* The value of a partial, as the value type (guarded where it may not fit;
+ * ACC_WRAP's are checked where each prefix is stored: emit_dev.c). */
 const char *acc_value(Ex *x, Coll *c, const char *a)
 {
     switch (c->ak) {
     case ACC_SUM128:
         return emit_fmt(x, "cn_par_fit_%s(%s, %s, %s)", c->suf, a, c->what, c->at);
-    case ACC_SUM64:
-        return emit_fmt(x, "cn_par_fit_%s((cn_i128)%s, %s, %s)", c->suf, a, c->what, c->at);
     case ACC_PMUL:
         return emit_fmt(x, "cn_par_fit_%s(cn_pmul_value(%s), %s, %s)", c->suf, a, c->what, c->at);
     case ACC_EXACT: return emit_fmt(x, "%s_round(&%s)", c->acc_t, a);

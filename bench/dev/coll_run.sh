@@ -7,10 +7,10 @@
 #   bash bench/dev/coll_run.sh OUTDIR
 #
 # Writes OUTDIR/machine.txt (GPU, clocks, nvcc, commit), OUTDIR/coll_bench.N.log, OUTDIR/summary.txt
-# (each row's ratios across the runs), OUTDIR/ncu.txt (with NCU=1), OUTDIR/kernels.sass.
+# (each row's ratios across the runs), OUTDIR/ncu.NAME.txt (with NCU=1), OUTDIR/kernels.sass.
 #
 # Environment: ARCH=sm_90a, RUNS=2, BENCH_ARGS (e.g. "--log2 26 --only scan_i32"), CAIRN=bin/cairn,
-# NCU=1 to profile (one call of each CAIRN and CUB kernel at 2^26: SpeedOfLight, memory workload,
+# NCU=1 to profile NCU_ONLY's benchmarks (one call of each CAIRN and CUB kernel at 2^26: SpeedOfLight, memory workload,
 # occupancy, warp state), LABEL (a name for this build in the files).
 # Exit: 0 every run passed its checks; 1 a build or a check failed; 3 no usable GPU.
 set -u
@@ -65,12 +65,15 @@ awk '/^#/ || NF != 7 { next }
 grep -h '^# RESULT\|^# check\|^# sum' "$OUTDIR/$LABEL".coll_bench.*.log | sort | uniq -c >>"$OUTDIR/$LABEL.summary.txt"
 cat "$OUTDIR/$LABEL.summary.txt"
 if [ "${NCU:-0}" = 1 ] && command -v ncu >/dev/null 2>&1; then
-    # one launch of each kernel of the scan, the compaction and the f32 sum at 2^26, CAIRN's and CUB's
-    # shellcheck disable=SC2086
-    timeout 300 ncu ${NCU_FLAGS:-} --target-processes all --launch-skip 6 --launch-count 12 \
-        --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
-        --section LaunchStats \
-        "$OUTDIR/$LABEL.coll_bench" --log2 26 --reps 1 --only "${NCU_ONLY:-scan_i32}" >"$OUTDIR/$LABEL.ncu.txt" 2>&1
-    echo "$LABEL ncu: exit $? ($(grep -c '^  [A-Za-z_].*(' "$OUTDIR/$LABEL.ncu.txt") kernels)"
+    # one launch of each kernel of each benchmark NCU_ONLY names (default the scan of i32) at 2^26,
+    # CAIRN's and CUB's: OUTDIR/LABEL.ncu.NAME.txt
+    for name in ${NCU_ONLY:-scan_i32}; do
+        # shellcheck disable=SC2086
+        timeout 300 ncu ${NCU_FLAGS:-} --target-processes all --launch-skip 6 --launch-count 12 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+            --section LaunchStats \
+            "$OUTDIR/$LABEL.coll_bench" --log2 26 --reps 1 --only "$name" >"$OUTDIR/$LABEL.ncu.$name.txt" 2>&1
+        echo "$LABEL ncu $name: exit $? ($(grep -c '^  [A-Za-z_].*(' "$OUTDIR/$LABEL.ncu.$name.txt") kernels)"
+    done
 fi
 exit $status

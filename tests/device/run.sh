@@ -29,7 +29,9 @@
 #   torch_binding the Python package (python/cairn) with CUDA tensors: cq_ on torch's stream with
 #                 no wait, cf_ bound to it, every refusal (tests/python/check_torch.py)
 # SKIP="float_agree math_agree" leaves those two out (each prints a SKIP line): for a run whose
-# math and storage-float code is that of a recorded one.
+# math and storage-float code is that of a recorded one. ONLY=ERE runs only the device programs whose
+# path matches it, with the run_scan_tiles reruns when it is among them, and skips the rest (each
+# prints a SKIP line): for a quick look at one area between full runs.
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-build/gpu}
@@ -44,9 +46,15 @@ mkdir -p "$OUTDIR"
 } >"$OUTDIR/machine.txt"
 cat "$OUTDIR/machine.txt"
 fail=0
+# skipped NAME: true (and a SKIP line) when SKIP names the test, or ONLY leaves it out.
+skipped() {
+    case " ${SKIP:-} " in *" $1 "*) echo "SKIP $1: named in SKIP"; return 0 ;; esac
+    [ -z "${ONLY:-}" ] && return 1
+    echo "SKIP $1: ONLY=$ONLY"
+}
 for t in float_agree math_agree; do
     # SKIP="math_agree ...": leave out a test whose inputs did not change since a recorded run (it says so)
-    case " ${SKIP:-} " in *" $t "*) echo "SKIP $t: named in SKIP"; continue ;; esac
+    skipped $t && continue
     cc=${ARCH#sm_}
     if ! nvcc -std=c++17 -O2 --fmad=false -gencode=arch=compute_$cc,code=$ARCH -Iruntime \
             -o "$OUTDIR/$t" "tests/device/$t.cu" >"$OUTDIR/$t.build.log" 2>&1; then
@@ -59,6 +67,7 @@ done
 # Cooperative regions' device runtime (runtime/cairn_coopdev.h): grids past the grid limit and
 # past 2^31 blocks, the finish in a loop and in a replayed CUDA graph, and the counter's two traps.
 for t in coop_grid coop_finish; do
+    skipped $t && continue
     cc=${ARCH#sm_}
     if ! nvcc -std=c++17 -O2 -gencode=arch=compute_$cc,code=$ARCH -Iruntime \
             -o "$OUTDIR/$t" "tests/device/$t.cu" >"$OUTDIR/$t.build.log" 2>&1; then
@@ -91,6 +100,7 @@ done
 mkdir -p "$OUTDIR/dev"
 npass=0; nfail=0
 run_tests=$(for f in tests/dev/*.cairn tests/spec/d*.cairn; do
+    [ -z "${ONLY:-}" ] || echo "$f" | grep -qE -- "$ONLY" || continue
     awk '!/^\/\//{exit} {print}' "$f" | grep -q '^// expect: run exit' && echo "$f"; done)
 export CAIRN ARCH OUTDIR
 echo "$run_tests" | xargs -P "$(nproc)" -I{} bash -c 'n=$(basename "$1" .cairn); o="$OUTDIR/dev/$n";
@@ -125,7 +135,9 @@ echo "device programs: $npass passed, $nfail failed"
 # A compaction's 64-bit counts (taken past 2^32 indices) on small extents: run_scan_tiles's emitted
 # file built again with the 32-bit threshold at 0 (runtime/cairn_devcoll.h, CN_DEV_COUNT32_MAX).
 o="$OUTDIR/dev/run_scan_tiles"
-if [ -f "$o/run_scan_tiles.c" ]; then
+if [ -n "${ONLY:-}" ] && ! echo tests/dev/run_scan_tiles.cairn | grep -qE -- "$ONLY"; then
+    echo "SKIP run_scan_tiles with 64-bit counts and again: ONLY=$ONLY"
+elif [ -f "$o/run_scan_tiles.c" ]; then
     cc=${ARCH#sm_}
     if nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_$cc,code=$ARCH -w -Iruntime \
             -DCN_DEV_COUNT32_MAX=0 -o "$o/wide" "$o/run_scan_tiles.c" -lm -Xcompiler -pthread >"$o.wide.build.log" 2>&1; then
@@ -157,7 +169,10 @@ fi
 # Pipelines in SASS: the H200 build of run_pipeline copies with LDGSTS (cp.async), commits with
 # LDGDEPBAR and waits with DEPBAR (cp.async.wait_group), and moves no local memory.
 o="$OUTDIR/dev/run_pipeline"
-if [ -x "$o/run_pipeline" ] && command -v cuobjdump >/dev/null 2>&1; then
+if [ -n "${ONLY:-}" ]; then
+    echo "SKIP run_pipeline SASS, graph_cq, entry_after_trap, torch_cq, torch_binding: ONLY=$ONLY"
+    exit $fail
+elif [ -x "$o/run_pipeline" ] && command -v cuobjdump >/dev/null 2>&1; then
     cuobjdump -sass "$o/run_pipeline" >"$o.sass" 2>&1
     n_ldgsts=$(grep -c 'LDGSTS' "$o.sass"); n_dep=$(grep -c 'DEPBAR' "$o.sass"); n_local=$(grep -cE '\b(LDL|STL)\b' "$o.sass")
     echo "run_pipeline SASS: $n_ldgsts LDGSTS, $n_dep DEPBAR, $n_local LDL/STL"
