@@ -82,13 +82,27 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
  * cn_part, and on the CUDA machine the P inclusive prefixes, status words
  * and tile counter of the look-back; whole 16-byte words, so what the
  * emitted code puts after it is aligned. */
+#ifndef CN_DEV_SCAN_THREADS
 #define CN_DEV_SCAN_THREADS 128
+#endif
 /* Blocks of a scan a multiprocessor holds: the tiles in flight are what a
- * look-back's latency is spread over (64 registers a thread at most). */
-#define CN_DEV_SCAN_BLOCKS_SM 8
+ * look-back's latency is spread over. Twelve (40 registers a thread) for
+ * partials of up to 8 bytes, eight (64) for wider ones: on the H200, twelve
+ * took the scan of i32 from 1.28x CUB's time to 1.12x and the compaction
+ * from 1.51x to 1.33x, eight and ten were slower, and fewer items a thread
+ * (23 for 4 bytes) slower still (evidence/2026-12-04-scan-tiles.md). */
+#ifndef CN_DEV_SCAN_BLOCKS_SM
+#define CN_DEV_SCAN_BLOCKS_SM(size) ((size) <= 8 ? 12 : 8)
+#endif
 /* K, odd; 128 x K ACCs stay within about 24 KB of shared memory, so eight
  * blocks fit. */
-#define CN_DEV_SCAN_ITEMS(size) ((size) <= 4 ? 31 : (size) <= 8 ? 21 : (size) <= 16 ? 11 : (size) <= 32 ? 5 : 1)
+#ifndef CN_DEV_SCAN_K4
+#define CN_DEV_SCAN_K4 31
+#endif
+#ifndef CN_DEV_SCAN_K8
+#define CN_DEV_SCAN_K8 21
+#endif
+#define CN_DEV_SCAN_ITEMS(size) ((size) <= 4 ? CN_DEV_SCAN_K4 : (size) <= 8 ? CN_DEV_SCAN_K8 : (size) <= 16 ? 11 : (size) <= 32 ? 5 : 1)
 
 /* A compaction counts in 32 bits up to this extent, in 64 past it (a test
  * sets it lower to run the 64-bit counts on small extents). */
@@ -130,7 +144,7 @@ CN_DEV_BOTH size_t cn_dev_scan_counter_at(size_t P, size_t size)
 static inline size_t cn_dev_scan_parts(size_t n, size_t size)
 {
 #if CN_DEV_CUDA
-    size_t tile = (size_t)32 * CN_DEV_SCAN_ITEMS(size);
+    size_t tile = (size_t)CN_DEV_SCAN_THREADS * CN_DEV_SCAN_ITEMS(size);
     return n / tile + (n % tile != 0);
 #else
     (void)size;
@@ -302,9 +316,14 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         memcpy(&(dst), cn_sw, sizeof(ACC));                                                  \
     } while (0)
 
-/* Windows of 32 tiles a look-back step reads at once: 4 with packed slots
- * (one load each), 2 otherwise. */
-#define CN_SCAN_WINDOWS(size) ((size) <= 8 ? 4 : 2)
+/* Windows of 32 tiles a look-back step reads at once. One: on the H200 a
+ * step of four windows (the nearest prefix is almost always within 32
+ * tiles, and the far windows' merges were paid for nothing) left the scan
+ * of i32 at 1.28x CUB's time, one window at 1.17x
+ * (evidence/2026-12-04-scan-tiles.md). */
+#ifndef CN_SCAN_WINDOWS
+#define CN_SCAN_WINDOWS(size) 1
+#endif
 
 /* Warp 0's look-back for tile `tile` (>= 1): returns in *ex the merge of
  * every tile before it, in index order. A step reads R windows of 32 tiles
@@ -389,7 +408,9 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
  * count kept before each): the loads of the 8 are in flight together,
  * where one PUT after another would wait for each load in turn, the
  * compiler keeping a load after the store before it. */
+#ifndef CN_COMPACT_GROUP
 #define CN_COMPACT_GROUP 8
+#endif
 #define CN_COMPACT_PUTS(F, ACC)                                                              \
     _Pragma("unroll") for (unsigned k0 = 0; k0 < K; k0 += CN_COMPACT_GROUP) {                \
         F##_vt cn_v[CN_COMPACT_GROUP];                                                       \
@@ -409,19 +430,22 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
     }
 
 #define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, STORES, F)          \
-    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM) NAME##_kernel(ARGS a, size_t n) \
+    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM(sizeof(ACC))) NAME##_kernel(ARGS a, size_t n) \
     {                                                                                        \
-        enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), W = CN_DEV_SCAN_THREADS / 32, SEG = 32 * K }; \
-        __shared__ ACC cn_x[W * SEG];                                                        \
+        enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32, SEG = 32 * K }; \
+        __shared__ ACC cn_x[TILE];                                                           \
+        __shared__ ACC cn_wt[W];                                                             \
         __shared__ ACC cn_wex[W];                                                            \
-        const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;                     \
+        __shared__ ACC cn_pre;                                                               \
+        __shared__ unsigned long long cn_tile;                                               \
+        const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
         const size_t P = a.cn_P, N = a.cn_n;                                                 \
         unsigned long long *counter =                                                        \
             (unsigned long long *)((char *)a.cn_part + cn_dev_scan_counter_at(P, sizeof(ACC))); \
         ACC *const seg = &cn_x[warp * SEG];                                                  \
         (void)n;                                                                             \
         if (P == 0) {                                                                        \
-            if (blockIdx.x == 0 && threadIdx.x == 0) {                                       \
+            if (blockIdx.x == 0 && t == 0) {                                                 \
                 ACC cn_z;                                                                    \
                 IDENT(&cn_z);                                                                \
                 FINISH(&a, &cn_z);                                                           \
@@ -429,13 +453,14 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             return;                                                                          \
         }                                                                                    \
         for (;;) {                                                                           \
-            unsigned long long cn_t = 0;                                                     \
-            if (lane == 0)                                                                   \
-                cn_t = atomicAdd(counter, 1ull);                                             \
-            const size_t tile = (size_t)__shfl_sync(0xffffffffu, cn_t, 0);                   \
+            if (t == 0)                                                                      \
+                cn_tile = atomicAdd(counter, 1ull);                                          \
+            __syncthreads();                                                                 \
+            const size_t tile = (size_t)cn_tile;                                             \
             if (tile >= P)                                                                   \
                 break;                                                                       \
-            const size_t lo = tile * SEG, hi = N - lo < (size_t)SEG ? N : lo + SEG;          \
+            const size_t lo = tile * TILE + (size_t)warp * SEG;                              \
+            const size_t hi = N - tile * TILE < (size_t)TILE ? N : tile * TILE + TILE;       \
             _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
                 size_t j = lo + k * 32 + lane;                                               \
                 if (j < hi)                                                                  \
@@ -455,28 +480,41 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
                     run = o;                                                                 \
                 }                                                                            \
             }                                                                                \
-            ACC before, tot, ex;                                                             \
+            ACC before;                                                                      \
             CN_SCAN_SHFL(__shfl_up_sync, ACC, before, run, 1);                               \
-            CN_SCAN_SHFL(__shfl_sync, ACC, tot, run, 31);                                    \
             if (lane == 0)                                                                   \
                 IDENT(&before);                                                              \
-            if (tile == 0) {                                                                 \
-                IDENT(&ex);                                                                  \
-                if (lane == 0)                                                               \
-                    cn_scan_publish(a.cn_part, P, 0, &tot, sizeof(ACC), CN_SCAN_PREFIX);     \
-            } else {                                                                         \
-                if (lane == 0)                                                               \
-                    cn_scan_publish(a.cn_part, P, tile, &tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
-                CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &ex);                \
-                if (lane == 0) {                                                             \
-                    ACC cn_i = ex;                                                           \
-                    MERGE(&cn_i, &tot);                                                      \
-                    cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX); \
+            if (lane == 31)                                                                  \
+                cn_wt[warp] = run;                                                           \
+            __syncthreads();                                                                 \
+            if (warp == 0) {                                                                 \
+                ACC tot, ex;                                                                 \
+                IDENT(&tot);                                                                 \
+                for (unsigned w = 0; w < W; w++)                                             \
+                    MERGE(&tot, &cn_wt[w]);                                                  \
+                if (tile == 0) {                                                             \
+                    IDENT(&ex);                                                              \
+                    if (lane == 0)                                                           \
+                        cn_scan_publish(a.cn_part, P, 0, &tot, sizeof(ACC), CN_SCAN_PREFIX); \
+                } else {                                                                     \
+                    if (lane == 0)                                                           \
+                        cn_scan_publish(a.cn_part, P, tile, &tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
+                    CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &ex);            \
+                    if (lane == 0) {                                                         \
+                        ACC cn_i = ex;                                                       \
+                        MERGE(&cn_i, &tot);                                                  \
+                        cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX); \
+                    }                                                                        \
                 }                                                                            \
+                if (lane == 0)                                                               \
+                    cn_pre = ex;                                                             \
             }                                                                                \
-            ACC b = ex;                                                                      \
+            __syncthreads();                                                                 \
+            ACC b = cn_pre;                                                                  \
+            for (unsigned w = 0; w < warp; w++)                                              \
+                MERGE(&b, &cn_wt[w]);                                                        \
             if (lane == 0)                                                                   \
-                cn_wex[warp] = ex;                                                           \
+                cn_wex[warp] = b;                                                            \
             MERGE(&b, &before);                                                              \
             for (unsigned k = 0; k < K; k++) {                                               \
                 MERGE(&b, &seg[lane * K + k]);                                               \
@@ -484,9 +522,8 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             }                                                                                \
             __syncwarp();                                                                    \
             STORES(F, ACC);                                                                  \
-            if (tile == P - 1 && (hi - lo - 1) % 32 == lane)                                 \
+            if (tile == P - 1 && lo < hi && hi - lo <= (size_t)SEG && (size_t)(hi - lo - 1) % 32 == lane) \
                 FINISH(&a, &seg[hi - lo - 1]);                                               \
-            __syncwarp();                                                                    \
         }                                                                                    \
     }                                                                                        \
     static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
@@ -505,8 +542,7 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
     {                                                                                        \
         size_t P = a->cn_P, at = cn_dev_scan_zero_at(P, sizeof(ACC));                       \
         cn_exec_memset(x, (char *)a->cn_part + at, 0, cn_dev_scan_bytes(P, sizeof(ACC)) - at); \
-        size_t W = CN_DEV_SCAN_THREADS / 32, blocks = (P + W - 1) / W;                       \
-        blocks = blocks == 0 ? 1 : blocks < CN_DEV_MAX_BLOCKS ? blocks : CN_DEV_MAX_BLOCKS;  \
+        size_t blocks = P == 0 ? 1 : P < CN_DEV_MAX_BLOCKS ? P : CN_DEV_MAX_BLOCKS;          \
         cn_exec_launch(x, &NAME, blocks * CN_DEV_SCAN_THREADS, a);                           \
     }
 

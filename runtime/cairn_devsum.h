@@ -27,9 +27,10 @@
  *   terms; an infinity or a NaN makes the top bin's double non-finite.
  *
  *   f64: each thread sums the terms near the first nonzero one it met in
- *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: four
- *   additions a term), and adds any other term into its own exact total,
- *   68 digits of 32 bits in a column of shared memory (three integer adds).
+ *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
+ *   test and four additions a term), and adds any other term into its
+ *   warp's exact total, 68 digits of 32 bits in a column of shared memory
+ *   (three shared atomic adds).
  *
  * The block adds its threads' limbs or digits as integers, then adds them
  * into one total in the scratch with 64-bit atomics; the last block to
@@ -104,7 +105,8 @@ static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned thread
     size_t p = n / threads + (n % threads != 0), wave = cn_dsum_wave(kernel, threads, cache);
     if (p > wave)
         p = wave;
-    size_t least = wide ? 1 : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);     /* the shared limbs: 2^23 */
+    /* an f32 part's shared limbs take 2^23 terms, an f64 part's warp digits CN_DSUM64_PART_MAX */
+    size_t least = wide ? n / CN_DSUM64_PART_MAX + (n % CN_DSUM64_PART_MAX != 0) : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);
     return p > least ? p : least > 0 ? least : 1;
 }
 
@@ -203,17 +205,50 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 #define CN_DSUM64_PUT(v)                                                                       \
     do {                                                                                     \
-        double cn_t = (v);                                                                   \
-        if (!cn_dsum64_win_add(&win, cn_sum_bits64(cn_t), &flags))                           \
-            cn_dsum64_put(cn_dg + t, T, cn_t, &flags);                                       \
+        uint64_t cn_b = cn_sum_bits64(v);                                                    \
+        if (!cn_dsum64_win_take(&win, cn_b) && !cn_dsum64_win_miss(&win, cn_b, &flags))       \
+            cn_dsum64_put_shared(cn_wd, cn_b);                                               \
     } while (0)
 #define CN_DSUM64_EVERY                                                                        \
-    if (win.used > CN_DSUM64_WIN_TERMS - 2 * U)                                              \
-        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
-    if ((cnt += U) >= CN_SUM_CARRY_EVERY - 4 * U) {                                          \
-        cn_dsum64_carry(cn_dg + t, T);                                                       \
+    if ((cnt += U) > CN_DSUM64_WIN_TERMS - U) {                                              \
+        cn_dsum64_flush_shared(&win, cn_wd);                                                 \
         cnt = 0;                                                                             \
     }
+
+/* m * 2^p units of 2^-1074, negated when neg, into a warp's digits (W
+ * apart) with shared-memory atomics: the warp's lanes add into one column. */
+static __device__ inline void cn_dsum64_digits_shared(int64_t *d, uint64_t m, int p, int neg)
+{
+    int64_t c[3];
+    cn_sum_pieces(m, p, c);
+    for (int k = 0; k < 3; k++)
+        if (c[k])
+            atomicAdd((unsigned long long *)&d[((p >> 5) + k) * (CN_DSUM64_THREADS / 32)],
+                      (unsigned long long)(neg ? -c[k] : c[k]));
+}
+
+/* A finite term (bits b) neither the window nor its miss took. */
+static __device__ inline void cn_dsum64_put_shared(int64_t *d, uint64_t b)
+{
+    int p;
+    uint64_t m = cn_sum_split64(b, &p);
+    cn_dsum64_digits_shared(d, m, p, (int)(b >> 63));
+}
+
+/* The window into the warp's digits, emptied (cn_dsum64_win_flush with atomics). */
+static __device__ inline void cn_dsum64_flush_shared(cn_dsum64_win *w, int64_t *d)
+{
+    double v[2] = {w->s1 - w->b1, w->s2 - w->b2};
+    for (int k = 0; k < 2; k++) {
+        uint64_t b = cn_sum_bits64(v[k]);
+        int p;
+        uint64_t m = cn_sum_split64(b, &p);
+        if (m)
+            cn_dsum64_digits_shared(d, m, p, (int)(b >> 63));
+    }
+    w->s1 = w->b1;
+    w->s2 = w->b2;
+}
 
 /* f32: block p folds part p into its threads' bins; every 2^14 terms, and
  * at the end, a thread adds its bins into the block's limbs (shared 64-bit
@@ -277,41 +312,49 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 
 /* f64: block p folds part p. Each thread sums the terms its window takes
  * (cairn_sum.h, cn_dsum64_win) in registers, and adds any other into its
- * own 68 digits, a column of shared memory; the window moves into the
- * digits every 2^10 terms and at the end; the columns are carried, added,
- * and the block's digits added into the total. A column takes fewer than
- * 2^30 adds between carries, so no digit passes 2^62. */
+ * warp's 68 digits, a column of shared memory, with shared atomics; the
+ * window moves into the digits every 2^10 terms and at the end. A part
+ * has at most CN_DSUM64_PART_MAX terms, so a digit takes fewer than 2^22
+ * adds, each below 2^32 in magnitude: no carry until the block's digits
+ * are summed (below 2^57), carried, and added into the total. A column a
+ * warp where the last version kept one a thread: 4.4 KB of shared memory a
+ * block of 256 threads, where 64 threads took 34 KB, so the multiprocessor
+ * holds five times the threads (evidence/2026-12-04-scan-tiles.md). */
 #define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
     static __global__ void __launch_bounds__(CN_DSUM64_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
-        enum { T = CN_DSUM64_THREADS, U = 16 };                                              \
-        __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
+        enum { T = CN_DSUM64_THREADS, U = 8, W = CN_DSUM64_THREADS / 32 };                   \
+        __shared__ int64_t cn_dg[CN_SUM_DIGITS * W];                                         \
         __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
         CN_DSUM_PART;                                                                        \
-        for (unsigned i = 0; i < CN_SUM_DIGITS; i++)                                         \
-            cn_dg[i * T + t] = 0;                                                            \
+        int64_t *const cn_wd = cn_dg + (t >> 5);                                             \
+        for (unsigned i = t; i < CN_SUM_DIGITS * W; i += T)                                  \
+            cn_dg[i] = 0;                                                                    \
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
+        __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
-        unsigned long cnt = 0;                                                               \
+        unsigned cnt = 0;                                                                    \
         cn_dsum64_win win;                                                                   \
         cn_dsum64_win_init(&win);                                                            \
         CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY);                        \
-        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
-        cn_dsum64_carry(cn_dg + t, T);                                                       \
+        cn_dsum64_flush_shared(&win, cn_wd);                                                 \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
         for (unsigned i = t; i < CN_SUM_DIGITS; i += T) {                                    \
             int64_t s = 0;                                                                   \
-            _Pragma("unroll 4") for (unsigned w = 0; w < T; w++) s += cn_dg[i * T + (w + i) % T]; \
+            for (unsigned w = 0; w < W; w++)                                                 \
+                s += cn_dg[i * W + w];                                                       \
             cn_sum[i] = s;                                                                   \
         }                                                                                    \
         __syncthreads();                                                                     \
         __shared__ int cn_last;                                                              \
-        if (t == 0)                                                                          \
+        if (t == 0) {                                                                        \
+            cn_dsum64_carry(cn_sum, 1);                                                      \
             cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, cn_sum, CN_SUM_DIGITS, cn_fl); \
+        }                                                                                    \
         CN_DSUM_STORE(double, 1, STORE);                                                     \
     }
 

@@ -864,7 +864,8 @@ enum {
     CN_DSUM32_BINS = 16,
     CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
     CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
-    CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
+    CN_DSUM64_THREADS = 256,    /* a block of the f64 sum: 68 digits a warp in shared memory, 4.4 KB */
+    CN_DSUM64_PART_MAX = 1 << 24, /* terms of an f64 part at most: its warps' digits need no carry */
     CN_DSUM32_THREADS = 256
 };
 
@@ -953,58 +954,70 @@ CN_SUM_FN void cn_dsum64_carry(int64_t *d, size_t stride)
  * stays in [2^E, 2^(E+1)) for 2^10 terms, so t - s1 is exact and r = x - q
  * is the exact error; r is a multiple of x's ulp, at least 2^(E-93), which
  * is s2's ulp, and at most 2^(E-53), so s2 += r is exact for as many.
- * After 2^10 terms, and at the end, s1 - B1 and s2 - B2 (exact) go to the
- * digits. Four additions a term, in registers; any other term (an
- * exponent outside, an infinity, a NaN, a subnormal) is the caller's, for
- * the digits. */
+ * After at most 2^10 terms, and at the end, s1 - B1 and s2 - B2 (exact) go
+ * to the digits.
+ *
+ * A term costs one test of its exponent field and four additions
+ * (cn_dsum64_win_take): zeros, subnormals, infinities and NaNs have fields
+ * (0 and 0x7ff) no window holds, and before the first nonzero term the
+ * window holds none (lo is past every field), so every such term falls to
+ * cn_dsum64_win_miss, which notes the flags, places the window, and tells
+ * the caller whether the term is still its own (for the digits). */
 typedef struct {
     double s1, s2, b1, b2;
-    int e;  /* E, or INT_MIN until the first nonzero term */
-    uint32_t used;
+    unsigned lo; /* the exponent field of 2^(E-41), or CN_DSUM64_NO_WIN before the first nonzero term */
 } cn_dsum64_win;
 
-enum { CN_DSUM64_WIN_TERMS = 1 << 10, CN_DSUM64_WIN_ABOVE = 20 };
+enum { CN_DSUM64_WIN_TERMS = 1 << 10, CN_DSUM64_WIN_ABOVE = 20, CN_DSUM64_WIN_FIELDS = 28 };
+#define CN_DSUM64_NO_WIN (1u << 20)
 
 CN_SUM_FN void cn_dsum64_win_init(cn_dsum64_win *w)
 {
     w->s1 = w->s2 = w->b1 = w->b2 = 0;
-    w->e = -2147483647 - 1;
-    w->used = 0;
+    w->lo = CN_DSUM64_NO_WIN;
 }
 
 /* 2^k for -1022 <= k <= 1023. */
 CN_SUM_FN double cn_sum_pow2(int k) { return cn_sum_from_bits64((uint64_t)(k + 1023) << 52); }
 
 /* Adds the term with bits b when the window takes it: returns 1, else 0
- * and nothing is added. The flags of a finite term are noted either way. */
-CN_SUM_FN int cn_dsum64_win_add(cn_dsum64_win *w, uint64_t b, uint32_t *flags)
+ * and nothing is added or noted. */
+CN_SUM_FN int cn_dsum64_win_take(cn_dsum64_win *w, uint64_t b)
 {
-    int ef = (int)((b >> 52) & 0x7ff);
-    if (ef == 0x7ff)
-        return 0;
-    if (b != (uint64_t)1 << 63)
-        *flags |= CN_SUM_SAW_NOT_NEGZERO;
-    if ((b << 1) == 0)
-        return 1; /* +-0.0 adds nothing */
-    if (ef == 0)
-        return 0; /* a subnormal: the digits' */
-    int ex = ef - 1023;
-    if (w->e == -2147483647 - 1) {
-        int e = ex + CN_DSUM64_WIN_ABOVE;
-        e = e < -1022 + 41 ? -1022 + 41 : e > 1022 ? 1022 : e;
-        w->e = e;
-        w->b1 = w->s1 = 1.5 * cn_sum_pow2(e);
-        w->b2 = w->s2 = 1.5 * cn_sum_pow2(e - 41);
-    }
-    if ((unsigned)(ex - (w->e - 41)) > 28u)
+    unsigned ef = (unsigned)(b >> 52) & 0x7ffu;
+    if (ef - w->lo > (unsigned)CN_DSUM64_WIN_FIELDS)
         return 0;
     double x = cn_sum_from_bits64(b);
     double t = w->s1 + x;
     double q = t - w->s1;
     w->s2 += x - q;
     w->s1 = t;
-    w->used++;
     return 1;
+}
+
+/* A term the window did not take: notes its flags, and places the window
+ * at the first nonzero normal term (taking it). Returns 1 when nothing is
+ * left to do (a zero, an infinity, a NaN, or taken now), 0 when the term
+ * is the caller's, for the digits. */
+CN_SUM_FN int cn_dsum64_win_miss(cn_dsum64_win *w, uint64_t b, uint32_t *flags)
+{
+    int ef = (int)((b >> 52) & 0x7ff);
+    if (ef == 0x7ff) {
+        *flags |= (b & (((uint64_t)1 << 52) - 1)) ? CN_SUM_SAW_NAN : (b >> 63) ? CN_SUM_SAW_NINF : CN_SUM_SAW_PINF;
+        return 1;
+    }
+    if (b != (uint64_t)1 << 63)
+        *flags |= CN_SUM_SAW_NOT_NEGZERO;
+    if ((b << 1) == 0)
+        return 1; /* +-0.0 adds nothing */
+    if (ef == 0 || w->lo != CN_DSUM64_NO_WIN)
+        return 0; /* a subnormal, or outside the window: the digits' */
+    int e = ef - 1023 + CN_DSUM64_WIN_ABOVE;
+    e = e < -1022 + 41 ? -1022 + 41 : e > 1022 ? 1022 : e;
+    w->lo = (unsigned)(e - 41 + 1023);
+    w->b1 = w->s1 = 1.5 * cn_sum_pow2(e);
+    w->b2 = w->s2 = 1.5 * cn_sum_pow2(e - 41);
+    return cn_dsum64_win_take(w, b);
 }
 
 /* The window into the digits (a stride apart), emptied; E stays. */
@@ -1020,7 +1033,6 @@ CN_SUM_FN void cn_dsum64_win_flush(cn_dsum64_win *w, int64_t *digits, size_t str
     }
     w->s1 = w->b1;
     w->s2 = w->b2;
-    w->used = 0;
 }
 
 #endif /* CAIRN_SUM_H */

@@ -390,32 +390,42 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned 
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
-/* f64: parts of T threads; each thread's window takes what it can, its own
- * digits the rest; a window moves into the digits every `spill` terms it
- * took, and at the end. */
-static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, uint32_t spill)
+/* f64: parts of T threads in warps of G; each thread's window takes what
+ * it can (cn_dsum64_win_take, then cn_dsum64_win_miss), its warp's digits
+ * the rest, uncarried; a window moves into the digits every `spill` terms
+ * the thread met, and at the end; a part's digits are carried once. */
+static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, size_t G, uint32_t spill)
 {
     static cn_sum_acc total;
     cn_sum_acc_init(&total);
     for (size_t p = 0; p < P; p++) {
         size_t lo = n * p / P, hi = n * (p + 1) / P;
+        int64_t d[DEV_MAX_T][CN_SUM_DIGITS], sum[CN_SUM_DIGITS] = {0};
+        memset(d, 0, sizeof d);
         for (size_t t = 0; t < T; t++) {
-            int64_t d[CN_SUM_DIGITS] = {0};
+            int64_t *wd = d[t / G];
             cn_dsum64_win w;
             cn_dsum64_win_init(&w);
             if (lo + t < hi)
                 total.flags |= CN_SUM_SAW_TERM;
+            uint32_t cnt = 0;
             for (size_t j = lo + t; j < hi; j += T) {
-                if (!cn_dsum64_win_add(&w, bits64(x[j]), &total.flags))
-                    cn_dsum64_put(d, 1, x[j], &total.flags);
-                if (w.used >= spill)
-                    cn_dsum64_win_flush(&w, d, 1);
+                uint64_t b = bits64(x[j]);
+                if (!cn_dsum64_win_take(&w, b) && !cn_dsum64_win_miss(&w, b, &total.flags))
+                    cn_dsum64_put(wd, 1, x[j], &total.flags);
+                if (++cnt >= spill) {
+                    cn_dsum64_win_flush(&w, wd, 1);
+                    cnt = 0;
+                }
             }
-            cn_dsum64_win_flush(&w, d, 1);
-            cn_dsum64_carry(d, 1);
-            for (int i = 0; i < CN_SUM_DIGITS; i++)
-                total.digit[i] += d[i];
+            cn_dsum64_win_flush(&w, wd, 1);
         }
+        for (size_t g = 0; g * G < T; g++)
+            for (int i = 0; i < CN_SUM_DIGITS; i++)
+                sum[i] += d[g][i];
+        cn_dsum64_carry(sum, 1);
+        for (int i = 0; i < CN_SUM_DIGITS; i++)
+            total.digit[i] += sum[i];
     }
     cn_sum_acc_carry(&total);
     return bits64(cn_sum_acc_round(&total, 53, -1074, 1024));
@@ -424,13 +434,15 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, uint32_t
 /* The device's ways: one part of one thread, and several of each. */
 static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
-    static const size_t shapes[][3] = {{1, 1, CN_DSUM64_WIN_TERMS}, {1, 8, 3}, {3, 5, CN_DSUM64_WIN_TERMS}, {7, 2, 1}};
+    static const size_t shapes[][4] = {
+        {1, 1, 1, CN_DSUM64_WIN_TERMS}, {1, 8, 4, 3}, {3, 5, 2, CN_DSUM64_WIN_TERMS}, {7, 2, 2, 1}, {2, 12, 4, 5}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], (uint32_t)shapes[k][2]);
+        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (uint32_t)shapes[k][3]);
         if (got != want) {
-            char how[128];
-            snprintf(how, sizeof how, "device model, %zu parts of %zu threads, windows moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2]);
+            char how[160];
+            snprintf(how, sizeof how,
+                     "device model, %zu parts of %zu threads in warps of %zu, windows moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
             mismatch(t, how, n, want, got);
         }
     }
@@ -996,9 +1008,46 @@ static void f32_bins_bound(Tally *t)
     family_end(t);
 }
 
+/* The device's f64 window at its bound: a first term places the window
+ * (E 20 binades above it), then the most terms a window takes between two
+ * moves to the digits, each of the largest exponent it takes (E - 13) with
+ * odd low bits, one sign, then a term below the window that tips the
+ * rounding: s1 must keep its binade for all of them. Then the same with
+ * terms one and three binades above the window, which are the digits'
+ * (a window that took them would leave its binade). For first terms across
+ * the exponent range, including those whose window is clamped. */
+static void f64_window_bound(Tally *t)
+{
+    family_begin(t, "f64 the device's window at its bound");
+    enum { N = CN_DSUM64_WIN_TERMS + 2 };
+    static double x[N + 2];
+    static const int firsts[] = {-1074 + 60, -1010, -1003, -200, -1, 0, 7, 300, 990, 1001};
+    for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
+        int e0 = firsts[f], e = e0 + CN_DSUM64_WIN_ABOVE;
+        e = e < -1022 + 41 ? -1022 + 41 : e > 1022 ? 1022 : e;
+        for (int above = 0; above < 4; above += 1 + (above > 0))
+        for (int s = 0; s < 2; s++) {
+            int top = e - 13 + above > 1023 ? 1023 : e - 13 + above;
+            x[0] = s ? -ldexp(1.0, e0) : ldexp(1.0, e0);
+            for (size_t i = 1; i <= N; i++) {
+                uint64_t b = ((uint64_t)(top + 1023) << 52) | (((uint64_t)1 << 52) - 1 - 2 * (uint64_t)(i % 977));
+                double v;
+                memcpy(&v, &b, sizeof v);
+                x[i] = s ? -v : v;
+            }
+            x[N + 1] = s ? ldexp(1.0, e - 120) : -ldexp(1.0, e - 120);
+            uint64_t want = oracle64(x, N + 2);
+            t->cases++;
+            check_dev64(t, x, N + 2, want);
+        }
+    }
+    family_end(t);
+}
+
 int main(void)
 {
     Tally t = {0};
+    f64_window_bound(&t);
     f64_ties(&t);
     f64_powers_of_two(&t);
     f64_largest(&t);
