@@ -26,11 +26,11 @@
  *   The bins start at -0.0, so a bin that is still -0.0 saw only -0.0
  *   terms; an infinity or a NaN makes the top bin's double non-finite.
  *
- *   f64: each thread sums the terms near the first nonzero one it met in
+ *   f64: each thread sums the terms near the largest of its first 16 in
  *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
- *   test and four additions a term), and adds any other term into its
- *   warp's exact total, 68 digits of 32 bits in a column of shared memory
- *   (three shared atomic adds).
+ *   test and four additions a term), and adds any other term into its own
+ *   exact total, 68 digits of 32 bits in a column of shared memory (three
+ *   integer adds).
  *
  * The block adds its threads' limbs or digits as integers, then adds them
  * into one total in the scratch with 64-bit atomics; the last block to
@@ -172,13 +172,16 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 
 /* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
  * loaded before this U are added (PUT(v)), EVERY after each U; then the
- * last few one by one. */
-#define CN_DSUM_STREAM(T_, TERM, PUT, EVERY)                                                   \
+ * last few one by one. FIRST(y) sees the first U (y[0..U)) before any is
+ * added. */
+#define CN_DSUM_STREAM(T_, TERM, PUT, EVERY, FIRST)                                            \
     size_t j = lo + t;                                                                       \
     bool cn_have = j < hi && hi - j > (size_t)(U - 1) * T;                                   \
     T_ cn_y[U];                                                                              \
-    if (cn_have)                                                                             \
+    if (cn_have) {                                                                           \
         _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, j + u * T, &cn_y[u]);    \
+        FIRST(cn_y);                                                                         \
+    }                                                                                        \
     while (cn_have) {                                                                        \
         size_t cn_jn = j + (size_t)U * T;                                                    \
         bool cn_next = cn_jn < hi && hi - cn_jn > (size_t)(U - 1) * T;                       \
@@ -197,58 +200,54 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         PUT(cn_v);                                                                           \
     }
 
-#define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
+/* f32 terms go to the thread's bin cn_cb in two registers (alternating:
+ * two chains of additions) when they fall in it, else to their bin in
+ * shared memory; the registers hold partial sums of that bin's terms, so
+ * they are exact as the bin is, and join it before every move to the
+ * limbs. cn_cb is the bin of the largest of the thread's first 8 terms:
+ * on data of moderate range nearly every term falls there, and adds in
+ * registers where it would read and write shared memory. */
+#define CN_DSUM32_PUT(v)                                                                       \
+    do {                                                                                     \
+        float cn_v = (v);                                                                    \
+        if (cn_dsum32_bin(cn_v) == cn_cb) {                                                  \
+            if ((cn_k ^= 1) != 0)                                                            \
+                cn_r0 += (double)cn_v;                                                       \
+            else                                                                             \
+                cn_r1 += (double)cn_v;                                                       \
+        } else                                                                               \
+            cn_dsum32_put(cn_bins + t, T, cn_v);                                             \
+    } while (0)
+#define CN_DSUM32_FIRST(y) (cn_cb = cn_dsum32_top_bin((y), U))
+#define CN_DSUM32_JOIN                                                                         \
+    do {                                                                                     \
+        if (cn_cb < CN_DSUM32_BINS) {                                                        \
+            cn_bins[cn_cb * T + t] += cn_r0 + cn_r1;                                         \
+            cn_r0 = cn_r1 = -0.0;                                                            \
+        }                                                                                    \
+    } while (0)
 #define CN_DSUM32_EVERY                                                                        \
     if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U) {                                              \
+        CN_DSUM32_JOIN;                                                                      \
         CN_DSUM32_SPILL(t);                                                                  \
         cnt = 0;                                                                             \
     }
+#define CN_DSUM_NO_FIRST(y) ((void)0)
+#define CN_DSUM64_FIRST(y) cn_dsum64_win_place(&win, (y), U, &flags)
 #define CN_DSUM64_PUT(v)                                                                       \
     do {                                                                                     \
         uint64_t cn_b = cn_sum_bits64(v);                                                    \
-        if (!cn_dsum64_win_take(&win, cn_b) && !cn_dsum64_win_miss(&win, cn_b, &flags))       \
-            cn_dsum64_put_shared(cn_wd, cn_b);                                               \
+        if (!cn_dsum64_win_take(&win, cn_b) && !cn_dsum64_win_miss(&win, cn_b, &flags)) {     \
+            int cn_p;                                                                        \
+            uint64_t cn_m = cn_sum_split64(cn_b, &cn_p);                                     \
+            cn_sum_digits_add(cn_dg + t, T, cn_m, cn_p, (int)(cn_b >> 63));                  \
+        }                                                                                    \
     } while (0)
 #define CN_DSUM64_EVERY                                                                        \
     if ((cnt += U) > CN_DSUM64_WIN_TERMS - U) {                                              \
-        cn_dsum64_flush_shared(&win, cn_wd);                                                 \
+        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
         cnt = 0;                                                                             \
     }
-
-/* m * 2^p units of 2^-1074, negated when neg, into a warp's digits (W
- * apart) with shared-memory atomics: the warp's lanes add into one column. */
-static __device__ inline void cn_dsum64_digits_shared(int64_t *d, uint64_t m, int p, int neg)
-{
-    int64_t c[3];
-    cn_sum_pieces(m, p, c);
-    for (int k = 0; k < 3; k++)
-        if (c[k])
-            atomicAdd((unsigned long long *)&d[((p >> 5) + k) * (CN_DSUM64_THREADS / 32)],
-                      (unsigned long long)(neg ? -c[k] : c[k]));
-}
-
-/* A finite term (bits b) neither the window nor its miss took. */
-static __device__ inline void cn_dsum64_put_shared(int64_t *d, uint64_t b)
-{
-    int p;
-    uint64_t m = cn_sum_split64(b, &p);
-    cn_dsum64_digits_shared(d, m, p, (int)(b >> 63));
-}
-
-/* The window into the warp's digits, emptied (cn_dsum64_win_flush with atomics). */
-static __device__ inline void cn_dsum64_flush_shared(cn_dsum64_win *w, int64_t *d)
-{
-    double v[2] = {w->s1 - w->b1, w->s2 - w->b2};
-    for (int k = 0; k < 2; k++) {
-        uint64_t b = cn_sum_bits64(v[k]);
-        int p;
-        uint64_t m = cn_sum_split64(b, &p);
-        if (m)
-            cn_dsum64_digits_shared(d, m, p, (int)(b >> 63));
-    }
-    w->s1 = w->b1;
-    w->s2 = w->b2;
-}
 
 /* f32: block p folds part p into its threads' bins; every 2^14 terms, and
  * at the end, a thread adds its bins into the block's limbs (shared 64-bit
@@ -272,7 +271,10 @@ static __device__ inline void cn_dsum64_flush_shared(cn_dsum64_win *w, int64_t *
         __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY);                         \
+        unsigned cn_cb = CN_DSUM32_BINS, cn_k = 0;                                           \
+        double cn_r0 = -0.0, cn_r1 = -0.0;                                                   \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM32_FIRST);        \
+        CN_DSUM32_JOIN;                                                                      \
         CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
@@ -312,49 +314,45 @@ static __device__ inline void cn_dsum64_flush_shared(cn_dsum64_win *w, int64_t *
 
 /* f64: block p folds part p. Each thread sums the terms its window takes
  * (cairn_sum.h, cn_dsum64_win) in registers, and adds any other into its
- * warp's 68 digits, a column of shared memory, with shared atomics; the
- * window moves into the digits every 2^10 terms and at the end. A part
- * has at most CN_DSUM64_PART_MAX terms, so a digit takes fewer than 2^22
- * adds, each below 2^32 in magnitude: no carry until the block's digits
- * are summed (below 2^57), carried, and added into the total. A column a
- * warp where the last version kept one a thread: 4.4 KB of shared memory a
- * block of 256 threads, where 64 threads took 34 KB, so the multiprocessor
- * holds five times the threads (evidence/2026-12-04-scan-tiles.md). */
+ * own 68 digits, a column of shared memory; the window moves into the
+ * digits every 2^10 terms and at the end. A part has at most
+ * CN_DSUM64_PART_MAX terms, so a digit takes fewer than 2^20 adds, each
+ * below 2^32 in magnitude: the columns are carried once, at the end, then
+ * added (below 2^38), and the block's digits added into the total. (One
+ * column a warp, added with shared atomics, held five times the threads
+ * but took 22 times CUB's time on terms of every exponent, where most
+ * terms go to the digits: evidence/2026-12-04-scan-tiles.md.) */
 #define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
     static __global__ void __launch_bounds__(CN_DSUM64_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
-        enum { T = CN_DSUM64_THREADS, U = 8, W = CN_DSUM64_THREADS / 32 };                   \
-        __shared__ int64_t cn_dg[CN_SUM_DIGITS * W];                                         \
+        enum { T = CN_DSUM64_THREADS, U = 16 };                                              \
+        __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
         __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
         CN_DSUM_PART;                                                                        \
-        int64_t *const cn_wd = cn_dg + (t >> 5);                                             \
-        for (unsigned i = t; i < CN_SUM_DIGITS * W; i += T)                                  \
-            cn_dg[i] = 0;                                                                    \
+        for (unsigned i = 0; i < CN_SUM_DIGITS; i++)                                         \
+            cn_dg[i * T + t] = 0;                                                            \
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
-        __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
         cn_dsum64_win win;                                                                   \
         cn_dsum64_win_init(&win);                                                            \
-        CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY);                        \
-        cn_dsum64_flush_shared(&win, cn_wd);                                                 \
+        CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY, CN_DSUM64_FIRST);       \
+        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
+        cn_dsum64_carry(cn_dg + t, T);                                                       \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
         __syncthreads();                                                                     \
         for (unsigned i = t; i < CN_SUM_DIGITS; i += T) {                                    \
             int64_t s = 0;                                                                   \
-            for (unsigned w = 0; w < W; w++)                                                 \
-                s += cn_dg[i * W + w];                                                       \
+            _Pragma("unroll 4") for (unsigned w = 0; w < T; w++) s += cn_dg[i * T + (w + i) % T]; \
             cn_sum[i] = s;                                                                   \
         }                                                                                    \
         __syncthreads();                                                                     \
         __shared__ int cn_last;                                                              \
-        if (t == 0) {                                                                        \
-            cn_dsum64_carry(cn_sum, 1);                                                      \
+        if (t == 0)                                                                          \
             cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, cn_sum, CN_SUM_DIGITS, cn_fl); \
-        }                                                                                    \
         CN_DSUM_STORE(double, 1, STORE);                                                     \
     }
 

@@ -864,17 +864,32 @@ enum {
     CN_DSUM32_BINS = 16,
     CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
     CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
-    CN_DSUM64_THREADS = 256,    /* a block of the f64 sum: 68 digits a warp in shared memory, 4.4 KB */
-    CN_DSUM64_PART_MAX = 1 << 24, /* terms of an f64 part at most: its warps' digits need no carry */
+    CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
+    CN_DSUM64_PART_MAX = 1 << 24, /* terms of an f64 part at most: its threads' digits need no carry */
     CN_DSUM32_THREADS = 256
 };
 
-/* One f32 term into its bin (bins a stride apart). */
-CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x)
+/* An f32 term's bin: the top four bits of its exponent field. */
+CN_SUM_FN unsigned cn_dsum32_bin(float x)
 {
     uint32_t u;
     memcpy(&u, &x, sizeof u);
-    bins[((u >> 27) & 15) * stride] += (double)x;
+    return (u >> 27) & 15;
+}
+
+/* One f32 term into its bin (bins a stride apart). */
+CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsum32_bin(x) * stride] += (double)x; }
+
+/* The bin of the largest of y[0..count) (an infinity's or a NaN's is the
+ * top bin, as any term's with that field). */
+CN_SUM_FN unsigned cn_dsum32_top_bin(const float *y, int count)
+{
+    unsigned b = 0;
+    for (int i = 0; i < count; i++) {
+        unsigned c = cn_dsum32_bin(y[i]);
+        b = c > b ? c : b;
+    }
+    return b;
 }
 
 /* Empties bin b (back to -0.0) and returns its value as a whole number
@@ -961,8 +976,11 @@ CN_SUM_FN void cn_dsum64_carry(int64_t *d, size_t stride)
  * (cn_dsum64_win_take): zeros, subnormals, infinities and NaNs have fields
  * (0 and 0x7ff) no window holds, and before the first nonzero term the
  * window holds none (lo is past every field), so every such term falls to
- * cn_dsum64_win_miss, which notes the flags, places the window, and tells
- * the caller whether the term is still its own (for the digits). */
+ * cn_dsum64_win_miss, which notes the flags, places the window if nothing
+ * has (cn_dsum64_win_place places it from a thread's first terms), and
+ * tells the caller whether the term is still its own (for the digits).
+ * The window takes only terms other than -0.0, so whatever places it notes
+ * that the sum saw one. */
 typedef struct {
     double s1, s2, b1, b2;
     unsigned lo; /* the exponent field of 2^(E-41), or CN_DSUM64_NO_WIN before the first nonzero term */
@@ -995,10 +1013,40 @@ CN_SUM_FN int cn_dsum64_win_take(cn_dsum64_win *w, uint64_t b)
     return 1;
 }
 
+/* Places the window at E 20 binades above a term of exponent field ef
+ * (normal), E kept inside what a double's accumulators can hold. */
+CN_SUM_FN void cn_dsum64_win_at(cn_dsum64_win *w, int ef)
+{
+    int e = ef - 1023 + CN_DSUM64_WIN_ABOVE;
+    e = e < -1022 + 41 ? -1022 + 41 : e > 1022 ? 1022 : e;
+    w->lo = (unsigned)(e - 41 + 1023);
+    w->b1 = w->s1 = 1.5 * cn_sum_pow2(e);
+    w->b2 = w->s2 = 1.5 * cn_sum_pow2(e - 41);
+}
+
+/* Places the window from the largest of a thread's first terms (y[0..count),
+ * before any is added), when one is a nonzero normal. From the first term
+ * alone, one thread in a hundred on data uniform in [-1, 1) placed it where
+ * three quarters of its terms fell above it, to the slow digits, and every
+ * block waited on such a thread (evidence/2026-12-04-scan-tiles.md). */
+CN_SUM_FN void cn_dsum64_win_place(cn_dsum64_win *w, const double *y, int count, uint32_t *flags)
+{
+    unsigned top = 0;
+    for (int i = 0; i < count; i++) {
+        unsigned ef = (unsigned)(cn_sum_bits64(y[i]) >> 52) & 0x7ffu;
+        if (ef != 0x7ffu && ef > top)
+            top = ef;
+    }
+    if (top == 0 || w->lo != CN_DSUM64_NO_WIN)
+        return;
+    *flags |= CN_SUM_SAW_NOT_NEGZERO; /* that term is summed: the window takes it or the digits do */
+    cn_dsum64_win_at(w, (int)top);
+}
+
 /* A term the window did not take: notes its flags, and places the window
- * at the first nonzero normal term (taking it). Returns 1 when nothing is
- * left to do (a zero, an infinity, a NaN, or taken now), 0 when the term
- * is the caller's, for the digits. */
+ * at the first nonzero normal term when nothing placed it (taking it).
+ * Returns 1 when nothing is left to do (a zero, an infinity, a NaN, or
+ * taken now), 0 when the term is the caller's, for the digits. */
 CN_SUM_FN int cn_dsum64_win_miss(cn_dsum64_win *w, uint64_t b, uint32_t *flags)
 {
     int ef = (int)((b >> 52) & 0x7ff);
@@ -1012,11 +1060,7 @@ CN_SUM_FN int cn_dsum64_win_miss(cn_dsum64_win *w, uint64_t b, uint32_t *flags)
         return 1; /* +-0.0 adds nothing */
     if (ef == 0 || w->lo != CN_DSUM64_NO_WIN)
         return 0; /* a subnormal, or outside the window: the digits' */
-    int e = ef - 1023 + CN_DSUM64_WIN_ABOVE;
-    e = e < -1022 + 41 ? -1022 + 41 : e > 1022 ? 1022 : e;
-    w->lo = (unsigned)(e - 41 + 1023);
-    w->b1 = w->s1 = 1.5 * cn_sum_pow2(e);
-    w->b2 = w->s2 = 1.5 * cn_sum_pow2(e - 41);
+    cn_dsum64_win_at(w, ef);
     return cn_dsum64_win_take(w, b);
 }
 

@@ -354,7 +354,11 @@ static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_
  * integers, in part order, and rounded as the device's second pass does. */
 enum { DEV_MAX_T = 8 };
 
-static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned flush)
+/* f32: parts of T threads; a thread with at least `grp` terms keeps the
+ * bin of the largest of its first grp in two registers (alternating), the
+ * others in its bins; the registers join their bin before every move to
+ * the limbs (every `flush` terms, and at the end). */
+static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, size_t grp, unsigned flush)
 {
     int64_t total[CN_DSUM32_BINS] = {0};
     uint32_t flags = 0;
@@ -365,12 +369,26 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned 
             double bins[CN_DSUM32_BINS * DEV_MAX_T];
             for (int b = 0; b < CN_DSUM32_BINS; b++)
                 bins[b * T + t] = -0.0;
-            unsigned cnt = 0;
+            unsigned cnt = 0, cb = CN_DSUM32_BINS, k = 0;
+            double r[2] = {-0.0, -0.0};
             if (lo + t < hi)
                 flags |= CN_SUM_SAW_TERM;
+            if (lo + t < hi && hi - (lo + t) > (grp - 1) * T) {
+                float first[64];
+                for (size_t u = 0; u < grp; u++)
+                    first[u] = x[lo + t + u * T];
+                cb = cn_dsum32_top_bin(first, (int)grp);
+            }
             for (size_t j = lo + t; j < hi; j += T) {
-                cn_dsum32_put(bins + t, T, x[j]);
+                if (cn_dsum32_bin(x[j]) == cb)
+                    r[k ^= 1] += (double)x[j];
+                else
+                    cn_dsum32_put(bins + t, T, x[j]);
                 if (++cnt == flush || j + T >= hi) {
+                    if (cb < CN_DSUM32_BINS) {
+                        bins[cb * T + t] += r[0] + r[1];
+                        r[0] = r[1] = -0.0;
+                    }
                     for (int b = 0; b < CN_DSUM32_BINS; b++)
                         limb[b] += cn_dsum32_take(bins + t, T, b, &flags);
                     cnt = 0;
@@ -390,42 +408,44 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned 
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
-/* f64: parts of T threads in warps of G; each thread's window takes what
- * it can (cn_dsum64_win_take, then cn_dsum64_win_miss), its warp's digits
- * the rest, uncarried; a window moves into the digits every `spill` terms
- * the thread met, and at the end; a part's digits are carried once. */
-static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, size_t G, uint32_t spill)
+/* f64: parts of T threads; a thread with at least `grp` terms places its
+ * window from its first grp (cn_dsum64_win_place); each term goes to the
+ * window (cn_dsum64_win_take, then cn_dsum64_win_miss) or the thread's
+ * digits; a window moves into the digits every `spill` terms the thread
+ * met, and at the end; a thread's digits are carried once, at the end. */
+static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, size_t grp, uint32_t spill)
 {
     static cn_sum_acc total;
     cn_sum_acc_init(&total);
     for (size_t p = 0; p < P; p++) {
         size_t lo = n * p / P, hi = n * (p + 1) / P;
-        int64_t d[DEV_MAX_T][CN_SUM_DIGITS], sum[CN_SUM_DIGITS] = {0};
-        memset(d, 0, sizeof d);
         for (size_t t = 0; t < T; t++) {
-            int64_t *wd = d[t / G];
+            int64_t d[CN_SUM_DIGITS] = {0};
             cn_dsum64_win w;
             cn_dsum64_win_init(&w);
             if (lo + t < hi)
                 total.flags |= CN_SUM_SAW_TERM;
+            if (lo + t < hi && hi - (lo + t) > (grp - 1) * T) {
+                double first[64];
+                for (size_t u = 0; u < grp; u++)
+                    first[u] = x[lo + t + u * T];
+                cn_dsum64_win_place(&w, first, (int)grp, &total.flags);
+            }
             uint32_t cnt = 0;
             for (size_t j = lo + t; j < hi; j += T) {
                 uint64_t b = bits64(x[j]);
                 if (!cn_dsum64_win_take(&w, b) && !cn_dsum64_win_miss(&w, b, &total.flags))
-                    cn_dsum64_put(wd, 1, x[j], &total.flags);
+                    cn_dsum64_put(d, 1, x[j], &total.flags);
                 if (++cnt >= spill) {
-                    cn_dsum64_win_flush(&w, wd, 1);
+                    cn_dsum64_win_flush(&w, d, 1);
                     cnt = 0;
                 }
             }
-            cn_dsum64_win_flush(&w, wd, 1);
-        }
-        for (size_t g = 0; g * G < T; g++)
+            cn_dsum64_win_flush(&w, d, 1);
+            cn_dsum64_carry(d, 1);
             for (int i = 0; i < CN_SUM_DIGITS; i++)
-                sum[i] += d[g][i];
-        cn_dsum64_carry(sum, 1);
-        for (int i = 0; i < CN_SUM_DIGITS; i++)
-            total.digit[i] += sum[i];
+                total.digit[i] += d[i];
+        }
     }
     cn_sum_acc_carry(&total);
     return bits64(cn_sum_acc_round(&total, 53, -1074, 1024));
@@ -435,13 +455,13 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, size_t G
 static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
     static const size_t shapes[][4] = {
-        {1, 1, 1, CN_DSUM64_WIN_TERMS}, {1, 8, 4, 3}, {3, 5, 2, CN_DSUM64_WIN_TERMS}, {7, 2, 2, 1}, {2, 12, 4, 5}};
+        {1, 1, 16, CN_DSUM64_WIN_TERMS}, {1, 8, 4, 3}, {3, 5, 1, CN_DSUM64_WIN_TERMS}, {7, 2, 2, 1}, {2, 12, 64, 5}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (uint32_t)shapes[k][3]);
         if (got != want) {
             char how[160];
             snprintf(how, sizeof how,
-                     "device model, %zu parts of %zu threads in warps of %zu, windows moved every %zu terms",
+                     "device model, %zu parts of %zu threads placing from %zu terms, windows moved every %zu terms",
                      shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
             mismatch(t, how, n, want, got);
         }
@@ -450,13 +470,15 @@ static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 
 static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
 {
-    static const size_t shapes[][3] = {{1, 1, CN_DSUM32_FLUSH}, {1, 8, 3}, {3, 5, CN_DSUM32_FLUSH}, {7, 2, 1}};
+    static const size_t shapes[][4] = {
+        {1, 1, 8, CN_DSUM32_FLUSH}, {1, 8, 1, 3}, {3, 5, 2, CN_DSUM32_FLUSH}, {7, 2, 8, 1}, {2, 3, 64, 7}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], (unsigned)shapes[k][2]);
+        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (unsigned)shapes[k][3]);
         if (got != want) {
-            char how[96];
-            snprintf(how, sizeof how, "device model, %zu parts of %zu threads, bins moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2]);
+            char how[128];
+            snprintf(how, sizeof how,
+                     "device model, %zu parts of %zu threads, a bin in registers from %zu terms, bins moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
             mismatch(t, how, n, want, got);
         }
     }
