@@ -206,17 +206,19 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
  * they are exact as the bin is, and join it before every move to the
  * limbs. cn_cb is the bin of the largest of the thread's first 8 terms:
  * on data of moderate range nearly every term falls there, and adds in
- * registers where it would read and write shared memory. */
+ * registers where it would read and write shared memory. (Its local is
+ * cn_x32: CN_DSUM_STREAM passes its own cn_v, and `float cn_v = (cn_v)`
+ * read the new, unset variable; every f32 sum was NaN on the H200.) */
 #define CN_DSUM32_PUT(v)                                                                       \
     do {                                                                                     \
-        float cn_v = (v);                                                                    \
-        if (cn_dsum32_bin(cn_v) == cn_cb) {                                                  \
+        float cn_x32 = (v);                                                                  \
+        if (cn_dsum32_bin(cn_x32) == cn_cb) {                                                \
             if ((cn_k ^= 1) != 0)                                                            \
-                cn_r0 += (double)cn_v;                                                       \
+                cn_r0 += (double)cn_x32;                                                     \
             else                                                                             \
-                cn_r1 += (double)cn_v;                                                       \
+                cn_r1 += (double)cn_x32;                                                     \
         } else                                                                               \
-            cn_dsum32_put(cn_bins + t, T, cn_v);                                             \
+            cn_dsum32_put(cn_bins + t, T, cn_x32);                                           \
     } while (0)
 #define CN_DSUM32_FIRST(y) (cn_cb = cn_dsum32_top_bin((y), U))
 #define CN_DSUM32_JOIN                                                                         \
