@@ -200,41 +200,17 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         PUT(cn_v);                                                                           \
     }
 
-/* f32 terms go to the thread's bin cn_cb in two registers (alternating:
- * two chains of additions) when they fall in it, else to their bin in
- * shared memory; the registers hold partial sums of that bin's terms, so
- * they are exact as the bin is, and join it before every move to the
- * limbs. cn_cb is the bin of the largest of the thread's first 8 terms:
- * on data of moderate range nearly every term falls there, and adds in
- * registers where it would read and write shared memory. (Its local is
- * cn_x32: CN_DSUM_STREAM passes its own cn_v, and `float cn_v = (cn_v)`
- * read the new, unset variable; every f32 sum was NaN on the H200.) */
-#define CN_DSUM32_PUT(v)                                                                       \
-    do {                                                                                     \
-        float cn_x32 = (v);                                                                  \
-        if (cn_dsum32_bin(cn_x32) == cn_cb) {                                                \
-            if ((cn_k ^= 1) != 0)                                                            \
-                cn_r0 += (double)cn_x32;                                                     \
-            else                                                                             \
-                cn_r1 += (double)cn_x32;                                                     \
-        } else                                                                               \
-            cn_dsum32_put(cn_bins + t, T, cn_x32);                                           \
-    } while (0)
-#define CN_DSUM32_FIRST(y) (cn_cb = cn_dsum32_top_bin((y), U))
-#define CN_DSUM32_JOIN                                                                         \
-    do {                                                                                     \
-        if (cn_cb < CN_DSUM32_BINS) {                                                        \
-            cn_bins[cn_cb * T + t] += cn_r0 + cn_r1;                                         \
-            cn_r0 = cn_r1 = -0.0;                                                            \
-        }                                                                                    \
-    } while (0)
+#define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
+/* f32 places nothing from its first terms. (Keeping the bin of the largest
+ * of them in registers, shared memory for the others, was slower on the
+ * H200: 1.25x CUB at 2^28 where the shared bins alone take 1.16x,
+ * evidence/2026-12-04-scan-tiles.md.) */
+#define CN_DSUM_NO_FIRST(y) ((void)0)
 #define CN_DSUM32_EVERY                                                                        \
     if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U) {                                              \
-        CN_DSUM32_JOIN;                                                                      \
         CN_DSUM32_SPILL(t);                                                                  \
         cnt = 0;                                                                             \
     }
-#define CN_DSUM_NO_FIRST(y) ((void)0)
 #define CN_DSUM64_FIRST(y) cn_dsum64_win_place(&win, (y), U, &flags)
 #define CN_DSUM64_PUT(v)                                                                       \
     do {                                                                                     \
@@ -273,10 +249,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
-        unsigned cn_cb = CN_DSUM32_BINS, cn_k = 0;                                           \
-        double cn_r0 = -0.0, cn_r1 = -0.0;                                                   \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM32_FIRST);        \
-        CN_DSUM32_JOIN;                                                                      \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM_NO_FIRST);       \
         CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \

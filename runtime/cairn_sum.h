@@ -880,18 +880,6 @@ CN_SUM_FN unsigned cn_dsum32_bin(float x)
 /* One f32 term into its bin (bins a stride apart). */
 CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsum32_bin(x) * stride] += (double)x; }
 
-/* The bin of the largest of y[0..count) (an infinity's or a NaN's is the
- * top bin, as any term's with that field). */
-CN_SUM_FN unsigned cn_dsum32_top_bin(const float *y, int count)
-{
-    unsigned b = 0;
-    for (int i = 0; i < count; i++) {
-        unsigned c = cn_dsum32_bin(y[i]);
-        b = c > b ? c : b;
-    }
-    return b;
-}
-
 /* Empties bin b (back to -0.0) and returns its value as a whole number
  * of its units, 2^(16b-150), below 2^53 in magnitude; notes the flags: a
  * bin that is not -0.0 saw a term other than -0.0, a non-finite one an

@@ -354,11 +354,9 @@ static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_
  * integers, in part order, and rounded as the device's second pass does. */
 enum { DEV_MAX_T = 8 };
 
-/* f32: parts of T threads; a thread with at least `grp` terms keeps the
- * bin of the largest of its first grp in two registers (alternating), the
- * others in its bins; the registers join their bin before every move to
- * the limbs (every `flush` terms, and at the end). */
-static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, size_t grp, unsigned flush)
+/* f32: parts of T threads; each thread adds its terms into its bins and
+ * moves them to the limbs every `flush` terms, and at the end. */
+static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned flush)
 {
     int64_t total[CN_DSUM32_BINS] = {0};
     uint32_t flags = 0;
@@ -369,26 +367,12 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, size_t gr
             double bins[CN_DSUM32_BINS * DEV_MAX_T];
             for (int b = 0; b < CN_DSUM32_BINS; b++)
                 bins[b * T + t] = -0.0;
-            unsigned cnt = 0, cb = CN_DSUM32_BINS, k = 0;
-            double r[2] = {-0.0, -0.0};
+            unsigned cnt = 0;
             if (lo + t < hi)
                 flags |= CN_SUM_SAW_TERM;
-            if (lo + t < hi && hi - (lo + t) > (grp - 1) * T) {
-                float first[64];
-                for (size_t u = 0; u < grp; u++)
-                    first[u] = x[lo + t + u * T];
-                cb = cn_dsum32_top_bin(first, (int)grp);
-            }
             for (size_t j = lo + t; j < hi; j += T) {
-                if (cn_dsum32_bin(x[j]) == cb)
-                    r[k ^= 1] += (double)x[j];
-                else
-                    cn_dsum32_put(bins + t, T, x[j]);
+                cn_dsum32_put(bins + t, T, x[j]);
                 if (++cnt == flush || j + T >= hi) {
-                    if (cb < CN_DSUM32_BINS) {
-                        bins[cb * T + t] += r[0] + r[1];
-                        r[0] = r[1] = -0.0;
-                    }
                     for (int b = 0; b < CN_DSUM32_BINS; b++)
                         limb[b] += cn_dsum32_take(bins + t, T, b, &flags);
                     cnt = 0;
@@ -470,15 +454,13 @@ static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 
 static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
 {
-    static const size_t shapes[][4] = {
-        {1, 1, 8, CN_DSUM32_FLUSH}, {1, 8, 1, 3}, {3, 5, 2, CN_DSUM32_FLUSH}, {7, 2, 8, 1}, {2, 3, 64, 7}};
+    static const size_t shapes[][3] = {{1, 1, CN_DSUM32_FLUSH}, {1, 8, 3}, {3, 5, CN_DSUM32_FLUSH}, {7, 2, 1}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (unsigned)shapes[k][3]);
+        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], (unsigned)shapes[k][2]);
         if (got != want) {
-            char how[128];
-            snprintf(how, sizeof how,
-                     "device model, %zu parts of %zu threads, a bin in registers from %zu terms, bins moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
+            char how[96];
+            snprintf(how, sizeof how, "device model, %zu parts of %zu threads, bins moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2]);
             mismatch(t, how, n, want, got);
         }
     }
