@@ -392,43 +392,6 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         }                                                                                    \
     } while (0)
 
-/* The first step of a tile (inside CN_DEV_SCAN_KERNEL): each index of the
- * warp's segment, lane + 32k, computes its term into the segment (the
- * identity past the end). A compaction that keeps its values
- * (CN_COMPACT_STASH) also computes each kept index's value, F_termv, into
- * cn_val at the same place, for its stores to read there. */
-#define CN_SCAN_LOADS(F, TERM, IDENT)                                                        \
-    _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                                     \
-        size_t j = lo + k * 32 + lane;                                                       \
-        if (j < hi)                                                                          \
-            TERM(&a, j, &seg[k * 32 + lane]);                                                \
-        else                                                                                 \
-            IDENT(&seg[k * 32 + lane]);                                                      \
-    }
-#define CN_COMPACT_STASH_LOADS(F, TERM, IDENT)                                               \
-    _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                                     \
-        size_t j = lo + k * 32 + lane;                                                       \
-        if (j < hi)                                                                          \
-            F##_termv(&a, j, &seg[k * 32 + lane], &cn_val[warp * SEG + k * 32 + lane]);      \
-        else                                                                                 \
-            IDENT(&seg[k * 32 + lane]);                                                      \
-    }
-/* The shared memory a tile's stores need besides its partials, by the
- * name of the STORES macro. */
-#define CN_TILE_VALUES_CN_SCAN_PUTS(F, TILE) (void)0
-#define CN_TILE_VALUES_CN_COMPACT_PUTS(F, TILE) (void)0
-#define CN_TILE_VALUES_CN_COMPACT_STASH_PUTS(F, TILE) __shared__ F##_vt cn_val[TILE]
-
-/* A compaction that kept its values stores each kept one from cn_val. */
-#define CN_COMPACT_STASH_PUTS(F, ACC)                                                        \
-    _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                                     \
-        unsigned q = k * 32 + lane;                                                          \
-        size_t j = lo + q;                                                                   \
-        ACC cn_b = q ? seg[q - 1] : cn_wex[warp];                                            \
-        if (j < hi && seg[q] != cn_b)                                                        \
-            F##_store(&a, cn_b, &cn_val[warp * SEG + q]);                                    \
-    }
-
 /* The last step of a tile (inside CN_DEV_SCAN_KERNEL): each index of the
  * warp's segment, lane + 32k, given the prefixes before and after it.
  * A scan PUTs each index. */
@@ -466,12 +429,11 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         }                                                                                    \
     }
 
-#define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, LOADS, STORES, F)   \
+#define CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, STORES, F)          \
     static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM(sizeof(ACC))) NAME##_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { K = CN_DEV_SCAN_ITEMS(sizeof(ACC)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32, SEG = 32 * K }; \
         __shared__ ACC cn_x[TILE];                                                           \
-        CN_TILE_VALUES_##STORES(F, TILE);                                                    \
         __shared__ ACC cn_wt[W];                                                             \
         __shared__ ACC cn_wex[W];                                                            \
         __shared__ ACC cn_pre;                                                               \
@@ -499,7 +461,13 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
                 break;                                                                       \
             const size_t lo = tile * TILE + (size_t)warp * SEG;                              \
             const size_t hi = N - tile * TILE < (size_t)TILE ? N : tile * TILE + TILE;       \
-            LOADS(F, TERM, IDENT);                                                           \
+            _Pragma("unroll") for (unsigned k = 0; k < K; k++) {                             \
+                size_t j = lo + k * 32 + lane;                                               \
+                if (j < hi)                                                                  \
+                    TERM(&a, j, &seg[k * 32 + lane]);                                        \
+                else                                                                         \
+                    IDENT(&seg[k * 32 + lane]);                                              \
+            }                                                                                \
             __syncwarp();                                                                    \
             ACC run = seg[lane * K];                                                         \
             for (unsigned k = 1; k < K; k++)                                                 \
@@ -579,27 +547,14 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
     }
 
 #define CN_DEV_SCAN(NAME, ARGS, ACC, IDENT, MERGE, FOLD, TERM, PUT, FINISH)                  \
-    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, CN_SCAN_LOADS, CN_SCAN_PUTS, PUT) \
+    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, CN_SCAN_PUTS, PUT)       \
     CN_DEV_TILE_RUN(NAME, ARGS, ACC)
 
-/* A compaction: a scan of what each index keeps. With CN_COMPACT_STASH
- * (the default) each kept index's value is computed with its keep
- * (F_termv) into shared memory and stored from there (F_store);
- * CN_COMPACT_STASH=0 computes it again where it is stored, 8 indices at a
- * time (F_value, CN_COMPACT_PUTS). F_vt is the value's type. */
-#ifndef CN_COMPACT_STASH
-#define CN_COMPACT_STASH 1
-#endif
-#if CN_COMPACT_STASH
+/* A compaction: a scan of what each index keeps, whose stores are
+ * F_value and F_store (CN_COMPACT_PUTS; F_vt is the value's type). */
 #define CN_DEV_COMPACT(NAME, ARGS, ACC, F)                                                   \
-    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, F##_ident, F##_merge, F##_term, F##_finish, CN_COMPACT_STASH_LOADS, \
-                       CN_COMPACT_STASH_PUTS, F)                                             \
+    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, F##_ident, F##_merge, F##_term, F##_finish, CN_COMPACT_PUTS, F) \
     CN_DEV_TILE_RUN(NAME, ARGS, ACC)
-#else
-#define CN_DEV_COMPACT(NAME, ARGS, ACC, F)                                                   \
-    CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, F##_ident, F##_merge, F##_term, F##_finish, CN_SCAN_LOADS, CN_COMPACT_PUTS, F) \
-    CN_DEV_TILE_RUN(NAME, ARGS, ACC)
-#endif
 
 #else /* the emulated machine: lanes over parts, and one lane in order */
 

@@ -738,17 +738,6 @@ static void compact_fns(Ex *x, Ctxt *k, Node *e, const char *pre, const char *ac
     emit_line(x, "const size_t %s = cn_j;", index_name(x, e->collect.sym));
     emit_line(x, "*cn_v = %s;", emit_expr(x, e->collect.value));
     dev_fn_end(x, &F);
-    dev_fn_begin(x, &F, k, emit_fmt(x, "%s_termv", pre), emit_fmt(x, "size_t cn_j, %s *cn_r, %s *cn_v", acc_t, vt),
-                 true);
-    emit_line(x, "const size_t %s = cn_j;", index_name(x, e->collect.sym));
-    emit_line(x, "*cn_r = (%s) ? 1 : 0;", emit_expr(x, e->collect.keep));
-    emit_line(x, "if (*cn_r) {");
-    x->fn->indent++;
-    const char *v = emit_expr(x, e->collect.value); /* its temporaries inside the branch: kept indices only */
-    emit_line(x, "*cn_v = %s;", v);
-    x->fn->indent--;
-    emit_line(x, "}");
-    dev_fn_end(x, &F);
     dev_fn_begin(x, &F, k, emit_fmt(x, "%s_store", pre), emit_fmt(x, "%s cn_at, const %s *cn_v", acc_t, vt), true);
     emit_line(x, "cn_dest.p[cn_idx_u(cn_at, cn_dest.n, %s, %s)] = *cn_v;", dname, at);
     dev_fn_end(x, &F);
