@@ -94,8 +94,8 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
 #ifndef CN_DEV_SCAN_BLOCKS_SM
 #define CN_DEV_SCAN_BLOCKS_SM(size) ((size) <= 8 ? 12 : 8)
 #endif
-/* K, odd; 128 x K ACCs stay within about 24 KB of shared memory, so eight
- * blocks fit. */
+/* K, odd; 128 x K ACCs take 16 KB of shared memory for 4-byte partials
+ * (twelve blocks fit), 21 KB for 8-byte ones (ten fit). */
 #ifndef CN_DEV_SCAN_K4
 #define CN_DEV_SCAN_K4 31
 #endif
@@ -223,19 +223,25 @@ static inline size_t cn_dev_scan_bytes(size_t P, size_t size)
  * tile before it belongs to a block already running: a wait on one always
  * ends), and:
  *
- *   1. computes the tile's terms, neighbouring threads at neighbouring
- *      indices, into shared memory;
- *   2. thread t folds the K terms t*K .. t*K+K-1 (K is odd, so those reads
- *      meet no bank twice), the warps scan their threads' totals with
- *      shuffles, and the block combines the four warps' totals;
- *   3. warp 0 publishes the tile's aggregate, looks back over the tiles
- *      before it (CN_SCAN_LOOKBACK) until it meets one that has published
- *      its inclusive prefix, merges what it met in index order, and
- *      publishes its own inclusive prefix;
- *   4. each thread replaces its K terms in shared memory by their
- *      inclusive prefixes, and the block PUTs the tile with neighbouring
- *      threads at neighbouring indices, each index given the prefixes
- *      before and after it (before the first, the tile's own).
+ *   1. each warp computes its segment of 32 x K terms, neighbouring lanes
+ *      at neighbouring indices, into shared memory (the segment is the
+ *      warp's own, so a __syncwarp orders it);
+ *   2. lane l folds the segment's K terms l*K .. l*K+K-1 (K is odd, so
+ *      those reads meet no bank twice), and the warp scans its lanes'
+ *      totals with shuffles;
+ *   3. after a block barrier, warp 0 combines the warps' totals, publishes
+ *      the tile's aggregate, looks back over the tiles before it
+ *      (CN_SCAN_LOOKBACK) until it meets one that has published its
+ *      inclusive prefix, merges what it met in index order, and publishes
+ *      its own inclusive prefix;
+ *   4. after a second barrier, each lane replaces its K terms by their
+ *      inclusive prefixes, and the warp STORES its segment with
+ *      neighbouring lanes at neighbouring indices, each index given the
+ *      prefixes before and after it (before the segment's first, the
+ *      warp's exclusive prefix, cn_wex).
+ *
+ * (Each warp a tile of its own, with no block barrier, was slower on the
+ * H200: every warp then paid a look-back, evidence/2026-12-04-scan-tiles.md.)
  *
  * Which tiles a look-back meets depends on timing, so the merges happen in
  * an order no run fixes: the operator must be exactly associative, as
