@@ -3,8 +3,9 @@
 # CN_DEV_COUNT32_MAX). The 64-bit counts are otherwise reached only past 16 GB of i32, so this builds
 # run_scan_tiles.cairn's emitted C with the threshold at 0, emulated under cc, and holds its output
 # to the file's expectations; tests/device/run.sh does the same under nvcc on the GPU. Then the
-# emitted code's shape: one CN_DEV_SCAN a scan, two a compaction (its 32- and 64-bit counts),
-# 64-bit partials for an i32 scan, and the exact sum's macros for reduce + parallel over floats.
+# emitted code's shape: one CN_DEV_SCAN a scan, two CN_DEV_COMPACT a compaction (its 32- and 64-bit
+# counts), partials of the value's own type for an i32 and an i64 scan + with each stored prefix's
+# step checked (ACC_WRAP, cn_par_step_T), and the exact sum's macros for reduce + parallel over floats.
 # Prints `FAIL ...` lines and `N passed, N failed, 0 skipped`.
 set -u
 cd "$(dirname "$0")/../.."
@@ -26,10 +27,13 @@ ok "with 64-bit counts it exits 0" "$?"
 ok "with 64-bit counts it prints what the file expects" "$(cmp -s "$T/want" "$T/got"; echo $?)"
 ok "64-bit counts were taken (the 32-bit run is a branch on the extent)" \
     "$(grep -q 'CN_DEV_COUNT32_MAX' "$C"; echo $?)"
-ok "a scan is one CN_DEV_SCAN; a compaction two (32- and 64-bit counts)" \
-    "$([ "$(grep -c '^CN_DEV_SCAN(cn_dscan' "$C")" = 5 ] && [ "$(grep -c '^CN_DEV_SCAN(cn_dcompact' "$C")" = 2 ]; echo $?)"
-ok "an i32 scan + keeps 64-bit partials" "$(grep -q '^CN_DEV_SCAN(cn_dscan[0-9]*_k, struct cn_dscan[0-9]*, int64_t,' "$C"; echo $?)"
-ok "an i64 scan + keeps 128-bit partials" "$(grep -q '^CN_DEV_SCAN(cn_dscan[0-9]*_k, struct cn_dscan[0-9]*, cn_i128,' "$C"; echo $?)"
+ok "a scan is one CN_DEV_SCAN; a compaction two CN_DEV_COMPACT (32- and 64-bit counts)" \
+    "$([ "$(grep -c '^CN_DEV_SCAN(cn_dscan' "$C")" = 5 ] && [ "$(grep -c '^CN_DEV_COMPACT(cn_dcompact' "$C")" = 2 ]; echo $?)"
+ok "an i32 scan + keeps 32-bit partials" "$(grep -q '^CN_DEV_SCAN(cn_dscan[0-9]*_k, struct cn_dscan[0-9]*, int32_t,' "$C"; echo $?)"
+ok "an i64 scan + keeps 64-bit partials" "$(grep -q '^CN_DEV_SCAN(cn_dscan[0-9]*_k, struct cn_dscan[0-9]*, int64_t,' "$C"; echo $?)"
+ok "no scan keeps 128-bit partials" "$(! grep -q '^CN_DEV_SCAN(cn_dscan[0-9]*_k, struct cn_dscan[0-9]*, cn_i128,' "$C"; echo $?)"
+ok "each stored prefix of a + scan checks its step (i32 and i64)" \
+    "$(grep -q 'cn_par_step_i32(\*cn_before, \*cn_after' "$C" && grep -q 'cn_par_step_i64(\*cn_before, \*cn_after' "$C"; echo $?)"
 cat >"$T/s.cairn" <<'SRC'
 fn s32(n:usize, x:ro<f32>[n]@device, t:rw<f32>[1]@device) { reduce + t[0] parallel i in n yield x[i]; }
 fn s64(n:usize, x:ro<f64>[n]@device) -> f64 { return reduce + parallel i in n yield x[i] * 2.0; }
