@@ -109,6 +109,7 @@ typedef struct {
     X(E_STAGE_LOOP, "E-STAGE-LOOP")                                          \
     X(E_STAGE_UNREADY, "E-STAGE-UNREADY")                                    \
     X(E_MMA, "E-MMA")                                                        \
+    X(E_LAYOUT, "E-LAYOUT")                                                  \
     X(E_PARALLEL_RACE, "E-PARALLEL-RACE")                                    \
     X(E_PARALLEL_WRITE, "E-PARALLEL-WRITE")                                  \
     X(E_PARALLEL_NEST, "E-PARALLEL-NEST")                                    \
@@ -561,7 +562,7 @@ const char *expand_expr_short(Arena *a, const Node *e, size_t max);
     X(TY_FN, "fn")          /* fn(A, B) -> R: a function value */           \
     X(TY_TICKET, "Ticket")                                                   \
     X(TY_FRAGMENT, "fragment")  /* WmmaA[f16, 16, 16, 16]: frag, elem, m, n, k (frag.h) */ \
-    X(TY_LAYOUT, "Layout")  /* a layout's value (rows, swizzle, spread: a later issue) */ \
+    X(TY_LAYOUT, "Layout")  /* a layout's value (rows, swizzle, spread: check_layout.c) */ \
     X(TY_OPAQUE, "opaque")  /* the namespaces std, Cache, Array */
 
 typedef enum {
@@ -623,6 +624,7 @@ struct Sym {
     int64_t value;        /* integer value (consts of integer type) */
     double fvalue;        /* float consts */
     bool captured;        /* a closure names it: lives in the closure's environment */
+    const struct Layout *layout; /* SYM_LAYOUT, once evaluated (check_layout.c) */
 };
 
 /* A pipeline's operations (N_CALL with ck CALL_METHOD: its `builtin`). */

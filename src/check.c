@@ -1028,11 +1028,10 @@ static void declare_top(Ctx *x, Node *d)
         declare_global(x, s, d->span);
         break;
     case N_LAYOUT:
-        s = sym_new(x, SYM_LAYOUT, d->let.id, d, type_prim(TY_LAYOUT));
+        s = sym_new(x, SYM_LAYOUT, d->let.id, d, NULL);   /* its value: layout_resolve */
         s->cname = arena_printf(x->a, "l_%s", d->let.id ? d->let.id : "l");
         d->let.sym = s;
         declare_global(x, s, d->span);
-        unsupported(x, d->span, "layouts (a later issue)", NULL);
         break;
     case N_DERIVE:
     case N_PLAN:
@@ -1128,6 +1127,8 @@ static void check_top_signatures(Ctx *x, Node *prog)
             declare_derived(x, d);
         else if (d && d->kind == N_CONST && d->let.sym)
             const_resolve(x, d->let.sym);
+        else if (d && d->kind == N_LAYOUT && d->let.sym)
+            layout_resolve(x, d->let.sym);
     }
 }
 

@@ -153,6 +153,12 @@ bool lanes_end(Ctx *x, LanePlace *p, const char *what);   /* true: the lanes run
 Type *check_call(Ctx *x, Node *e, Type *expected);
 void check_args_loose(Ctx *x, Node *e);
 
+/* check_layout.c: a layout's value (NULL after its error), a method call
+ * on one (folded into a usize literal), a layout named as a value. */
+const struct Layout *layout_resolve(Ctx *x, Sym *s);
+Type *check_layout_method(Ctx *x, Node *e, Sym *s);
+Type *layout_as_value(Ctx *x, Node *e, Sym *s);
+
 /* ---- check_builtin.c: built-in functions */
 Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected);
 /* TmemAcc (the type or its constructor): E-TARGET-FEATURE on every target,

@@ -21,10 +21,16 @@ void check_args_loose(Ctx *x, Node *e)
 {
     for (int i = 0; i < e->call.args.n; i++) {
         Node *a = e->call.args.v[i];
-        if (a && a->kind == N_STRING)
+        Sym *ls = a && a->kind == N_NAME ? scope_find(x, a->name.id, NULL) : NULL;
+        if (a && a->kind == N_STRING) {
             a->ty = type_prim(TY_STRING);
-        else
+        } else if (ls && ls->kind == SYM_LAYOUT) {
+            /* a layout argument of a call refused already (mma_load's): evaluated, not a value */
+            a->name.sym = ls;
+            a->ty = layout_resolve(x, ls) ? type_prim(TY_LAYOUT) : type_error();
+        } else {
             check_expr(x, a, NULL);
+        }
     }
 }
 
@@ -687,6 +693,14 @@ static Type *check_field_call(Ctx *x, Node *e, Type *expected)
     if (is_std_math(x, callee))
         return check_math(x, e, expected);
     e->call.ck = CALL_METHOD;
+    Node *base = callee->field.base;
+    if (base && base->kind == N_NAME) {
+        Sym *ls = scope_find(x, base->name.id, NULL);
+        if (ls && ls->kind == SYM_LAYOUT) {
+            base->name.sym = ls;
+            return check_layout_method(x, e, ls);
+        }
+    }
     Type *bt = check_expr(x, callee->field.base, NULL);
     callee->ty = type_prim(TY_VOID);
     if (is_error(bt)) {
@@ -696,7 +710,7 @@ static Type *check_field_call(Ctx *x, Node *e, Type *expected)
     Sym *p = pipeline_named(callee->field.base);
     if (p)
         return check_pipe_call(x, e, p);
-    return refuse_call(x, e, arena_printf(x->a, "the method call .%s (pipelines and layouts, a later issue)",
+    return refuse_call(x, e, arena_printf(x->a, "the method call .%s (a method of what is not a pipeline or a layout)",
                                           callee->field.id ? callee->field.id : "?"));
 }
 

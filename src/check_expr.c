@@ -271,7 +271,7 @@ Type *check_name(Ctx *x, Node *e, bool callee)
     case SYM_FN:
         return callee ? (s->ty ? s->ty : type_error()) : fn_value_type(x, e, s);
     case SYM_LAYOUT:
-        return type_error();
+        return layout_as_value(x, e, s);
     case SYM_BUILTIN:
         return callee ? type_prim(TY_VOID) : builtin_as_value(x, e, s);
     }
