@@ -562,7 +562,7 @@ const char *expand_expr_short(Arena *a, const Node *e, size_t max);
     X(TY_FN, "fn")          /* fn(A, B) -> R: a function value */           \
     X(TY_TICKET, "Ticket")                                                   \
     X(TY_FRAGMENT, "fragment")  /* WmmaA[f16, 16, 16, 16]: frag, elem, m, n, k (frag.h) */ \
-    X(TY_LAYOUT, "Layout")  /* a layout's value (rows, swizzle, spread: check_layout.c) */ \
+    X(TY_LAYOUT, "Layout")  /* a layout's value (rows, swizzle, spread: check_call.c) */ \
     X(TY_OPAQUE, "opaque")  /* the namespaces std, Cache, Array */
 
 typedef enum {
@@ -624,7 +624,7 @@ struct Sym {
     int64_t value;        /* integer value (consts of integer type) */
     double fvalue;        /* float consts */
     bool captured;        /* a closure names it: lives in the closure's environment */
-    const struct Layout *layout; /* SYM_LAYOUT, once evaluated (check_layout.c) */
+    const struct Layout *layout; /* SYM_LAYOUT, once evaluated (check_call.c, "layouts") */
 };
 
 /* A pipeline's operations (N_CALL with ck CALL_METHOD: its `builtin`). */

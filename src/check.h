@@ -153,7 +153,7 @@ bool lanes_end(Ctx *x, LanePlace *p, const char *what);   /* true: the lanes run
 Type *check_call(Ctx *x, Node *e, Type *expected);
 void check_args_loose(Ctx *x, Node *e);
 
-/* check_layout.c: a layout's value (NULL after its error), a method call
+/* check_call.c, "layouts": a layout's value (NULL after its error), a method call
  * on one (folded into a usize literal), a layout named as a value. */
 const struct Layout *layout_resolve(Ctx *x, Sym *s);
 Type *check_layout_method(Ctx *x, Node *e, Sym *s);
