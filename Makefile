@@ -92,7 +92,8 @@ bench-emit: all
 # list) of SOAK_COUNT programs each; make test runs one seed of 4000. Then the cooperative-region
 # judge (tests/coop/coop_judge.py): COOP_SOAK_SEEDS of COOP_SOAK_COUNT; make test runs one seed of 500.
 # Then the fast version's judge (tests/coop/fast_judge.py): FAST_SOAK_SEEDS of FAST_SOAK_COUNT; make
-# test runs one seed of 40.
+# test runs one seed of 40. Then the layout judge (tests/layout/layout_judge.py): LAYOUT_SOAK_SEEDS
+# of 800 layouts; make test runs seed 1.
 .PHONY: soak
 SOAK_SEEDS ?= 1-40
 SOAK_COUNT ?= 2500
@@ -100,12 +101,16 @@ COOP_SOAK_SEEDS ?= 1-20
 COOP_SOAK_COUNT ?= 500
 FAST_SOAK_SEEDS ?= 2 3 4 5 6 7 8 9 10 11
 FAST_SOAK_COUNT ?= 200
+LAYOUT_SOAK_SEEDS ?= 2 3 4 5 6 7 8 9 10 11
 soak: all
 	JUDGE_SEEDS=$(SOAK_SEEDS) JUDGE_COUNT=$(SOAK_COUNT) bash tests/par/test_race_judge.sh
 	COOP_SEEDS=$(COOP_SOAK_SEEDS) COOP_COUNT=$(COOP_SOAK_COUNT) bash tests/coop/test_coop_judge.sh
 	d=$$(mktemp -d) && for s in $(FAST_SOAK_SEEDS); do \
 		python3 tests/coop/fast_judge.py bin/cairn $$s $(FAST_SOAK_COUNT) $$d >$$d/log; rc=$$?; \
 		grep -v '^fast judge\|passed' $$d/log | head; tail -2 $$d/log; [ $$rc = 0 ] || exit 1; done; rm -rf $$d
+	d=$$(mktemp -d) && for s in $(LAYOUT_SOAK_SEEDS); do \
+		LAYOUT_SEED=$$s bash tests/layout/test_layout_judge.sh >$$d/log; rc=$$?; \
+		tail -3 $$d/log; [ $$rc = 0 ] || exit 1; done; rm -rf $$d
 
 clean:
 	rm -rf build bin
