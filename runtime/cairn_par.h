@@ -92,6 +92,7 @@ CN_UNSIGNED_TYPES(CN_PAR_FIT_U)
     }
 CN_SIGNED_TYPES(CN_PAR_STEP_S)
 CN_UNSIGNED_TYPES(CN_PAR_STEP_U)
+#undef CN_PAR_STEP_S
 #undef CN_PAR_STEP_U
 
 /* ---------------------------------------------- checked integer products */
