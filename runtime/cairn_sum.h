@@ -862,10 +862,10 @@ CN_SUM_FN float cn_sum_f32(const float *x, size_t n)
 
 enum {
     CN_DSUM32_BINS = 16,
+    CN_DSUM32_LIMBS = 17,       /* a limb a bin, and one the top bin's limb carries into */
     CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
     CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
     CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
-    CN_DSUM64_PART_MAX = 1 << 24, /* terms of an f64 part at most: its threads' digits need no carry */
     CN_DSUM32_THREADS = 256
 };
 
@@ -900,11 +900,14 @@ CN_SUM_FN int64_t cn_dsum32_take(double *bins, size_t stride, int b, uint32_t *f
     return (int64_t)(v * cn_sum_from_bits64((uint64_t)(1023 + 150 - 16 * b) << 52));
 }
 
-/* Limbs of weight 2^(16b) units of 2^-150 carried into 16 bits each, the
- * top one signed. */
+/* The CN_DSUM32_LIMBS limbs of weight 2^(16b) units of 2^-150 carried into
+ * 16 bits each, the top one signed. The top bin's terms add up to 2^38 each
+ * to limb 15, so a total of 2^25 terms near f32's largest would pass a
+ * 64-bit limb 15; limb 16 (2^106) takes the carries, and holds the totals
+ * of fewer than 2^41 terms. */
 CN_SUM_FN void cn_dsum32_carry(int64_t *limb)
 {
-    for (int b = 0; b < CN_DSUM32_BINS - 1; b++) {
+    for (int b = 0; b < CN_DSUM32_LIMBS - 1; b++) {
         int64_t lo = (int64_t)((uint64_t)limb[b] & 0xffffu);
         limb[b + 1] += (limb[b] - lo) / 65536;
         limb[b] = lo;
@@ -914,7 +917,7 @@ CN_SUM_FN void cn_dsum32_carry(int64_t *limb)
 /* The limbs into an exact total. */
 CN_SUM_FN void cn_dsum32_to_acc(cn_sum_acc *a, const int64_t *limb)
 {
-    for (int b = 0; b < CN_DSUM32_BINS; b++)
+    for (int b = 0; b < CN_DSUM32_LIMBS; b++)
         cn_sum_acc_add_scaled(a, limb[b], CN_DSUM32_LIMB_P + 16 * b);
 }
 

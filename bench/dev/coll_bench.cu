@@ -3,7 +3,7 @@
  * for the H200, sm_90a). Built by bench/dev/coll_run.sh against `cairn build
  * bench/dev/coll_kernels.cairn --header` (coll_kernels.h, libcoll_kernels.a).
  *
- *   coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME]
+ *   coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME[,NAME...]]
  *
  * Pairs, each CAIRN's cf_ entry bound to our stream (cairn_coll_kernels_device_stream) against
  * the CUB call that does the same work, with temp storage allocated once:
@@ -365,7 +365,7 @@ int main(int argc, char **argv)
             for (char *p = strtok(argv[++i], ","); p; p = strtok(nullptr, ","))
                 logs.push_back(atoi(p));
         } else {
-            fprintf(stderr, "usage: coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME]\n");
+            fprintf(stderr, "usage: coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME[,NAME...]]\n");
             return 2;
         }
     }
@@ -382,7 +382,10 @@ int main(int argc, char **argv)
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     cairn_coll_kernels_device_stream(s);
     Temp tmp;
-    auto want = [&](const char *name) { return only.empty() || only == name; };
+    /* --only takes one name or several, comma-separated */
+    auto want = [&](const char *name) {
+        return only.empty() || ("," + only + ",").find("," + std::string(name) + ",") != std::string::npos;
+    };
     for (int lg : logs) {
         size_t n = (size_t)1 << lg;
         uint64_t base = mix(seed * 1000003u + (uint64_t)lg);

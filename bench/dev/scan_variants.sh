@@ -2,9 +2,11 @@
 # Tuning the device scan's tiles (issue 16): bench/dev/coll_kernels.cairn emitted once by cairn, then
 # its file compiled again with the runtime's tuning macros set (runtime/cairn_devcoll.h:
 # CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM, CN_DEV_SCAN_K4, CN_DEV_SCAN_K8, CN_SCAN_WINDOWS,
-# CN_COMPACT_GROUP), each variant linked
-# into coll_bench and run once at 2^26 and 2^28 (every check of coll_bench still applies: a variant
-# whose results differ from CUB's fails). Run from the repository root on the GPU machine:
+# CN_COMPACT_GROUP; runtime/cairn_devsum.h: CN_DSUM32_U, CN_DSUM64_U, CN_DSUM32_MIN_BLOCKS,
+# CN_DSUM_PARTS_BLOCK), each variant linked into coll_bench and run once with VARGS (default
+# "--log2 26,28"; every check of coll_bench still applies: a variant whose results differ from
+# CUB's or from the host's exact sum fails), keeping the rows whose names match ROWS (an awk
+# regex, default the scans and the compaction). Run from the repository root on the GPU machine:
 #   bash bench/dev/scan_variants.sh OUTDIR ["NAME FLAGS" ...]
 # OUTDIR/variants.txt: one line a variant and benchmark: name, n, ratio, CAIRN ms, CUB ms.
 set -u
@@ -22,7 +24,7 @@ for v in "$@"; do
         d="$OUTDIR/$name"; mkdir -p "$d"
         # shellcheck disable=SC2086
         nvcc -std=c++17 -O3 -x cu --fmad=false "$GENCODE" -Xcompiler -ffp-contract=off,-fno-fast-math,-fno-strict-aliasing \
-            -w -Iruntime $flags -Xptxas -v -c -o "$d/k.o" "$OUTDIR/lib/coll_kernels.c" >"$d/build.log" 2>&1 &&
+            -w $flags -Iruntime -Xptxas -v -c -o "$d/k.o" "$OUTDIR/lib/coll_kernels.c" >"$d/build.log" 2>&1 &&
             ar rcs "$d/libcoll_kernels.a" "$d/k.o" &&
             nvcc -std=c++17 -O3 --fmad=false "$GENCODE" -I"$OUTDIR/lib" -Iruntime -o "$d/coll_bench" \
                 bench/dev/coll_bench.cu "$d/libcoll_kernels.a" -lcudart >>"$d/build.log" 2>&1 || echo "BUILD FAIL $name"
@@ -33,7 +35,9 @@ wait
 for v in "$@"; do
     name=${v%% *}; d="$OUTDIR/$name"
     [ -x "$d/coll_bench" ] || { echo "$name: not built" | tee -a "$OUTDIR/variants.txt"; continue; }
-    "$d/coll_bench" --log2 26,28 --reps ${REPS:-12} >"$d/run.log" 2>&1
+    # shellcheck disable=SC2086
+    "$d/coll_bench" ${VARGS:---log2 26,28} --reps ${REPS:-12} >"$d/run.log" 2>&1
     echo "$name (${v#"$name"}): exit $? $(grep -c 'RESULT PASS' "$d/run.log") pass" | tee -a "$OUTDIR/variants.txt"
-    awk -v V="$name" '!/^#/ && NF == 7 && $1 !~ /^sum/ { print V, $1, $2, $5, $3, $4 }' "$d/run.log" | tee -a "$OUTDIR/variants.txt"
+    awk -v V="$name" -v R="${ROWS:-^(scan|compact)}" '!/^#/ && NF == 7 && $1 ~ R { print V, $1, $2, $5, $3, $4 }' "$d/run.log" |
+        tee -a "$OUTDIR/variants.txt"
 done

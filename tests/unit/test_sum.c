@@ -345,43 +345,59 @@ static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_
 
 /* ------------------------------------- the device's exact sum, on the host */
 
-/* The CUDA machine's passes (runtime/cairn_devsum.h) step by step, with
+/* The CUDA machine's pass (runtime/cairn_devsum.h) step by step, with
  * the steps it runs (cairn_sum.h, "the device's exact sum's steps"): P
- * parts of T threads, thread t of part p taking lo + t, lo + t + T, ...;
- * an f32 thread moves its bins to its part's limbs every FLUSH terms (the
- * device's 2^14, or fewer, to run that path often); an f64 thread keeps
- * its digits a column apart. The parts' limbs or digits are added as
- * integers, in part order, and rounded as the device's second pass does. */
-enum { DEV_MAX_T = 8 };
+ * parts, which G blocks of T threads claim in an order the model draws
+ * (the device's depends on which block asks first); thread t of a block
+ * takes lo + t, lo + t + T, ... of each part its block claimed, and keeps
+ * its state across them. An f32 thread moves its bins to its block's limbs
+ * every FLUSH terms (the device's 2^14, or fewer, to run that path often);
+ * an f64 thread keeps its digits a column apart. The blocks' limbs or
+ * digits are added as integers and rounded as the device's last block
+ * does. */
+enum { DEV_MAX_T = 8, DEV_MAX_G = 8 };
 
-/* f32: parts of T threads; each thread adds its terms into its bins and
- * moves them to the limbs every `flush` terms, and at the end. */
-static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned flush)
+/* The block that claims the next part. */
+static size_t dev_claimer(uint64_t *s, size_t G)
 {
-    int64_t total[CN_DSUM32_BINS] = {0};
+    *s = *s * 6364136223846793005u + 1442695040888963407u;
+    return (size_t)((*s >> 33) % G);
+}
+
+/* f32: each thread adds its terms into its bins and moves them to its
+ * block's limbs every `flush` terms, and at the end. */
+static uint32_t devsum32(const float *x, size_t n, size_t P, size_t G, size_t T, unsigned flush)
+{
+    static double bins[DEV_MAX_G][CN_DSUM32_BINS * DEV_MAX_T];
+    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
+    unsigned cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
     uint32_t flags = 0;
+    uint64_t seed = n * 31 + P * 7 + G;
+    for (size_t g = 0; g < G; g++)
+        for (int b = 0; b < CN_DSUM32_BINS * DEV_MAX_T; b++)
+            bins[g][b] = -0.0;
     for (size_t p = 0; p < P; p++) {
-        size_t lo = n * p / P, hi = n * (p + 1) / P;
-        int64_t limb[CN_DSUM32_BINS] = {0};
+        size_t lo = n * p / P, hi = n * (p + 1) / P, g = dev_claimer(&seed, G);
         for (size_t t = 0; t < T; t++) {
-            double bins[CN_DSUM32_BINS * DEV_MAX_T];
-            for (int b = 0; b < CN_DSUM32_BINS; b++)
-                bins[b * T + t] = -0.0;
-            unsigned cnt = 0;
             if (lo + t < hi)
                 flags |= CN_SUM_SAW_TERM;
             for (size_t j = lo + t; j < hi; j += T) {
-                cn_dsum32_put(bins + t, T, x[j]);
-                if (++cnt == flush || j + T >= hi) {
+                cn_dsum32_put(bins[g] + t, T, x[j]);
+                if (++cnt[g][t] == flush) {
                     for (int b = 0; b < CN_DSUM32_BINS; b++)
-                        limb[b] += cn_dsum32_take(bins + t, T, b, &flags);
-                    cnt = 0;
+                        limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+                    cnt[g][t] = 0;
                 }
             }
         }
-        cn_dsum32_carry(limb);
-        for (int b = 0; b < CN_DSUM32_BINS; b++)
-            total[b] += limb[b];
+    }
+    for (size_t g = 0; g < G; g++) {
+        for (size_t t = 0; t < T; t++)
+            for (int b = 0; b < CN_DSUM32_BINS; b++)
+                limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+        cn_dsum32_carry(limb[g]);
+        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
+            total[b] += limb[g][b];
     }
     cn_sum_acc a;
     cn_sum_acc_init(&a);
@@ -392,61 +408,71 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t T, unsigned 
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
-/* f64: parts of T threads; a thread with at least `grp` terms places its
- * window from its first grp (cn_dsum64_win_place); each term goes to the
- * window (cn_dsum64_win_take, then cn_dsum64_win_miss) or the thread's
- * digits; a window moves into the digits every `spill` terms the thread
- * met, and at the end; a thread's digits are carried once, at the end. */
-static uint64_t devsum64(const double *x, size_t n, size_t P, size_t T, size_t grp, uint32_t spill)
+/* f64: a thread with at least `grp` terms in a part it meets before its
+ * window is placed places it from those first grp (cn_dsum64_win_place);
+ * each term goes to the window (cn_dsum64_win_take, then
+ * cn_dsum64_win_miss) or the thread's digits; a window moves into the
+ * digits every `spill` terms the thread met, and at the end; a thread's
+ * digits are carried once, at the end. */
+static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t T, size_t grp, uint32_t spill)
 {
     static cn_sum_acc total;
+    static int64_t d[DEV_MAX_G][DEV_MAX_T][CN_SUM_DIGITS];
+    static cn_dsum64_win w[DEV_MAX_G][DEV_MAX_T];
+    uint32_t cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
+    uint64_t seed = n * 17 + P * 5 + G;
     cn_sum_acc_init(&total);
+    memset(d, 0, sizeof d);
+    for (size_t g = 0; g < G; g++)
+        for (size_t t = 0; t < T; t++)
+            cn_dsum64_win_init(&w[g][t]);
     for (size_t p = 0; p < P; p++) {
-        size_t lo = n * p / P, hi = n * (p + 1) / P;
+        size_t lo = n * p / P, hi = n * (p + 1) / P, g = dev_claimer(&seed, G);
         for (size_t t = 0; t < T; t++) {
-            int64_t d[CN_SUM_DIGITS] = {0};
-            cn_dsum64_win w;
-            cn_dsum64_win_init(&w);
             if (lo + t < hi)
                 total.flags |= CN_SUM_SAW_TERM;
             if (lo + t < hi && hi - (lo + t) > (grp - 1) * T) {
                 double first[64];
                 for (size_t u = 0; u < grp; u++)
                     first[u] = x[lo + t + u * T];
-                cn_dsum64_win_place(&w, first, (int)grp, &total.flags);
+                cn_dsum64_win_place(&w[g][t], first, (int)grp, &total.flags);
             }
-            uint32_t cnt = 0;
             for (size_t j = lo + t; j < hi; j += T) {
                 uint64_t b = bits64(x[j]);
-                if (!cn_dsum64_win_take(&w, b) && !cn_dsum64_win_miss(&w, b, &total.flags))
-                    cn_dsum64_put(d, 1, x[j], &total.flags);
-                if (++cnt >= spill) {
-                    cn_dsum64_win_flush(&w, d, 1);
-                    cnt = 0;
+                if (!cn_dsum64_win_take(&w[g][t], b) && !cn_dsum64_win_miss(&w[g][t], b, &total.flags))
+                    cn_dsum64_put(d[g][t], 1, x[j], &total.flags);
+                if (++cnt[g][t] >= spill) {
+                    cn_dsum64_win_flush(&w[g][t], d[g][t], 1);
+                    cnt[g][t] = 0;
                 }
             }
-            cn_dsum64_win_flush(&w, d, 1);
-            cn_dsum64_carry(d, 1);
-            for (int i = 0; i < CN_SUM_DIGITS; i++)
-                total.digit[i] += d[i];
         }
     }
+    for (size_t g = 0; g < G; g++)
+        for (size_t t = 0; t < T; t++) {
+            cn_dsum64_win_flush(&w[g][t], d[g][t], 1);
+            cn_dsum64_carry(d[g][t], 1);
+            for (int i = 0; i < CN_SUM_DIGITS; i++)
+                total.digit[i] += d[g][t][i];
+        }
     cn_sum_acc_carry(&total);
     return bits64(cn_sum_acc_round(&total, 53, -1074, 1024));
 }
 
-/* The device's ways: one part of one thread, and several of each. */
+/* The device's ways: one part of one thread, and several parts claimed
+ * by fewer blocks. */
 static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
-    static const size_t shapes[][4] = {
-        {1, 1, 16, CN_DSUM64_WIN_TERMS}, {1, 8, 4, 3}, {3, 5, 1, CN_DSUM64_WIN_TERMS}, {7, 2, 2, 1}, {2, 12, 64, 5}};
+    static const size_t shapes[][5] = {{1, 1, 1, 16, CN_DSUM64_WIN_TERMS}, {1, 1, 8, 4, 3}, {3, 3, 5, 1, CN_DSUM64_WIN_TERMS},
+                                       {7, 2, 2, 2, 1},  {2, 1, 8, 16, 5}, {9, 4, 3, 2, 7}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (uint32_t)shapes[k][3]);
+        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], (uint32_t)shapes[k][4]);
         if (got != want) {
-            char how[160];
+            char how[200];
             snprintf(how, sizeof how,
-                     "device model, %zu parts of %zu threads placing from %zu terms, windows moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
+                     "device model, %zu parts claimed by %zu blocks of %zu threads placing from %zu terms, windows "
+                     "moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], shapes[k][4]);
             mismatch(t, how, n, want, got);
         }
     }
@@ -454,13 +480,14 @@ static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 
 static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
 {
-    static const size_t shapes[][3] = {{1, 1, CN_DSUM32_FLUSH}, {1, 8, 3}, {3, 5, CN_DSUM32_FLUSH}, {7, 2, 1}};
+    static const size_t shapes[][4] = {
+        {1, 1, 1, CN_DSUM32_FLUSH}, {1, 1, 8, 3}, {3, 3, 5, CN_DSUM32_FLUSH}, {7, 2, 2, 1}, {9, 4, 3, 5}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], (unsigned)shapes[k][2]);
+        uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (unsigned)shapes[k][3]);
         if (got != want) {
-            char how[96];
-            snprintf(how, sizeof how, "device model, %zu parts of %zu threads, bins moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2]);
+            char how[160];
+            snprintf(how, sizeof how, "device model, %zu parts claimed by %zu blocks of %zu threads, bins moved every %zu terms",
+                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
             mismatch(t, how, n, want, got);
         }
     }
@@ -1012,6 +1039,41 @@ static void f32_bins_bound(Tally *t)
     family_end(t);
 }
 
+/* The device's total past its top bin's limb: G blocks, each of the most
+ * terms a block takes (2^23) of f32's largest magnitude, one sign. A
+ * block's limb 15 then holds (2^24 - 1) 2^37 units of 2^90; sixteen and
+ * more blocks pass 2^63 there, and the carry into limb 16 must keep the
+ * total, which rounds to an infinity of the terms' sign. Also one block
+ * less than overflow in bin 14's limb with bin 15's cancelled. */
+static void f32_total_top(Tally *t)
+{
+    family_begin(t, "f32 the device's total past its top limb");
+    static const int blocks[] = {1, 15, 16, 17, 1024, 65536};
+    const int64_t per = ((((int64_t)1 << 24) - 1) << 14) << 23; /* 2^23 terms of FLT_MAX, in units of 2^90 */
+    for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
+        for (int s = 0; s < 2; s++) {
+            int64_t total[CN_DSUM32_LIMBS] = {0};
+            for (int g = 0; g < blocks[k]; g++) {
+                int64_t limb[CN_DSUM32_LIMBS] = {0};
+                limb[15] = s ? -per : per;
+                cn_dsum32_carry(limb);
+                for (int b = 0; b < CN_DSUM32_LIMBS; b++)
+                    total[b] = (int64_t)((uint64_t)total[b] + (uint64_t)limb[b]); /* the device's atomics wrap */
+            }
+            cn_sum_acc a;
+            cn_sum_acc_init(&a);
+            cn_dsum32_to_acc(&a, total);
+            a.flags = CN_SUM_SAW_TERM | CN_SUM_SAW_NOT_NEGZERO;
+            cn_sum_acc_carry(&a);
+            double r = cn_sum_acc_round(&a, 24, -149, 128);
+            uint32_t want = s ? 0xff800000u : 0x7f800000u, got = bits32((float)r);
+            t->cases++;
+            if (got != want)
+                mismatch(t, blocks[k] == 1 ? "one block" : "many blocks", (size_t)blocks[k], want, got);
+        }
+    family_end(t);
+}
+
 /* The device's f64 window at its bound: a first term places the window
  * (E 20 binades above it), then the most terms a window takes between two
  * moves to the digits, each of the largest exponent it takes (E - 13) with
@@ -1071,6 +1133,7 @@ int main(void)
     f32_random(&t, "f32 random 2^-60..2^60", -60, 60, false, 200);
     f32_random(&t, "f32 random 2^-149..2^127", -152, 127, false, 200);
     f32_bins_bound(&t);
+    f32_total_top(&t);
     printf("%ld passed, %ld failed, 0 skipped\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }
