@@ -14,21 +14,17 @@
  * args), which queues the sum. ARGS has cn_n, cn_P and cn_part
  * (cn_dev_xsum_bytes of scratch).
  *
- * On the CUDA machine, in one launch: the terms are P contiguous parts,
- * which a full wave of blocks claim in turn from a counter (a block that
- * finds its memory slower takes fewer). Each thread keeps its state across
- * the parts its block takes:
+ * On the CUDA machine, in two passes over P contiguous parts:
  *
  *   f32: each thread keeps 16 doubles in shared memory, one for each
  *   sixteen binades of f32's exponent (the top four bits of the exponent
  *   field pick it). Every f32 in bin b is a whole multiple of 2^(16b-150)
  *   below 2^(16b-111), so a double adds up to 2^14 of them exactly (their
  *   sum stays below 2^53 units); every 2^14 terms the thread moves each bin
- *   into a 64-bit integer limb of weight 2^(16b) units of 2^-150, and the
- *   block's limbs are carried into 17 at the end. Per term: the bin's
- *   index, a conversion, and an add. The bins start at -0.0, so a bin that
- *   is still -0.0 saw only -0.0 terms; an infinity or a NaN makes the top
- *   bin's double non-finite.
+ *   into a 64-bit integer limb of weight 2^(16b) units of 2^-150, and
+ *   the block carries its limbs into 17. Per term: the bin's index, a conversion, and an add.
+ *   The bins start at -0.0, so a bin that is still -0.0 saw only -0.0
+ *   terms; an infinity or a NaN makes the top bin's double non-finite.
  *
  *   f64: each thread sums the terms near the largest of its first 16 in
  *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
@@ -39,8 +35,8 @@
  * The block adds its threads' limbs or digits as integers, then adds them
  * into one total in the scratch with 64-bit atomics; the last block to
  * finish rounds it with cairn_sum.h's cn_sum_acc_round. Integer addition
- * in any order gives the same total, so the result depends neither on the
- * grid nor on which block took which part.
+ * in any order gives the same total, so the result does not depend on the
+ * grid, which is one full wave of blocks.
  *
  * Emulated, the passes use the host's own exact sum (cn_sum32, cn_sum64),
  * part by part, merged in order.
@@ -51,12 +47,11 @@
 #include "cairn_sum.h"
 
 /* The total on the CUDA machine, in the scratch, zeroed before the launch:
- * the blocks claim parts with `claim`, add their limbs (f32: digit[0..16]
- * hold the 17 limbs) or digits into it with 64-bit atomics, OR their
- * flags, and count themselves in `done`; the last block rounds it. */
+ * the blocks add their limbs (f32: digit[0..16] hold the 17 limbs) or
+ * digits into it with 64-bit atomics, OR their flags, and count
+ * themselves; the last block to finish rounds it. */
 struct cn_dsum_total {
     int64_t digit[CN_SUM_DIGITS];
-    unsigned long long claim;
     uint32_t flags;
     uint32_t done;
 };
@@ -75,28 +70,19 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 
 #if CN_DEV_CUDA
 
-/* Settings, overridable for bench/dev/scan_variants.sh: terms a thread
- * loads at once, the blocks of a multiprocessor asked of the compiler
- * (f32: five, 48 registers; unasked it took 56, and four fit), and the
- * parts a block of a full wave takes on average. */
+/* Terms a thread loads at once (overridable for bench/dev/scan_variants.sh). */
 #ifndef CN_DSUM32_U
 #define CN_DSUM32_U 8
 #endif
 #ifndef CN_DSUM64_U
 #define CN_DSUM64_U 16
 #endif
-#ifndef CN_DSUM32_MIN_BLOCKS
-#define CN_DSUM32_MIN_BLOCKS 5
-#endif
-#ifndef CN_DSUM_PARTS_BLOCK
-#define CN_DSUM_PARTS_BLOCK 8
-#endif
 
-/* A block takes at most this many terms: an f32 block's shared limbs
- * then stay below 2^62 (each term adds less than 2^39 units to one), and
- * an f64 thread's digits (fewer than 2^17 terms) need no carry until the
- * end. */
-enum { CN_DSUM_BLOCK_MAX = 1 << 23, CN_DSUM_DEVICES = 16 };
+/* The parts of an exact sum on the CUDA machine: one full wave of the
+ * fold kernel (every multiprocessor holding as many blocks as fit), fewer
+ * for a small n; more past 2^23 terms an f32 part (the bound of its shared
+ * limbs). The grid does not change the bits: the total is exact. */
+enum { CN_DSUM_DEVICES = 16 };
 
 /* The blocks of kernel one device holds at once, asked once per device
  * (cache: its kernel's words, zero until asked). */
@@ -122,78 +108,122 @@ static inline size_t cn_dsum_wave(const void *kernel, unsigned threads, int *cac
     return (size_t)sms * (size_t)per;
 }
 
-/* Parts of at most half a block's bound. */
-static inline size_t cn_dsum_least_parts(size_t n)
+static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned threads, int wide, int *cache)
 {
-    size_t half = CN_DSUM_BLOCK_MAX / 2;
-    return n / half + (n % half != 0);
+    size_t p = n / threads + (n % threads != 0), wave = cn_dsum_wave(kernel, threads, cache);
+    if (p > wave)
+        p = wave;
+    /* an f32 part's shared limbs take 2^23 terms, an f64 part's warp digits CN_DSUM64_PART_MAX */
+    size_t least = wide ? n / CN_DSUM64_PART_MAX + (n % CN_DSUM64_PART_MAX != 0) : (n >> 23) + ((n & ((1u << 23) - 1)) != 0);
+    return p > least ? p : least > 0 ? least : 1;
 }
 
-/* P, the parts of n terms: CN_DSUM_PARTS_BLOCK for each block of a full
- * wave, so that a block which finds its memory slower takes fewer of them
- * and no multiprocessor waits long idle at the end (one part a block, the
- * slowest block set the time: 18% of the multiprocessors' cycles idle at
- * 2^26 f32 terms, evidence/2026-12-05-exact-sum.md); fewer for a small n, a
- * part being at least two rounds of U terms a thread. The grid does not
- * change the bits: the total is exact. */
-static inline size_t cn_dsum_parts(size_t n, const void *kernel, unsigned threads, unsigned u, int *cache)
+/* The last block rounds the total with its first warp: lane l holds
+ * digits l, l + 32 and l + 64 (x[0..2]; those past the top are 0). One
+ * thread carrying and rounding the 68 digits alone took about 20 us,
+ * longer than the whole sum of 2^22 terms (evidence/2026-12-05-exact-sum.md). */
+enum { CN_DSUM_LANE_DIGITS = 3 };
+
+/* The digit i of the warp's total, to every lane (i the same in all). */
+static __device__ inline int64_t cn_dsum_digit(const int64_t *x, int i)
 {
-    size_t least = (size_t)threads * u * 2;
-    size_t p = n / least + (n % least != 0), most = cn_dsum_wave(kernel, threads, cache) * CN_DSUM_PARTS_BLOCK;
-    if (p > most)
-        p = most;
-    size_t floor_p = cn_dsum_least_parts(n);
-    p = p > floor_p ? p : floor_p;
-    return p > 0 ? p : 1;
+    int k = i >> 5;
+    int64_t v = k == 0 ? x[0] : k == 1 ? x[1] : k == 2 ? x[2] : 0;
+    return __shfl_sync(0xffffffffu, v, i & 31);
 }
 
-/* The blocks over P parts: a full wave, fewer when there are fewer parts,
- * more when n needs them. A block stops claiming before it passes
- * CN_DSUM_BLOCK_MAX, so one that stops took more than half of it (a part
- * is at most half); all stopping with parts left would have taken more
- * than n. */
-static inline size_t cn_dsum_blocks(size_t n, size_t P, const void *kernel, unsigned threads, int *cache)
+/* Carries the warp's digits until each but the top is in [0, 2^32), the
+ * top signed, the total unchanged. A pass moves every digit's carry one
+ * digit up at once, so a carry rippling through a run of full (or empty)
+ * digits takes a pass a digit; the passes stop when no digit has one. */
+static __device__ void cn_dsum_warp_carry(int64_t *x)
 {
-    size_t g = cn_dsum_wave(kernel, threads, cache), need = cn_dsum_least_parts(n);
-    g = g < P ? g : P;
-    return g > need ? g : need;
-}
-
-/* Thread 0: the next part of its block, or P when none is left or one
- * more would take the block (taken terms so far) past its bound. */
-static __device__ inline size_t cn_dsum_claim(struct cn_dsum_total *tot, size_t n, size_t P, size_t taken)
-{
-    size_t most = n / P + (n % P != 0);
-    if (taken + most > CN_DSUM_BLOCK_MAX)
-        return P;
-    unsigned long long p = atomicAdd(&tot->claim, 1ull);
-    return p < P ? (size_t)p : P;
-}
-
-/* The last block: the total's digits or limbs as they stand once every
- * block has added, read by the block's threads at once, then carried and
- * rounded by thread 0 (its return value; the others' is 0). */
-static __device__ __noinline__ double cn_dsum_finish(struct cn_dsum_total *tot, int wide)
-{
-    __shared__ cn_sum_acc cn_a;
-    __shared__ int64_t cn_limb[CN_DSUM32_LIMBS];
-    volatile struct cn_dsum_total *v = tot;
-    for (unsigned i = threadIdx.x; i < CN_SUM_DIGITS; i += blockDim.x) {
-        cn_a.digit[i] = wide ? v->digit[i] : 0;
-        if (!wide && i < CN_DSUM32_LIMBS)
-            cn_limb[i] = v->digit[i];
+    const unsigned l = threadIdx.x & 31;
+    for (;;) {
+        int64_t hi[CN_DSUM_LANE_DIGITS];
+        bool any = false;
+        for (int k = 0; k < CN_DSUM_LANE_DIGITS; k++) {
+            int64_t lo = (int64_t)((uint64_t)x[k] & 0xffffffffu);
+            hi[k] = 0;
+            if (l + 32 * k < CN_SUM_DIGITS - 1) {
+                hi[k] = (x[k] - lo) / ((int64_t)1 << 32); /* exact */
+                x[k] = lo;
+            }
+            any |= hi[k] != 0;
+        }
+        if (!__any_sync(0xffffffffu, any))
+            return;
+        for (int k = 0; k < CN_DSUM_LANE_DIGITS; k++) {
+            int64_t below = __shfl_up_sync(0xffffffffu, hi[k], 1);
+            int64_t wrap = __shfl_sync(0xffffffffu, k > 0 ? hi[k - 1] : 0, 31);
+            x[k] += l > 0 ? below : wrap;
+        }
     }
-    __syncthreads();
-    if (threadIdx.x != 0)
-        return 0;
-    cn_a.pending = 0;
-    if (!wide)
-        cn_dsum32_to_acc(&cn_a, cn_limb);
-    cn_a.flags = v->flags;
-    cn_sum_acc_carry(&cn_a);
-    if (wide)
-        return cn_sum_acc_round_inplace(&cn_a, 53, -1074, 1024);
-    return cn_sum_acc_round_inplace(&cn_a, 24, -149, 128);
+}
+
+/* Warp 0 of the last block: the total's digits or limbs as they stand
+ * once every block has added, rounded to prec bits (cairn_sum.h's
+ * cn_sum_round_bits, as the host rounds); every lane returns it. */
+static __device__ __noinline__ double cn_dsum_finish(struct cn_dsum_total *tot, int wide, int prec, int min_ulp_exp,
+                                                      int max_exp)
+{
+    __shared__ int64_t cn_d[32 * CN_DSUM_LANE_DIGITS];
+    const unsigned l = threadIdx.x & 31;
+    volatile struct cn_dsum_total *v = tot;
+    for (unsigned i = l; i < 32 * CN_DSUM_LANE_DIGITS; i += 32)
+        cn_d[i] = wide && i < CN_SUM_DIGITS ? v->digit[i] : 0;
+    __syncwarp();
+    if (!wide && l < CN_DSUM32_LIMBS) { /* limb l: 2^(16 l) units of 2^-150 */
+        int64_t limb = v->digit[l];
+        uint64_t m = limb < 0 ? (uint64_t)0 - (uint64_t)limb : (uint64_t)limb;
+        int p = CN_DSUM32_LIMB_P + 16 * (int)l;
+        int64_t c[3];
+        cn_sum_pieces(m, p, c);
+        for (int k = 0; k < 3 && m; k++)
+            atomicAdd((unsigned long long *)&cn_d[(p >> 5) + k], (unsigned long long)(limb < 0 ? -c[k] : c[k]));
+    }
+    __syncwarp();
+    int64_t x[CN_DSUM_LANE_DIGITS];
+    for (int k = 0; k < CN_DSUM_LANE_DIGITS; k++)
+        x[k] = cn_d[l + 32 * k];
+    unsigned flags = v->flags;
+    double r;
+    if (cn_sum_flags_special(flags, &r))
+        return r;
+    cn_dsum_warp_carry(x);
+    int neg = cn_dsum_digit(x, CN_SUM_DIGITS - 1) < 0;
+    if (neg) {
+        for (int k = 0; k < CN_DSUM_LANE_DIGITS; k++)
+            x[k] = -x[k];
+        cn_dsum_warp_carry(x);
+    }
+    int top = -1; /* the magnitude's top nonzero digit */
+    for (int k = CN_DSUM_LANE_DIGITS - 1; k >= 0 && top < 0; k--) {
+        unsigned b = __ballot_sync(0xffffffffu, x[k] != 0);
+        if (b)
+            top = 32 * k + 31 - __clz((int)b);
+    }
+    if (top < 0)
+        return cn_sum_flags_zero(flags);
+    int len = 32 * top + 64 - __clzll((long long)cn_dsum_digit(x, top));
+    int shift = cn_sum_round_shift(len, prec, min_ulp_exp), lo = shift > 0 ? shift : 0;
+    uint64_t word = cn_sum_word3((uint64_t)cn_dsum_digit(x, lo >> 5), (uint64_t)cn_dsum_digit(x, (lo >> 5) + 1),
+                                 (uint64_t)cn_dsum_digit(x, (lo >> 5) + 2), lo & 31);
+    unsigned half = 0;
+    int sticky = 0;
+    if (shift > 0) {
+        int b = shift - 1, bi = b >> 5;
+        half = (unsigned)(((uint64_t)cn_dsum_digit(x, bi) >> (b & 31)) & 1);
+        bool below = false; /* any bit under b in this lane's digits */
+        for (int k = 0; k < CN_DSUM_LANE_DIGITS; k++) {
+            int i = (int)l + 32 * k;
+            uint64_t mask = i < bi ? ~(uint64_t)0 : i == bi ? (((uint64_t)1 << (b & 31)) - 1) : 0;
+            below |= ((uint64_t)x[k] & mask) != 0;
+        }
+        sticky = __any_sync(0xffffffffu, below);
+    }
+    r = cn_sum_round_bits(len, shift, word, half, sticky, max_exp);
+    return neg ? -r : r;
 }
 
 /* A block's share added into the total (thread 0, after the block's
@@ -210,58 +240,31 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     return atomicAdd(&tot->done, 1u) == gridDim.x - 1;
 }
 
-/* After a block's share is in (cn_last set by thread 0): the last block
- * rounds the total and its thread 0 stores it. */
+/* After a block's share is in (cn_last set by thread 0): the last block's
+ * first warp rounds the total and its thread 0 stores it. */
 #define CN_DSUM_STORE(T_, WIDE, STORE)                                                         \
     do {                                                                                     \
         __syncthreads();                                                                     \
-        if (cn_last) {                                                                       \
+        if (cn_last && threadIdx.x < 32) {                                                   \
             __threadfence();                                                                 \
-            double cn_r = cn_dsum_finish(cn_tot, WIDE);                                      \
+            double cn_r = WIDE ? cn_dsum_finish((struct cn_dsum_total *)a.cn_part, 1, 53, -1074, 1024) \
+                               : cn_dsum_finish((struct cn_dsum_total *)a.cn_part, 0, 24, -149, 128); \
             T_ cn_v = (WIDE || cn_r == cn_r) ? (T_)cn_r : (T_)cn_sum_f32_qnan();             \
             if (threadIdx.x == 0)                                                            \
                 STORE(&a, cn_v);                                                             \
         }                                                                                    \
     } while (0)
 
-/* A fold block's thread t and its claims: thread 0 claims the block's
- * first part with the block's setup (before its barrier), and the next
- * while the block adds a part, so the claim's round trip overlaps the
- * loads; the part is handed over in cn_claim, two slots used in turn. */
-#define CN_DSUM_PARTS_SETUP                                                                    \
+/* A fold block's thread t and its part [lo, hi). */
+#define CN_DSUM_PART                                                                           \
     const unsigned t = threadIdx.x;                                                          \
-    struct cn_dsum_total *cn_tot = (struct cn_dsum_total *)a.cn_part;                        \
-    __shared__ size_t cn_claim[2];                                                           \
-    if (t == 0)                                                                              \
-        cn_claim[0] = cn_dsum_claim(cn_tot, a.cn_n, a.cn_P, 0);                              \
-    size_t cn_taken = 0;                                                                     \
+    const size_t lo = cn_part_lo(a.cn_n, a.cn_P, blockIdx.x), hi = cn_part_hi(a.cn_n, a.cn_P, blockIdx.x); \
     (void)n
 
-/* The loop over the block's parts, each [lo, hi) (after the setup's barrier). */
-#define CN_DSUM_PARTS_BEGIN                                                                    \
-    for (unsigned cn_k = 0;; cn_k ^= 1) {                                                    \
-        const size_t cn_p = cn_claim[cn_k];                                                  \
-        if (cn_p >= a.cn_P)                                                                  \
-            break;                                                                           \
-        const size_t lo = cn_part_lo(a.cn_n, a.cn_P, cn_p), hi = cn_part_hi(a.cn_n, a.cn_P, cn_p); \
-        cn_taken += hi - lo;                                                                 \
-        size_t cn_claimed = 0;                                                               \
-        if (t == 0)                                                                          \
-            cn_claimed = cn_dsum_claim(cn_tot, a.cn_n, a.cn_P, cn_taken);                    \
-        if (lo + t < hi)                                                                     \
-            flags |= CN_SUM_SAW_TERM;
-
-#define CN_DSUM_PARTS_END                                                                      \
-        if (t == 0)                                                                          \
-            cn_claim[cn_k ^ 1] = cn_claimed;                                                 \
-        __syncthreads();                                                                     \
-    }
-
-/* A thread's terms of a part lo + t, lo + t + T, ... < hi, U at a time,
- * the next U loaded before this U are added (PUT(v)), EVERY(k) after
- * each k terms; then the last few one by one, and EVERY(their count): a
- * thread's count runs across the parts of its block. FIRST(y) sees the
- * first U (y[0..U)) before any is added. */
+/* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
+ * loaded before this U are added (PUT(v)), EVERY after each U; then the
+ * last few one by one. FIRST(y) sees the first U (y[0..U)) before any is
+ * added. */
 #define CN_DSUM_STREAM(T_, TERM, PUT, EVERY, FIRST)                                            \
     size_t j = lo + t;                                                                       \
     bool cn_have = j < hi && hi - j > (size_t)(U - 1) * T;                                   \
@@ -277,18 +280,16 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         if (cn_next)                                                                         \
             _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, cn_jn + u * T, &cn_z[u]); \
         _Pragma("unroll") for (unsigned u = 0; u < U; u++) PUT(cn_y[u]);                     \
-        EVERY(U);                                                                            \
+        EVERY;                                                                               \
         _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_y[u] = cn_z[u];                \
         j = cn_jn;                                                                           \
         cn_have = cn_next;                                                                   \
     }                                                                                        \
-    unsigned cn_tail = 0;                                                                    \
-    for (; j < hi; j += T, cn_tail++) {                                                      \
+    for (; j < hi; j += T) {                                                                 \
         T_ cn_v;                                                                             \
         TERM(&a, j, &cn_v);                                                                  \
         PUT(cn_v);                                                                           \
-    }                                                                                        \
-    EVERY(cn_tail)
+    }
 
 #define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
 /* f32 places nothing from its first terms. (Keeping the bin of the largest
@@ -296,10 +297,8 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
  * H200: 1.25x CUB at 2^28 where the shared bins alone take 1.16x,
  * evidence/2026-12-04-scan-tiles.md.) */
 #define CN_DSUM_NO_FIRST(y) ((void)0)
-/* Before the k terms cnt <= FLUSH - 2U, so a bin's double has taken at
- * most FLUSH - U terms when it moves. */
-#define CN_DSUM32_EVERY(k)                                                                     \
-    if ((cnt += (k)) > CN_DSUM32_FLUSH - 2 * U) {                                            \
+#define CN_DSUM32_EVERY                                                                        \
+    if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U) {                                              \
         CN_DSUM32_SPILL(t);                                                                  \
         cnt = 0;                                                                             \
     }
@@ -313,28 +312,25 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
             cn_sum_digits_add(cn_dg + t, T, cn_m, cn_p, (int)(cn_b >> 63));                  \
         }                                                                                    \
     } while (0)
-/* Before the k terms cnt <= WIN_TERMS - U, so the window takes at most
- * WIN_TERMS terms between moves. */
-#define CN_DSUM64_EVERY(k)                                                                     \
-    if ((cnt += (k)) > CN_DSUM64_WIN_TERMS - U) {                                            \
+#define CN_DSUM64_EVERY                                                                        \
+    if ((cnt += U) > CN_DSUM64_WIN_TERMS - U) {                                              \
         cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
         cnt = 0;                                                                             \
     }
 
-/* f32: each block folds the parts it claims into its threads' bins; every
- * 2^14 terms, and at the end, a thread adds its bins into the block's limbs
- * (shared 64-bit atomics: a block takes at most 2^23 terms, each adding
- * less than 2^39 units to a limb, so no limb passes 2^62); thread 0
- * carries the limbs into 17 and adds them into the total. */
+/* f32: block p folds part p into its threads' bins; every 2^14 terms, and
+ * at the end, a thread adds its bins into the block's limbs (shared 64-bit
+ * atomics: a part has at most 2^23 terms, each adding less than 2^39 units
+ * to a limb, so no limb passes 2^62); thread 0 carries the limbs and adds
+ * them into the total. */
 #define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
-    static __global__ void __launch_bounds__(CN_DSUM32_THREADS, CN_DSUM32_MIN_BLOCKS)        \
-        NAME##_fold_kernel(ARGS a, size_t n)                                                 \
+    static __global__ void __launch_bounds__(CN_DSUM32_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { T = CN_DSUM32_THREADS, U = CN_DSUM32_U };                                     \
         __shared__ double cn_bins[CN_DSUM32_BINS * T];                                       \
         __shared__ int64_t cn_limb[CN_DSUM32_BINS];                                          \
         __shared__ uint32_t cn_fl;                                                           \
-        CN_DSUM_PARTS_SETUP;                                                                 \
+        CN_DSUM_PART;                                                                        \
         for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                        \
             cn_bins[b * T + t] = -0.0;                                                       \
         if (t < CN_DSUM32_BINS)                                                              \
@@ -342,13 +338,9 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
         __syncthreads();                                                                     \
-        uint32_t flags = 0;                                                                  \
+        uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
-        CN_DSUM_PARTS_BEGIN                                                                  \
-        {                                                                                    \
-            CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM_NO_FIRST);   \
-        }                                                                                    \
-        CN_DSUM_PARTS_END                                                                    \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM_NO_FIRST);       \
         CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
@@ -359,7 +351,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
             for (unsigned b = 0; b < CN_DSUM32_LIMBS; b++)                                   \
                 L[b] = b < CN_DSUM32_BINS ? cn_limb[b] : 0;                                  \
             cn_dsum32_carry(L);                                                              \
-            cn_last = cn_dsum_add(cn_tot, L, CN_DSUM32_LIMBS, cn_fl);                        \
+            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_LIMBS, cn_fl); \
         }                                                                                    \
         CN_DSUM_STORE(float, 0, STORE);                                                      \
     }
@@ -386,11 +378,11 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
             atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);       \
     }
 
-/* f64: each block folds the parts it claims. Each thread sums the terms
- * its window takes (cairn_sum.h, cn_dsum64_win) in registers, and adds any
- * other into its own 68 digits, a column of shared memory; the window
- * moves into the digits every 2^10 terms and at the end. A block takes at
- * most 2^23 terms, so a thread's digit takes fewer than 2^18 adds, each
+/* f64: block p folds part p. Each thread sums the terms its window takes
+ * (cairn_sum.h, cn_dsum64_win) in registers, and adds any other into its
+ * own 68 digits, a column of shared memory; the window moves into the
+ * digits every 2^10 terms and at the end. A part has at most
+ * CN_DSUM64_PART_MAX terms, so a digit takes fewer than 2^20 adds, each
  * below 2^32 in magnitude: the columns are carried once, at the end, then
  * added (below 2^38), and the block's digits added into the total. (One
  * column a warp, added with shared atomics, held five times the threads
@@ -403,21 +395,16 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __shared__ int64_t cn_dg[CN_SUM_DIGITS * T];                                         \
         __shared__ int64_t cn_sum[CN_SUM_DIGITS];                                            \
         __shared__ uint32_t cn_fl;                                                           \
-        CN_DSUM_PARTS_SETUP;                                                                 \
+        CN_DSUM_PART;                                                                        \
         for (unsigned i = 0; i < CN_SUM_DIGITS; i++)                                         \
             cn_dg[i * T + t] = 0;                                                            \
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
-        __syncthreads();                                                                     \
-        uint32_t flags = 0;                                                                  \
+        uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
         cn_dsum64_win win;                                                                   \
         cn_dsum64_win_init(&win);                                                            \
-        CN_DSUM_PARTS_BEGIN                                                                  \
-        {                                                                                    \
-            CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY, CN_DSUM64_FIRST);   \
-        }                                                                                    \
-        CN_DSUM_PARTS_END                                                                    \
+        CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY, CN_DSUM64_FIRST);       \
         cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
         cn_dsum64_carry(cn_dg + t, T);                                                       \
         if (flags)                                                                           \
@@ -431,14 +418,13 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __syncthreads();                                                                     \
         __shared__ int cn_last;                                                              \
         if (t == 0)                                                                          \
-            cn_last = cn_dsum_add(cn_tot, cn_sum, CN_SUM_DIGITS, cn_fl);                     \
+            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, cn_sum, CN_SUM_DIGITS, cn_fl); \
         CN_DSUM_STORE(double, 1, STORE);                                                     \
     }
 
-/* The total zeroed, one launch of a full wave of blocks that claim the
- * parts; with no terms the one block that runs finds nothing and rounds
- * +0.0. */
-#define CN_DSUM_RUN(NAME, ARGS, THREADS, U_)                                                   \
+/* The total zeroed, one launch of a full wave of blocks; with no terms the
+ * one block that runs finds nothing and rounds +0.0. */
+#define CN_DSUM_RUN(NAME, ARGS, THREADS, WIDE)                                                 \
     static void NAME##_fold_launch(cudaStream_t s, unsigned blocks, unsigned threads, const void *args, size_t n) \
     {                                                                                        \
         NAME##_fold_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);               \
@@ -447,22 +433,21 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     static int NAME##_wave[CN_DSUM_DEVICES];                                                 \
     static size_t NAME##_parts(size_t n)                                                     \
     {                                                                                        \
-        return cn_dsum_parts(n, (const void *)NAME##_fold_kernel, THREADS, U_, NAME##_wave); \
+        return cn_dsum_parts(n, (const void *)NAME##_fold_kernel, THREADS, WIDE, NAME##_wave); \
     }                                                                                        \
     static void NAME##_run(struct cn_exec *x, const ARGS *a)                                 \
     {                                                                                        \
-        size_t g = cn_dsum_blocks(a->cn_n, a->cn_P, (const void *)NAME##_fold_kernel, THREADS, NAME##_wave); \
         cn_exec_memset(x, a->cn_part, 0, sizeof(struct cn_dsum_total));                      \
-        cn_exec_launch(x, &NAME##_fold, g * (THREADS), a);                                   \
+        cn_exec_launch(x, &NAME##_fold, a->cn_P * (THREADS), a);                             \
     }
 
 #define CN_DEV_EXACT_SUM32(NAME, ARGS, TERM, STORE)                                          \
     CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                           \
-    CN_DSUM_RUN(NAME, ARGS, CN_DSUM32_THREADS, CN_DSUM32_U)
+    CN_DSUM_RUN(NAME, ARGS, CN_DSUM32_THREADS, 0)
 
 #define CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE)                                          \
     CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                           \
-    CN_DSUM_RUN(NAME, ARGS, CN_DSUM64_THREADS, CN_DSUM64_U)
+    CN_DSUM_RUN(NAME, ARGS, CN_DSUM64_THREADS, 1)
 
 #else /* emulated: the host's exact sum, part by part */
 

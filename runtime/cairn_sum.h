@@ -301,11 +301,10 @@ CN_SUM_FN int cn_sum_digits_any_below(const int64_t *d, int k)
     return (k & 31) && ((uint64_t)d[k >> 5] & (((uint64_t)1 << (k & 31)) - 1)) != 0;
 }
 
-/* The special values' answer from the flags, or 0 when the digits decide.
- * Sets *out to the quiet NaN or the infinity. */
-CN_SUM_FN int cn_sum_acc_special(const cn_sum_acc *a, double *out)
+/* The special values' answer from the flags f, or 0 when the digits
+ * decide. Sets *out to the quiet NaN or the infinity. */
+CN_SUM_FN int cn_sum_flags_special(unsigned f, double *out)
 {
-    unsigned f = a->flags;
     if ((f & CN_SUM_SAW_NAN) || ((f & CN_SUM_SAW_PINF) && (f & CN_SUM_SAW_NINF)))
         *out = cn_sum_from_bits64(0x7ff8000000000000u);
     else if (f & CN_SUM_SAW_PINF)
@@ -315,6 +314,14 @@ CN_SUM_FN int cn_sum_acc_special(const cn_sum_acc *a, double *out)
     else
         return 0;
     return 1;
+}
+
+CN_SUM_FN int cn_sum_acc_special(const cn_sum_acc *a, double *out) { return cn_sum_flags_special(a->flags, out); }
+
+/* A total of zero: -0.0 only when every term was -0.0 (and there was one). */
+CN_SUM_FN double cn_sum_flags_zero(unsigned f)
+{
+    return (f & CN_SUM_SAW_TERM) && !(f & CN_SUM_SAW_NOT_NEGZERO) ? -0.0 : 0.0;
 }
 
 /* Carries m and makes it its magnitude; returns whether it was negative. */
@@ -341,37 +348,50 @@ CN_SUM_FN int cn_sum_digits_len(const int64_t *d)
     return len;
 }
 
-/* Bits [lo, lo + 64) of a magnitude with normalised digits, lo >= 0. */
-CN_SUM_FN uint64_t cn_sum_digits_word(const int64_t *d, int lo)
+/* Bits [sh, sh + 64) of the three 32-bit digits w0, w1, w2 (sh < 32). */
+CN_SUM_FN uint64_t cn_sum_word3(uint64_t w0, uint64_t w1, uint64_t w2, int sh)
 {
-    int i = lo >> 5, sh = lo & 31;
-    uint64_t w0 = i < CN_SUM_DIGITS ? (uint64_t)d[i] : 0;
-    uint64_t w1 = i + 1 < CN_SUM_DIGITS ? (uint64_t)d[i + 1] : 0;
-    uint64_t w2 = i + 2 < CN_SUM_DIGITS ? (uint64_t)d[i + 2] : 0;
     uint64_t v = (w0 | w1 << 32) >> sh;
     if (sh)
         v |= w2 << (64 - sh);
     return v;
 }
 
-/* A nonzero magnitude N (units of 2^-1074) rounded to nearest-even at prec
- * bits (prec <= 53) with least ulp 2^min_ulp_exp; +inf once the rounded
- * value reaches 2^max_exp. The result is exact in the target format. The
- * kept bits are taken a word at a time, not one by one. */
-CN_SUM_FN double cn_sum_round_magnitude(const int64_t *d, int prec, int min_ulp_exp, int max_exp)
+/* Bits [lo, lo + 64) of a magnitude with normalised digits, lo >= 0. */
+CN_SUM_FN uint64_t cn_sum_digits_word(const int64_t *d, int lo)
 {
-    int len = cn_sum_digits_len(d);
-    int shift = len - prec; /* bits dropped */
-    if (shift < min_ulp_exp + 1074)
-        shift = min_ulp_exp + 1074;
+    int i = lo >> 5;
+    uint64_t w0 = i < CN_SUM_DIGITS ? (uint64_t)d[i] : 0;
+    uint64_t w1 = i + 1 < CN_SUM_DIGITS ? (uint64_t)d[i + 1] : 0;
+    uint64_t w2 = i + 2 < CN_SUM_DIGITS ? (uint64_t)d[i + 2] : 0;
+    return cn_sum_word3(w0, w1, w2, lo & 31);
+}
+
+/* Where a nonzero magnitude of bit length len is rounded to prec bits
+ * (prec <= 53) with least ulp 2^min_ulp_exp: the bits below the returned
+ * shift are dropped (none when it is 0 or less). */
+CN_SUM_FN int cn_sum_round_shift(int len, int prec, int min_ulp_exp)
+{
+    int shift = len - prec;
+    return shift < min_ulp_exp + 1074 ? min_ulp_exp + 1074 : shift;
+}
+
+/* The rounding itself, from what it needs of the magnitude's bits: its
+ * length len, shift (cn_sum_round_shift), word (bits [shift, shift + 64),
+ * or [0, 64) when shift <= 0), half (bit shift - 1) and sticky (any bit
+ * below it); +inf once the rounded value reaches 2^max_exp. The host
+ * reads these from its digits one by one (cn_sum_round_magnitude), the
+ * device's last block with a warp at once (cairn_devsum.h). */
+CN_SUM_FN double cn_sum_round_bits(int len, int shift, uint64_t word, unsigned half, int sticky, int max_exp)
+{
     uint64_t mant;
     if (shift <= 0) {
-        mant = cn_sum_digits_word(d, 0) & ((len >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << len) - 1));
+        mant = word & ((len >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << len) - 1));
         shift = 0;
     } else {
         int keep = len - shift; /* <= prec bits, maybe none */
-        mant = keep > 0 ? cn_sum_digits_word(d, shift) & (((uint64_t)1 << keep) - 1) : 0;
-        if (cn_sum_digits_bit(d, shift - 1) && (cn_sum_digits_any_below(d, shift - 1) || (mant & 1)))
+        mant = keep > 0 ? word & (((uint64_t)1 << keep) - 1) : 0;
+        if (half && (sticky || (mant & 1)))
             mant++;
     }
     int mlen = 0;
@@ -380,6 +400,20 @@ CN_SUM_FN double cn_sum_round_magnitude(const int64_t *d, int prec, int min_ulp_
     if (mant != 0 && mlen + shift - 1074 > max_exp)
         return HUGE_VAL;
     return ldexp((double)mant, shift - 1074);
+}
+
+/* A nonzero magnitude N (units of 2^-1074, normalised digits) rounded to
+ * nearest-even at prec bits with least ulp 2^min_ulp_exp; +inf once the
+ * rounded value reaches 2^max_exp. The result is exact in the target
+ * format. The kept bits are taken a word at a time, not one by one. */
+CN_SUM_FN double cn_sum_round_magnitude(const int64_t *d, int prec, int min_ulp_exp, int max_exp)
+{
+    int len = cn_sum_digits_len(d);
+    int shift = cn_sum_round_shift(len, prec, min_ulp_exp);
+    if (shift <= 0)
+        return cn_sum_round_bits(len, shift, cn_sum_digits_word(d, 0), 0, 0, max_exp);
+    return cn_sum_round_bits(len, shift, cn_sum_digits_word(d, shift), cn_sum_digits_bit(d, shift - 1),
+                             cn_sum_digits_any_below(d, shift - 1), max_exp);
 }
 
 /* Rounds the exact total once, to nearest-even, to prec bits with least ulp
@@ -397,8 +431,8 @@ CN_SUM_FN double cn_sum_acc_round_inplace(cn_sum_acc *a, int prec, int min_ulp_e
     int zero = 1;
     for (int i = 0; i < CN_SUM_DIGITS && zero; i++)
         zero = a->digit[i] == 0;
-    if (zero) /* -0.0 only when every term was -0.0 */
-        return (a->flags & CN_SUM_SAW_TERM) && !(a->flags & CN_SUM_SAW_NOT_NEGZERO) ? -0.0 : 0.0;
+    if (zero)
+        return cn_sum_flags_zero(a->flags);
     double r = cn_sum_round_magnitude(a->digit, prec, min_ulp_exp, max_exp);
     return neg ? -r : r;
 }
@@ -866,6 +900,7 @@ enum {
     CN_DSUM32_FLUSH = 1 << 14,  /* terms a thread adds before it moves its bins to the limbs */
     CN_DSUM32_LIMB_P = 924,     /* limb 0's weight, 2^-150, in units of 2^-1074 */
     CN_DSUM64_THREADS = 64,     /* a block of the f64 sum: 68 digits x 64 threads, 34 KB */
+    CN_DSUM64_PART_MAX = 1 << 24, /* terms of an f64 part at most: its threads' digits need no carry */
     CN_DSUM32_THREADS = 256
 };
 

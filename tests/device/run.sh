@@ -24,6 +24,8 @@
 #   coop_finish   a region's finish: 1000 launches on one stream and a CUDA graph of it replayed
 #                 100 times on another beside them, every total checked; empty grids run the finish
 #                 once; every counter word back to 0; `trap` and `nowords`: the counter's traps
+#   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
+#                 blocks' total) on 64,000 totals of eight families, each with the host's bits
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
 #                 skipped where torch is not installed
 #   torch_binding the Python package (python/cairn) with CUDA tensors: cq_ on torch's stream with
@@ -65,8 +67,9 @@ for t in float_agree math_agree; do
 done
 
 # Cooperative regions' device runtime (runtime/cairn_coopdev.h): grids past the grid limit and
-# past 2^31 blocks, the finish in a loop and in a replayed CUDA graph, and the counter's two traps.
-for t in coop_grid coop_finish; do
+# past 2^31 blocks, the finish in a loop and in a replayed CUDA graph, and the counter's two traps;
+# and the exact sum's last step (runtime/cairn_devsum.h) against the host's rounding.
+for t in coop_grid coop_finish dsum_finish; do
     skipped $t && continue
     cc=${ARCH#sm_}
     if ! nvcc -std=c++17 -O2 -gencode=arch=compute_$cc,code=$ARCH -Iruntime \
