@@ -104,6 +104,24 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
 #endif
 #define CN_DEV_SCAN_ITEMS(size) ((size) <= 4 ? CN_DEV_SCAN_K4 : (size) <= 8 ? CN_DEV_SCAN_K8 : (size) <= 16 ? 11 : (size) <= 32 ? 5 : 1)
 
+/* A compaction's tile holds its kept values in shared memory: K a thread
+ * for values of up to 4 bytes (16 KB, so twelve blocks of 128 fit on a
+ * multiprocessor, as for a scan), fewer for wider ones. */
+#define CN_DEV_COMPACT_ITEMS(vsize) ((vsize) <= 4 ? CN_DEV_SCAN_K4 : \
+    16384 / (CN_DEV_SCAN_THREADS * (vsize)) > 1 ? 16384 / (CN_DEV_SCAN_THREADS * (vsize)) : 1)
+
+/* Kept values a lane computes before it stores them (compactions). */
+#ifndef CN_COMPACT_GROUP
+#define CN_COMPACT_GROUP 8
+#endif
+
+/* The one-read compaction (CN_DEV_COMPACT_KERNEL) is built only with
+ * CN_DEV_COMPACT_ONE_READ=1 until it has run on a GPU; the default is the
+ * compaction that scans an array of counts (measured, 1.21x CUB). */
+#ifndef CN_DEV_COMPACT_ONE_READ
+#define CN_DEV_COMPACT_ONE_READ 0
+#endif
+
 /* A compaction counts in 32 bits up to this extent, in 64 past it (a test
  * sets it lower to run the 64-bit counts on small extents). */
 #ifndef CN_DEV_COUNT32_MAX
@@ -148,6 +166,19 @@ static inline size_t cn_dev_scan_parts(size_t n, size_t size)
     return n / tile + (n % tile != 0);
 #else
     (void)size;
+    return cn_dev_parts(n);
+#endif
+}
+
+/* A compaction's tiles, for values of vsize bytes and counts of csize. */
+static inline size_t cn_dev_compact_parts(size_t n, size_t vsize, size_t csize)
+{
+#if CN_DEV_CUDA
+    size_t items = CN_DEV_COMPACT_ONE_READ ? CN_DEV_COMPACT_ITEMS(vsize) : CN_DEV_SCAN_ITEMS(csize);
+    size_t tile = (size_t)CN_DEV_SCAN_THREADS * items;
+    return n / tile + (n % tile != 0);
+#else
+    (void)vsize, (void)csize;
     return cn_dev_parts(n);
 #endif
 }
@@ -398,6 +429,37 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         }                                                                                    \
     } while (0)
 
+/* Warp 0 of a tile's block, after the barrier that follows the warps'
+ * totals wt[0..W): the tile's total (their merge) published, the look-back
+ * for the merge of every tile before it into pre (every thread reads it
+ * after the next barrier), and the tile's inclusive prefix published; all,
+ * that prefix too, when the tile is the last (a compaction's count). */
+#define CN_SCAN_TILE_PREFIX(ACC, IDENT, MERGE, wt, W, tile, P, pre, all)                       \
+    if (threadIdx.x < 32) {                                                                  \
+        const unsigned cn_l0 = threadIdx.x;                                                  \
+        ACC cn_tot, cn_ex;                                                                   \
+        IDENT(&cn_tot);                                                                      \
+        for (unsigned cn_w = 0; cn_w < (W); cn_w++)                                          \
+            MERGE(&cn_tot, &(wt)[cn_w]);                                                     \
+        IDENT(&cn_ex);                                                                       \
+        if ((tile) == 0) {                                                                   \
+            if (cn_l0 == 0)                                                                  \
+                cn_scan_publish(a.cn_part, P, 0, &cn_tot, sizeof(ACC), CN_SCAN_PREFIX);      \
+        } else {                                                                             \
+            if (cn_l0 == 0)                                                                  \
+                cn_scan_publish(a.cn_part, P, tile, &cn_tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
+            CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &cn_ex);                 \
+        }                                                                                    \
+        if (cn_l0 == 0) {                                                                    \
+            ACC cn_i = cn_ex;                                                                \
+            MERGE(&cn_i, &cn_tot);                                                           \
+            if ((tile) != 0)                                                                 \
+                cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX);     \
+            pre = cn_ex;                                                                     \
+            all = cn_i;                                                                      \
+        }                                                                                    \
+    }
+
 /* The last step of a tile (inside CN_DEV_SCAN_KERNEL): each index of the
  * warp's segment, lane + 32k, given the prefixes before and after it.
  * A scan PUTs each index. */
@@ -414,9 +476,6 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
  * count kept before each): the loads of the 8 are in flight together,
  * where one PUT after another would wait for each load in turn, the
  * compiler keeping a load after the store before it. */
-#ifndef CN_COMPACT_GROUP
-#define CN_COMPACT_GROUP 8
-#endif
 #define CN_COMPACT_PUTS(F, ACC)                                                              \
     _Pragma("unroll") for (unsigned k0 = 0; k0 < K; k0 += CN_COMPACT_GROUP) {                \
         F##_vt cn_v[CN_COMPACT_GROUP];                                                       \
@@ -442,7 +501,7 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
         __shared__ ACC cn_x[TILE];                                                           \
         __shared__ ACC cn_wt[W];                                                             \
         __shared__ ACC cn_wex[W];                                                            \
-        __shared__ ACC cn_pre;                                                               \
+        __shared__ ACC cn_pre, cn_all;                                                       \
         __shared__ unsigned long long cn_tile;                                               \
         const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
         const size_t P = a.cn_P, N = a.cn_n;                                                 \
@@ -493,28 +552,7 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
             if (lane == 31)                                                                  \
                 cn_wt[warp] = run;                                                           \
             __syncthreads();                                                                 \
-            if (warp == 0) {                                                                 \
-                ACC tot, ex;                                                                 \
-                IDENT(&tot);                                                                 \
-                for (unsigned w = 0; w < W; w++)                                             \
-                    MERGE(&tot, &cn_wt[w]);                                                  \
-                if (tile == 0) {                                                             \
-                    IDENT(&ex);                                                              \
-                    if (lane == 0)                                                           \
-                        cn_scan_publish(a.cn_part, P, 0, &tot, sizeof(ACC), CN_SCAN_PREFIX); \
-                } else {                                                                     \
-                    if (lane == 0)                                                           \
-                        cn_scan_publish(a.cn_part, P, tile, &tot, sizeof(ACC), CN_SCAN_AGGREGATE); \
-                    CN_SCAN_LOOKBACK(ACC, IDENT, MERGE, tile, a.cn_part, P, &ex);            \
-                    if (lane == 0) {                                                         \
-                        ACC cn_i = ex;                                                       \
-                        MERGE(&cn_i, &tot);                                                  \
-                        cn_scan_publish(a.cn_part, P, tile, &cn_i, sizeof(ACC), CN_SCAN_PREFIX); \
-                    }                                                                        \
-                }                                                                            \
-                if (lane == 0)                                                               \
-                    cn_pre = ex;                                                             \
-            }                                                                                \
+            CN_SCAN_TILE_PREFIX(ACC, IDENT, MERGE, cn_wt, W, tile, P, cn_pre, cn_all);         \
             __syncthreads();                                                                 \
             ACC b = cn_pre;                                                                  \
             for (unsigned w = 0; w < warp; w++)                                              \
@@ -556,11 +594,105 @@ static __device__ inline unsigned cn_scan_load(const void *part, size_t P, size_
     CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, IDENT, MERGE, TERM, FINISH, CN_SCAN_PUTS, PUT)       \
     CN_DEV_TILE_RUN(NAME, ARGS, ACC)
 
-/* A compaction: a scan of what each index keeps, whose stores are
- * F_value and F_store (CN_COMPACT_PUTS; F_vt is the value's type). */
+/* A compaction on the CUDA machine, one pass over tiles of
+ * CN_DEV_SCAN_THREADS x K indices like a scan's, but with no array of
+ * counts: each warp takes its segment 32 indices at a time (8 rows of 32
+ * loaded at once), a ballot tells each lane how many of the row before it
+ * keep, and each kept value goes straight to its place among the warp's
+ * kept values in shared memory, so every index is read once (the term and
+ * the value from one load). Then, as in a scan, warp 0 merges the warps'
+ * counts and looks back for the tile's; each warp stores its kept values
+ * at consecutive places, 32 at a time. (Computing keeps into an array of
+ * counts, scanning it and loading each kept value again took 1.21x CUB's
+ * DeviceSelect::If at 2^28 on the H200, evidence/2026-12-04-scan-tiles.md.)
+ * F_vt is the value's type; F_term is what index j keeps (0 or 1);
+ * F_value its value; F_store stores a value at a count. */
+#define CN_DEV_COMPACT_KERNEL(NAME, ARGS, ACC, F)                                               \
+    static __global__ void __launch_bounds__(CN_DEV_SCAN_THREADS, CN_DEV_SCAN_BLOCKS_SM(sizeof(ACC))) NAME##_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        enum { K = CN_DEV_COMPACT_ITEMS(sizeof(F##_vt)), T = CN_DEV_SCAN_THREADS, TILE = T * K, W = T / 32, SEG = 32 * K, G = CN_COMPACT_GROUP }; \
+        __shared__ F##_vt cn_kept[TILE];                                                     \
+        __shared__ ACC cn_wt[W];                                                             \
+        __shared__ ACC cn_pre, cn_all;                                                       \
+        __shared__ unsigned long long cn_tile;                                               \
+        const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;                        \
+        const unsigned below = (1u << lane) - 1;                                             \
+        const size_t P = a.cn_P, N = a.cn_n;                                                 \
+        unsigned long long *counter =                                                        \
+            (unsigned long long *)((char *)a.cn_part + cn_dev_scan_counter_at(P, sizeof(ACC))); \
+        F##_vt *const kept = &cn_kept[warp * SEG];                                           \
+        (void)n;                                                                             \
+        if (P == 0) {                                                                        \
+            if (blockIdx.x == 0 && t == 0) {                                                 \
+                ACC cn_z;                                                                    \
+                F##_ident(&cn_z);                                                            \
+                F##_finish(&a, &cn_z);                                                       \
+            }                                                                                \
+            return;                                                                          \
+        }                                                                                    \
+        for (;;) {                                                                           \
+            if (t == 0)                                                                      \
+                cn_tile = atomicAdd(counter, 1ull);                                          \
+            __syncthreads();                                                                 \
+            const size_t tile = (size_t)cn_tile;                                             \
+            if (tile >= P)                                                                   \
+                break;                                                                       \
+            const size_t lo = tile * TILE + (size_t)warp * SEG;                              \
+            const size_t hi = N - tile * TILE < (size_t)TILE ? N : tile * TILE + TILE;       \
+            unsigned cnt = 0; /* the warp's kept values so far (the same in every lane) */   \
+            _Pragma("unroll") for (unsigned k0 = 0; k0 < K; k0 += G) {                       \
+                F##_vt cn_v[G];                                                              \
+                bool cn_k[G];                                                                \
+                _Pragma("unroll") for (unsigned g = 0; g < G; g++) {                         \
+                    size_t j = lo + (k0 + g) * 32 + lane;                                    \
+                    cn_k[g] = false;                                                         \
+                    if (k0 + g < K && j < hi) {                                              \
+                        ACC cn_t;                                                            \
+                        F##_term(&a, j, &cn_t);                                              \
+                        cn_k[g] = cn_t != 0;                                                 \
+                        if (cn_k[g])                                                         \
+                            F##_value(&a, j, &cn_v[g]);                                      \
+                    }                                                                        \
+                }                                                                            \
+                _Pragma("unroll") for (unsigned g = 0; g < G; g++) {                         \
+                    if (k0 + g < K) {                                                        \
+                        unsigned m = __ballot_sync(0xffffffffu, cn_k[g]);                    \
+                        if (cn_k[g])                                                         \
+                            kept[cnt + __popc(m & below)] = cn_v[g];                         \
+                        cnt += (unsigned)__popc(m);                                          \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+            if (lane == 0)                                                                   \
+                cn_wt[warp] = (ACC)cnt;                                                      \
+            __syncthreads();                                                                 \
+            CN_SCAN_TILE_PREFIX(ACC, F##_ident, F##_merge, cn_wt, W, tile, P, cn_pre, cn_all); \
+            __syncthreads();                                                                 \
+            ACC b = cn_pre;                                                                  \
+            for (unsigned w = 0; w < warp; w++)                                              \
+                F##_merge(&b, &cn_wt[w]);                                                    \
+            for (unsigned i = lane; i < cnt; i += 32)                                        \
+                F##_store(&a, b + (ACC)i, &kept[i]);                                         \
+            if (tile == P - 1 && t == 0)                                                     \
+                F##_finish(&a, &cn_all);                                                     \
+        }                                                                                    \
+    }                                                                                        \
+    static void NAME##_launch(cudaStream_t s, unsigned blocks, unsigned threads,             \
+                              const void *args, size_t n)                                    \
+    {                                                                                        \
+        NAME##_kernel<<<blocks, threads, 0, s>>>(*(const ARGS *)args, n);                    \
+    }                                                                                        \
+    static const struct cn_dev_kernel NAME = {NAME##_what, CN_DEV_SCAN_THREADS, true, NAME##_launch, NULL};
+
+#if CN_DEV_COMPACT_ONE_READ
+#define CN_DEV_COMPACT(NAME, ARGS, ACC, F)                                                   \
+    CN_DEV_COMPACT_KERNEL(NAME, ARGS, ACC, F)                                                \
+    CN_DEV_TILE_RUN(NAME, ARGS, ACC)
+#else
 #define CN_DEV_COMPACT(NAME, ARGS, ACC, F)                                                   \
     CN_DEV_SCAN_KERNEL(NAME, ARGS, ACC, F##_ident, F##_merge, F##_term, F##_finish, CN_COMPACT_PUTS, F) \
     CN_DEV_TILE_RUN(NAME, ARGS, ACC)
+#endif
 
 #else /* the emulated machine: lanes over parts, and one lane in order */
 

@@ -781,8 +781,8 @@ static const char *dev_compact(Ex *x, Node *e, bool discarded)
     emit_line(x, "const bool %s = %s <= CN_DEV_COUNT32_MAX;", narrow, d.n);
     const char *slot = scan_alloc(
         x, &d,
-        emit_fmt(x, "%s ? cn_dev_scan_parts(%s, sizeof(uint32_t)) : cn_dev_scan_parts(%s, sizeof(size_t))", narrow,
-                 d.n, d.n),
+        emit_fmt(x, "cn_dev_compact_parts(%s, sizeof(%s), %s ? sizeof(uint32_t) : sizeof(size_t))", d.n,
+                 emit_ctype(x, e->collect.value->ty), narrow),
         emit_fmt(x, "%s ? cn_dev_scan_bytes(%s, sizeof(uint32_t)) : cn_dev_scan_bytes(%s, sizeof(size_t))", narrow,
                  d.P, d.P),
         at);

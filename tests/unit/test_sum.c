@@ -347,17 +347,22 @@ static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_
 
 /* The CUDA machine's pass (runtime/cairn_devsum.h) step by step, with
  * the steps it runs (cairn_sum.h, "the device's exact sum's steps"): P
- * parts, which G blocks of T threads claim in an order the model draws
- * (the device's depends on which block asks first); thread t of a block
- * takes lo + t, lo + t + T, ... of each part its block claimed, and keeps
- * its state across them. An f32 thread moves its bins to its block's limbs
+ * parts folded by G blocks of T threads; thread t of a block takes lo + t,
+ * lo + t + T, ... of each part its block folds. The device gives each
+ * block one part (G = P, the shapes with equal counts below); the shapes
+ * with fewer blocks give a block several parts in an order the model
+ * draws, its threads keeping their state across them, which asks more of
+ * the steps than the device does (a thread's bins or window meet terms of
+ * several parts) and keeps the model honest should blocks take parts
+ * again (claiming was measured slower on the H200,
+ * evidence/2026-12-05-exact-sum.md). An f32 thread moves its bins to its block's limbs
  * every FLUSH terms (the device's 2^14, or fewer, to run that path often);
  * an f64 thread keeps its digits a column apart. The blocks' limbs or
  * digits are added as integers and rounded as the device's last block
  * does. */
 enum { DEV_MAX_T = 8, DEV_MAX_G = 8 };
 
-/* The block that claims the next part. */
+/* The block that folds the next part. */
 static size_t dev_claimer(uint64_t *s, size_t G)
 {
     *s = *s * 6364136223846793005u + 1442695040888963407u;
@@ -459,8 +464,8 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t T
     return bits64(cn_sum_acc_round(&total, 53, -1074, 1024));
 }
 
-/* The device's ways: one part of one thread, and several parts claimed
- * by fewer blocks. */
+/* The device's ways: one part of one thread, a part a block, and several
+ * parts taken by fewer blocks. */
 static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
     static const size_t shapes[][5] = {{1, 1, 1, 16, CN_DSUM64_WIN_TERMS}, {1, 1, 8, 4, 3}, {3, 3, 5, 1, CN_DSUM64_WIN_TERMS},
@@ -470,7 +475,7 @@ static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
         if (got != want) {
             char how[200];
             snprintf(how, sizeof how,
-                     "device model, %zu parts claimed by %zu blocks of %zu threads placing from %zu terms, windows "
+                     "device model, %zu parts over %zu blocks of %zu threads placing from %zu terms, windows "
                      "moved every %zu terms",
                      shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], shapes[k][4]);
             mismatch(t, how, n, want, got);
@@ -486,7 +491,7 @@ static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
         uint32_t got = devsum32(x, n, shapes[k][0], shapes[k][1], shapes[k][2], (unsigned)shapes[k][3]);
         if (got != want) {
             char how[160];
-            snprintf(how, sizeof how, "device model, %zu parts claimed by %zu blocks of %zu threads, bins moved every %zu terms",
+            snprintf(how, sizeof how, "device model, %zu parts over %zu blocks of %zu threads, bins moved every %zu terms",
                      shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
             mismatch(t, how, n, want, got);
         }
