@@ -663,6 +663,7 @@ typedef enum {
     B_NBUILTINS
 } Builtin;
 const char *builtin_name(Builtin b);
+bool mma_on_device(const Node *call);   /* mma_unordered(m, n, k, c, a, b): a @device view among them */
 bool builtin_is_atomic(int b);       /* atomic_add_wrap .. atomic_add_unordered */
 int builtin_lookup(const char *id);   /* -1 if not a built-in */
 

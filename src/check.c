@@ -367,6 +367,20 @@ void numerics_add_atomic(Ctx *x, const Type *t, bool device)
                                   flush ? "flushed" : "kept", bound));
 }
 
+/* mma_unordered's contract (numerics.md, "The tensor-core multiply"): each
+ * product exact in f32, each partial sum rounded to f32, in increasing k on
+ * the host (and emulated: the reference loop's bits) and in the hardware's
+ * order on a device; the bound that follows. */
+void numerics_add_mma(Ctx *x, const Type *operand, bool device)
+{
+    bool ordered = !device || x->c->emulate;
+    numerics_push(x, arena_printf(x->a, "{\"op\": \"mma\", \"from\": \"%s\", \"to\": \"f32\", \"rounding\": "
+                                        "\"nearest-even\", \"order\": \"%s\", \"where\": \"%s\", \"bound\": "
+                                        "\"(k + 1) * 2^-22 * (|c| + sum |a b|)\"}",
+                                  type_str(x->a, operand), ordered ? "increasing k" : "unspecified",
+                                  device ? "device" : "host"));
+}
+
 /* Whether an atomic's element is one of a cooperative region's shared
  * arrays: where its add runs is the region's place, which is known only
  * once the whole region is checked (check_coop lists it then). */

@@ -102,6 +102,7 @@ void numerics_add_unordered(Ctx *x, const char *op, const Type *t);
 void numerics_add_math(Ctx *x, const char *op, const Type *t, const char *claim);
 void numerics_add_exact_sum(Ctx *x, const Type *t);
 void numerics_add_atomic(Ctx *x, const Type *t, bool device);
+void numerics_add_mma(Ctx *x, const Type *operand, bool device);
 bool numerics_atomic_in_shared(Ctx *x, Node *el);   /* listed by numerics_add_region_atomics */
 void numerics_add_region_atomics(Ctx *x, Node *region);
 void numerics_add_overflow(Ctx *x, const char *op, const Type *from, const Type *to, const char *rounding,

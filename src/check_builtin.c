@@ -523,8 +523,42 @@ static bool mma_operands_ok(Ctx *x, Node *e, Type *c, Type *a, Type *b)
     return true;
 }
 
-/* mma_unordered(m, n, k, c, a, b): the operand rules (E-MMA) now; the
- * tensor-core multiply itself is a later issue. */
+/* Where the whole-matrix multiply runs: on the device when any of its three
+ * views is @device, else on the host (@unified memory is both sides'). The
+ * checker refuses a device multiply with a host view, so the emitter reads
+ * the answer from the types. */
+bool mma_on_device(const Node *e)
+{
+    for (int i = 3; i < 6 && i < e->call.args.n; i++) {
+        const Type *t = ((const Node *)e->call.args.v[i])->ty;
+        if (t && t->kind == TY_VIEW && t->place == PLACE_DEVICE)
+            return true;
+    }
+    return false;
+}
+
+/* On the device all three views live there (@device, or @unified). */
+static bool mma_placement_ok(Ctx *x, Node *e)
+{
+    if (!mma_on_device(e))
+        return true;
+    for (int i = 3; i < 6; i++) {
+        Node *v = arg(e, i);
+        if (v->ty->place == PLACE_DEVICE || v->ty->place == PLACE_UNIFIED)
+            continue;
+        diag_error(x->sink, v->span, E_PLACEMENT,
+                   arena_printf(x->a, "transfer %s to a @device buffer first, or take it as a @device view", estr(x, v)),
+                   "mma_unordered runs on the device, since one of its views is @device, and there all three must "
+                   "be: %s is %s", estr(x, v), tstr(x, v->ty));
+        return false;
+    }
+    return true;
+}
+
+/* mma_unordered(m, n, k, c, a, b): the whole-matrix multiply, on the host
+ * (the reference loop) or the device (cairn_mma.h's tiling); its contract
+ * goes into the receipt. The fragment form (three arguments) is a later
+ * issue. */
 static Type *check_mma(Ctx *x, Node *e)
 {
     if (e->call.args.n != 6)
@@ -532,8 +566,8 @@ static Type *check_mma(Ctx *x, Node *e)
     for (int i = 0; i < 3; i++)
         check_expect(x, arg(e, i), type_prim(TY_USIZE), "mma_unordered's m, n and k");
     Type *c = check_expr(x, arg(e, 3), NULL), *a = check_expr(x, arg(e, 4), NULL), *b = check_expr(x, arg(e, 5), NULL);
-    if (mma_operands_ok(x, e, c, a, b))
-        unsupported(x, e->span, "mma_unordered (the tensor-core multiply, a later issue)", NULL);
+    if (mma_operands_ok(x, e, c, a, b) && mma_placement_ok(x, e))
+        numerics_add_mma(x, a->elem, mma_on_device(e));
     return type_prim(TY_VOID);
 }
 

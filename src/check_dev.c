@@ -215,7 +215,9 @@ static bool dev_visit(Node *n, void *p)
         return false;
     }
     if ((n->kind == N_BUFFER && n->buffer.place != PLACE_HOST) || n->kind == N_SPAWN ||
-        (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER))
+        (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER) ||
+        (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_MMA_UNORDERED &&
+         n->call.args.n == 6 && mma_on_device(n)))
         d->device_work++;
     return true;
 }

@@ -355,8 +355,10 @@ static void lane_builtin(Lane *L, Node *n)
     switch (b) {
     case B_PRINT: case B_PRINTLN: case B_TRANSFER: case B_WAIT: case B_LOCK_NEW:
         return lane_forbidden(L, n, arena_printf(L->a, "%s(..)", builtin_name(b)));
-    case B_MMA_UNORDERED:
-        return lane_nest(L, n, "mma_unordered");
+    case B_MMA_UNORDERED:   /* the whole-matrix form; the fragment form is a warp operation */
+        if (n->call.args.n == 6)
+            return lane_nest(L, n, "mma_unordered");
+        return lw_vec(L, &n->call.args);
     case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND: case B_ATOMIC_OR:
     case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED: {
         Node *el = n->call.args.n ? n->call.args.v[0] : NULL;

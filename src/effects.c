@@ -110,7 +110,7 @@ int effects_construct(Node *n, const char **what)
             switch ((Builtin)n->call.builtin) {
             case B_PRINT: case B_PRINTLN: bit = EF_IO; break;
             case B_TRANSFER: case B_WAIT: case B_LOCK_NEW: bit = EF_SYNC; break;
-            case B_MMA_UNORDERED: bit = EF_MMA; break;
+            case B_MMA_UNORDERED: bit = n->call.args.n == 6 ? EF_MMA : 0; break;   /* not the fragment form */
             case B_ATOMIC_ADD_WRAP: case B_ATOMIC_MIN: case B_ATOMIC_MAX: case B_ATOMIC_AND:
             case B_ATOMIC_OR: case B_ATOMIC_XOR: case B_ATOMIC_CAS: case B_ATOMIC_ADD_UNORDERED:
                 bit = EF_ATOMIC;
@@ -125,6 +125,13 @@ int effects_construct(Node *n, const char **what)
     if (what)
         *what = w;
     return bit;
+}
+
+/* mma_unordered's whole-matrix form, as checked (six arguments). */
+static bool is_mma_whole(const Node *n)
+{
+    return n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_MMA_UNORDERED &&
+           n->call.args.n == 6;
 }
 
 /* Does evaluating this node (not its children) possibly fail a guard? */
@@ -256,6 +263,14 @@ static void device_bits(Walk *w, Node *n)
         if (wide_is(n) && wide_view(n)->ty && wide_view(n)->ty->kind == TY_VIEW &&
             wide_view(n)->ty->place == PLACE_UNIFIED)
             set_bit(w, EF_UNIFIED, n, NULL);
+        if (is_mma_whole(n) && mma_on_device(n))   /* one launch, as a device region's */
+            set_bit(w, EF_DEV, n, NULL);
+        if (is_mma_whole(n))   /* its views, on either side: @unified memory is the host's too */
+            for (int i = 3; i < 6; i++) {
+                Type *t = ((Node *)n->call.args.v[i])->ty;
+                if (t && t->kind == TY_VIEW && t->place == PLACE_UNIFIED)
+                    set_bit(w, EF_UNIFIED, n, NULL);
+            }
         if (n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER) {
             for (int i = 0; i < n->call.args.n; i++) {
                 Type *t = ((Node *)n->call.args.v[i])->ty;
@@ -328,6 +343,15 @@ static bool eff_visit(Node *n, void *c)
         if (n->call.ck == CALL_BUILTIN && n->call.builtin == B_TRANSFER && n->call.args.n == 2) {
             touch_expr(w, n->call.args.v[0], true);
             touch_expr(w, n->call.args.v[1], false);
+            set_bit(w, EF_TRAP, n, NULL);
+        }
+        /* mma_unordered(m, n, k, c, a, b) adds into c and reads a and b, and
+         * its extents are checked where it runs */
+        if (is_mma_whole(n)) {
+            touch_expr(w, n->call.args.v[3], true);
+            touch_expr(w, n->call.args.v[3], false);
+            touch_expr(w, n->call.args.v[4], false);
+            touch_expr(w, n->call.args.v[5], false);
             set_bit(w, EF_TRAP, n, NULL);
         }
         /* p.fill(x, start, count) reads x, and its guards may fail */

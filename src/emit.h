@@ -70,6 +70,7 @@ typedef struct {
     bool uses_math;       /* a portable std.math call: include cairn_math.h */
     bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
     bool uses_dev;        /* device work: include cairn_exec.h */
+    bool uses_mma;        /* mma_unordered: include cairn_mma.h */
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */
     bool uses_wide;       /* load_wide / store_wide: include cairn_wide.h */
     const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
@@ -220,6 +221,7 @@ void emit_library(Ex *x, FILE *header, const char *lib);
 void emit_dev_regions(Ex *x, Node **regions, int n);    /* kernels on the device */
 const char *emit_dev_collect(Ex *x, Node *e);           /* reduce / scan / compact over @device views */
 const char *emit_dev_transfer(Ex *x, Node *call);
+const char *emit_mma(Ex *x, Node *call);
 const char *emit_dev_spawn(Ex *x, Node *e);
 const char *emit_dev_wait(Ex *x, Node *call);
 void emit_dev_buffer(Ex *x, Node *s);

@@ -856,6 +856,38 @@ const char *emit_dev_transfer(Ex *x, Node *call)
     return "((void)0)";
 }
 
+/* mma_unordered(m, n, k, c, a, b) (cairn_mma.h): the reference loop on the
+ * host, the tiling on the context's run for @device views; either checks
+ * the extents where it runs. */
+const char *emit_mma(Ex *x, Node *call)
+{
+    x->uses_mma = true;
+    Node **args = (Node **)call->call.args.v;
+    const char *v[6], *suf = emit_suffix(args[4]->ty->elem), *at = emit_at(x, call->span);
+    for (int i = 0; i < 6; i++) {
+        v[i] = emit_tmp(x, i < 3 ? "mk" : "mv");
+        if (i < 3)
+            emit_line(x, "const size_t %s = %s;", v[i], emit_expr(x, args[i]));
+        else
+            emit_line(x, "const cn_view_%s %s = %s;", emit_suffix(args[i]->ty->elem), v[i], emit_expr(x, args[i]));
+    }
+    if (!mma_on_device(call)) {
+        emit_line(x, "cn_mma_host_%s(%s, %s, %s, %s.p, %s.n, %s.p, %s.n, %s.p, %s.n, %s);", suf, v[0], v[1], v[2],
+                  v[3], v[3], v[4], v[4], v[5], v[5], at);
+        return "((void)0)";
+    }
+    x->uses_dev = true;
+    char fmt[16];
+    size_t i = 0;
+    for (; suf[i] && i < sizeof fmt - 1; i++)
+        fmt[i] = (char)(suf[i] >= 'a' && suf[i] <= 'z' ? suf[i] - 'a' + 'A' : suf[i]);
+    fmt[i] = 0;
+    emit_line(x, "cn_exec_mma(cn_exec_get(), CN_MMA_%s, %s, %s, %s, %s.p, %s.n, %s.p, %s.n, %s.p, %s.n, %s);", fmt,
+              v[0], v[1], v[2], v[3], v[3], v[4], v[4], v[5], v[5], at);
+    emit_dev_after_op(x);
+    return "((void)0)";
+}
+
 /* ------------------------------------------------------------ queued work */
 
 static const char *after_list(Ex *x, Node *e, const char **count)

@@ -913,6 +913,8 @@ static const char *emit_builtin(Ex *x, Node *e)
         return emit_par_atomic(x, e);
     if (b == B_TRANSFER)
         return emit_dev_transfer(x, e);
+    if (b == B_MMA_UNORDERED)
+        return emit_mma(x, e);
     if (b >= B_SHUFFLE && b <= B_WARP_MATCH)
         return emit_warp_op(x, e);
     if (b == B_WAIT)

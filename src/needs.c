@@ -7,6 +7,8 @@
  *              lane or collector, or a function a device lane or a kernel
  *              reaches (fn.on_device). Host code converts storage floats in
  *              software, so a bf16 on the host needs nothing of the target.
+ *   wmma       a mma_unordered(m, n, k, c, a, b) over @device views (and
+ *              bf16 for bf16 operands): cairn_mma.h's tiling
  *   fragments  a fragment type anywhere (frag.h): its family's feature
  *              (wmma, mma_sync, tcgen05), and bf16 for a bf16 fragment. A
  *              fragment is a device construct wherever it is written.
@@ -62,12 +64,20 @@ static bool device_visit(Node *n, void *p)
     return true;
 }
 
-/* Host code: its device regions and collectors are device code. */
+/* Host code: its device regions, collectors and cooperative regions are
+ * device code, and a device mma_unordered runs on WMMA (its 8-bit operands
+ * staged as f16, its bf16 ones as bf16). */
 static bool host_visit(Node *n, void *p)
 {
-    if ((n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device)) {
+    if ((n->kind == N_PARALLEL && n->loop.device) || (n->kind == N_COLLECT && n->collect.device) ||
+        (n->kind == N_COOP && n->coop.device)) {
         par_walk(n, device_visit, p);
         return false;
+    }
+    if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_MMA_UNORDERED &&
+        n->call.args.n == 6 && mma_on_device(n)) {
+        const Type *a = ((Node *)n->call.args.v[4])->ty;
+        need(p, 1u << TF_WMMA | (a && a->elem && a->elem->kind == TY_BF16 ? 1u << TF_BF16 : 0), n->span);
     }
     if (n->ty)
         need(p, type_needs(n->ty, false, 0), n->span);

@@ -16,9 +16,9 @@
 
 /* The effects of a function, as `cairn explain` spells them (sorted):
  * alloc, atomic, io, libm, par:host, read:NAME, trap, write:NAME. EF_SYNC
- * (locks, tasks, waits, transfers) and EF_MMA (the tensor-core multiply)
- * are kept for the lane rules and not printed: their constructs are
- * refused elsewhere until their issue lands. */
+ * (locks, tasks, waits, transfers) and EF_MMA (the whole-matrix tensor-core
+ * multiply, which a lane must not reach) are kept for the lane rules and
+ * not printed; a multiply over @device views is par:device too. */
 typedef enum {
     EF_ALLOC, EF_ATOMIC, EF_IO, EF_LIBM, EF_PAR, EF_TRAP, EF_SYNC, EF_MMA, EF_VALUE,
     /* device work (issue 5), printed par:device, gpu_alloc + gpu_free, copy:host, queue, unified */

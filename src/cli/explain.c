@@ -252,9 +252,28 @@ static void print_wide(ExplainWalk *w, Node *n)
            wide_part(w->a, n), wide_bytes(n), hint, how);
 }
 
+/* The whole-matrix multiply: where it runs, how, and its contract, as the
+ * receipt's numerics list says it (cairn_mma.h). */
+static void print_mma(ExplainWalk *w, Node *n)
+{
+    const Type *a = ((Node *)n->call.args.v[4])->ty;
+    const char *how = mma_on_device(n)
+                          ? "on the device: 64 x 64 tiles of c, four warps of 2 x 2 WMMA 16x16x16 fragments, k in "
+                            "steps of 32 through two stages, its sums in the hardware's order"
+                          : "on the host: the reference loop, each output's products in increasing k";
+    printf("  line %d: mma_unordered on %s operands into f32, %s; each output within (k + 1) * 2^-22 * (|c| + sum "
+           "|a b|) of the exact sum; the extents checked at the call\n",
+           n->span.line, a && a->elem ? type_str(w->a, a->elem) : "?", how);
+}
+
 static bool explain_visit(Node *n, void *c)
 {
     ExplainWalk *w = c;
+    if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_MMA_UNORDERED &&
+        n->call.args.n == 6) {
+        print_mma(w, n);
+        return true;
+    }
     if (n->kind == N_CALL && n->call.ck == CALL_MATH) {
         print_math(w, n);
         return true;

@@ -9,7 +9,8 @@
 #   math_agree    the portable std.math functions (runtime/cairn_math.h): every f32 input of each
 #                 one-argument function hashed on the device and on host threads, 2^26 pairs of each
 #                 two-argument one, and 2^22 f64 inputs of each compared bit for bit
-#   device programs   every tests/dev/*.cairn and tests/spec/d*.cairn that expects `run`, built by
+#   device programs   every tests/dev/*.cairn, tests/tensor/*.cairn and tests/spec/d*.cairn that
+#                 expects `run` (a host-only one is built and run as it is elsewhere), built by
 #                 cairn for the target (nvcc, one emitted file) and run on the GPU: the same exit code,
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
 #                 stdout, so the guard text is looked for in both streams)
@@ -24,6 +25,9 @@
 #   coop_finish   a region's finish: 1000 launches on one stream and a CUDA graph of it replayed
 #                 100 times on another beside them, every total checked; empty grids run the finish
 #                 once; every counter word back to 0; `trap` and `nowords`: the counter's traps
+#   mma_contract  mma_unordered's tiling on the tensor cores: every format, partial tiles, value
+#                 families from moderate to adversarial, each output within the contract's bound
+#                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
@@ -79,6 +83,23 @@ for t in coop_grid coop_finish dsum_finish; do
     if "$OUTDIR/$t" >"$OUTDIR/$t.log" 2>&1; then echo "PASS $t"; else echo "FAIL $t"; fail=1; fi
     cat "$OUTDIR/$t.log"
 done
+# mma_unordered's tiling on the tensor cores (runtime/cairn_mma.h): tests/unit/test_mma.c built by
+# nvcc, so its device runs are the GPU's, each output held to the contract's bound with GMP's exact
+# rationals (it needs libgmp-dev; without gmp.h it is skipped, saying so).
+if ! skipped mma_contract; then
+    cc=${ARCH#sm_}
+    if ! echo '#include <gmp.h>' | cpp >/dev/null 2>&1; then
+        echo "SKIP mma_contract: no gmp.h on this machine (install libgmp-dev)"
+    elif ! nvcc -std=c++17 -O2 -x cu --fmad=false -gencode=arch=compute_$cc,code=$ARCH -Iruntime -Itests/unit \
+            -o "$OUTDIR/mma_contract" tests/unit/test_mma.c -lgmp >"$OUTDIR/mma_contract.build.log" 2>&1; then
+        echo "FAIL mma_contract: does not build"; cat "$OUTDIR/mma_contract.build.log"; fail=1
+    else
+        if "$OUTDIR/mma_contract" >"$OUTDIR/mma_contract.log" 2>&1; then echo "PASS mma_contract"; else
+            echo "FAIL mma_contract"; fail=1; fi
+        grep -E '^FAIL|passed' "$OUTDIR/mma_contract.log" | head -20
+    fi
+fi
+
 # A foreign tag in the launch's word, and no word left: each launch traps with the counter's
 # message (every device block prints it), and the wait aborts.
 for mode in trap nowords; do
@@ -102,7 +123,7 @@ done
 # the time, so every program is built first, as many at once as there are cores, then each runs alone.
 mkdir -p "$OUTDIR/dev"
 npass=0; nfail=0
-run_tests=$(for f in tests/dev/*.cairn tests/spec/d*.cairn; do
+run_tests=$(for f in tests/dev/*.cairn tests/tensor/*.cairn tests/spec/d*.cairn; do
     [ -z "${ONLY:-}" ] || echo "$f" | grep -qE -- "$ONLY" || continue
     awk '!/^\/\//{exit} {print}' "$f" | grep -q '^// expect: run exit' && echo "$f"; done)
 export CAIRN ARCH OUTDIR

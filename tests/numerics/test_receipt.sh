@@ -141,5 +141,27 @@ import json, sys
 c = json.load(open(sys.argv[1]))["compilers"]
 sys.exit(not (list(c) == ["cc"] and "-DCAIRN_EMULATE" in c["cc"]["flags"] and "-ffp-contract=off" in c["cc"]["flags"]))' "$T/exe/exact.receipt.json"; echo $?)"
 
+# mma_unordered's contract (numerics.md, "The tensor-core multiply"): on the host, and emulated, in
+# increasing k; on a device in the hardware's order; the bound either way.
+cat >"$T/mma.cairn" <<'CAIRN'
+fn hmul(m:usize, n:usize, k:usize, c:rw<f32>[m * n], a:ro<f16>[m * k], b:ro<f16>[k * n]) {
+  mma_unordered(m, n, k, c, a, b);
+}
+fn dmul(m:usize, n:usize, k:usize, c:rw<f32>[m * n]@device, a:ro<bf16>[m * k]@device, b:ro<bf16>[k * n]@device) {
+  mma_unordered(m, n, k, c, a, b);
+}
+fn main() -> i32 { return 0; }
+CAIRN
+MB='"bound": "(k + 1) * 2^-22 * (|c| + sum |a b|)"}'
+( cd "$T" && "$CAIRN" build mma.cairn --out mmae --emulate --device-target sm_90a >/dev/null 2>&1 )
+ok "mma_unordered builds emulated" "$?"
+ok "host mma: increasing k, and the bound" "$(has "$T/mmae/mma.receipt.json" '{"op": "mma", "from": "f16", "to": "f32", "rounding": "nearest-even", "order": "increasing k", "where": "host", '"$MB"; echo $?)"
+ok "emulated device mma: increasing k" "$(has "$T/mmae/mma.receipt.json" '{"op": "mma", "from": "bf16", "to": "f32", "rounding": "nearest-even", "order": "increasing k", "where": "device", '"$MB"; echo $?)"
+if command -v nvcc >/dev/null; then
+    ( cd "$T" && "$CAIRN" build mma.cairn --out mmad --device-target sm_90a >/dev/null 2>&1 )
+    ok "mma_unordered builds for sm_90a" "$?"
+    ok "device mma: the hardware's order" "$(has "$T/mmad/mma.receipt.json" '{"op": "mma", "from": "bf16", "to": "f32", "rounding": "nearest-even", "order": "unspecified", "where": "device", '"$MB"; echo $?)"
+fi
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
