@@ -981,12 +981,16 @@ static inline void cn_dev_stream_synchronize(struct cn_dev_stream *s)
 }
 
 /* Exactly n bytes of host memory, so a read one past the end is a heap
- * overflow the address sanitizer reports. NULL when out of memory. */
+ * overflow the address sanitizer reports, on 256 bytes as cudaMalloc's
+ * are (what a WMMA fragment's 32-byte rule sees must be the device's).
+ * NULL when out of memory. */
 static inline void *cn_dev_malloc(size_t n)
 {
     if (n == 0)
         return NULL;
-    void *p = malloc(n);
+    void *p = NULL;
+    if (posix_memalign(&p, 256, n))
+        p = NULL;
     if (p) {
         CN_DEV_COUNT(malloc, 1);
         CN_DEV_COUNT(malloc_bytes, n);

@@ -110,6 +110,8 @@ typedef struct {
     X(E_STAGE_UNREADY, "E-STAGE-UNREADY")                                    \
     X(E_MMA, "E-MMA")                                                        \
     X(E_LAYOUT, "E-LAYOUT")                                                  \
+    X(E_LAYOUT_CONSUMER, "E-LAYOUT-CONSUMER")                                \
+    X(E_FRAGMENT, "E-FRAGMENT")                                              \
     X(E_PARALLEL_RACE, "E-PARALLEL-RACE")                                    \
     X(E_PARALLEL_WRITE, "E-PARALLEL-WRITE")                                  \
     X(E_PARALLEL_NEST, "E-PARALLEL-NEST")                                    \
@@ -645,6 +647,7 @@ typedef enum { PIPE_NONE, PIPE_FILL, PIPE_WAIT, PIPE_RELEASE } PipeOp;
     X(B_LOAD_WIDE, "load_wide") X(B_STORE_WIDE, "store_wide")                \
     X(B_MMA_UNORDERED, "mma_unordered") X(B_MMA_LOAD, "mma_load")            \
     X(B_MMA_STORE, "mma_store") X(B_MMA_GET, "mma_get") X(B_MMA_SET, "mma_set") \
+    X(B_MMA_FILL, "fragment fill") /* WmmaAcc[..](v): a call of a fragment kind, not a name */ \
     X(B_SHUFFLE, "shuffle") X(B_SHUFFLE_XOR, "shuffle_xor")                  \
     X(B_SHUFFLE_DOWN, "shuffle_down") X(B_SHUFFLE_UP, "shuffle_up")          \
     X(B_WARP_BALLOT, "warp_ballot") X(B_WARP_ANY, "warp_any")                \

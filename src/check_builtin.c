@@ -10,6 +10,7 @@
  * store_wide) are complete.
  */
 #include "check.h"
+#include "layout.h"
 #include "sym.h"
 #include "wide.h"
 
@@ -523,6 +524,12 @@ static bool mma_operands_ok(Ctx *x, Node *e, Type *c, Type *a, Type *b)
     return true;
 }
 
+/* The fragment operations (below, "fragments"). */
+static Type *check_mma_frag(Ctx *x, Node *e);
+static Type *check_mma_load(Ctx *x, Node *e);
+static Type *check_mma_store(Ctx *x, Node *e);
+static Type *check_mma_elem(Ctx *x, Node *e, bool set);
+
 /* Where the whole-matrix multiply runs: on the device when any of its three
  * views is @device, else on the host (@unified memory is both sides'). The
  * checker refuses a device multiply with a host view, so the emitter reads
@@ -561,8 +568,15 @@ static bool mma_placement_ok(Ctx *x, Node *e)
  * issue. */
 static Type *check_mma(Ctx *x, Node *e)
 {
-    if (e->call.args.n != 6)
-        return later(x, e, "tensor-core fragments (a later issue)");
+    if (e->call.args.n == 3)
+        return check_mma_frag(x, e);
+    if (e->call.args.n != 6) {
+        diag_error(x->sink, e->span, E_CALL, "write mma_unordered(m, n, k, c, a, b), or acc = mma_unordered(acc, a, b) "
+                   "on fragments", "mma_unordered takes six arguments (matrices) or three (fragments), %d given",
+                   e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
     for (int i = 0; i < 3; i++)
         check_expect(x, arg(e, i), type_prim(TY_USIZE), "mma_unordered's m, n and k");
     Type *c = check_expr(x, arg(e, 3), NULL), *a = check_expr(x, arg(e, 4), NULL), *b = check_expr(x, arg(e, 5), NULL);
@@ -766,8 +780,6 @@ static Type *check_from_bits(Ctx *x, Node *e)
 static Type *check_later(Ctx *x, Node *e, Builtin b)
 {
     switch (b) {
-    case B_MMA_LOAD: case B_MMA_STORE: case B_MMA_GET: case B_MMA_SET:
-        return later(x, e, "tensor-core fragments (a later issue)");
     case B_FIRST:   /* every rule would have to see it as x[0]; until then, x[0] itself */
         unsupported(x, e->span, "first(x) (a later issue)", "write x[0]");
         check_args_loose(x, e);
@@ -866,6 +878,10 @@ Type *check_builtin(Ctx *x, Node *e, Builtin b, Type *expected)
     case B_LOAD_WIDE: return check_load_wide(x, e);
     case B_STORE_WIDE: return check_store_wide(x, e);
     case B_MMA_UNORDERED: return check_mma(x, e);
+    case B_MMA_LOAD: return check_mma_load(x, e);
+    case B_MMA_STORE: return check_mma_store(x, e);
+    case B_MMA_GET: return check_mma_elem(x, e, false);
+    case B_MMA_SET: return check_mma_elem(x, e, true);
     case B_QUANTIZE: return check_quantize(x, e, false);
     case B_QUANTIZE_STOCHASTIC: return check_quantize(x, e, true);
     case B_TO_BITS: return check_to_bits(x, e);
@@ -900,28 +916,395 @@ static bool family_lowers_none(FragKind f)
     return frag_shapes(frag_family(f), &shapes) == 0;
 }
 
-/* WmmaA[f16, 16, 16, 16] written as a type. Refused until fragments are
- * lowered: issue 18 builds frag_type() here from the arguments, reporting
- * E-FRAGMENT for an element type or a shape the table does not allow, and
- * returns it in place of the refusal. */
+/* ------------------------------------------- fragments: the types */
+
+static bool in_coop(Ctx *x)
+{
+    return x->fs && x->fs->coop;
+}
+
+/* E-FRAGMENT outside a cooperative region: a fragment is a warp's, so it
+ * lives only where a block's threads do. */
+static bool frag_inside(Ctx *x, Span at, const char *what)
+{
+    if (in_coop(x))
+        return true;
+    diag_error(x->sink, at, E_FRAGMENT,
+               "write it inside a cooperative region (blocks g in G threads t in T { ... }), where a warp runs it whole",
+               "%s outside a cooperative region: every fragment operation is a warp's", what);
+    return false;
+}
+
+/* One dimension of WmmaA[T, M, N, K]: a constant usize, else 0 after a
+ * report. */
+static int frag_dim(Ctx *x, Node *d, const char *kind)
+{
+    int64_t v = 0;
+    if (d->kind == N_TYPE || is_error(check_expect(x, d, type_prim(TY_USIZE), "a fragment's M, N and K")))
+        return 0;
+    if (!sym_const(x->a, d, &v) || v <= 0 || v > 4096) {
+        diag_error(x->sink, d->span, E_FRAGMENT, "write the shape as constants, e.g. WmmaA[f16, 16, 16, 16]",
+                   "%s's M, N and K are constants, and %s is not one", kind, estr(x, d));
+        return 0;
+    }
+    return (int)v;
+}
+
+static const char *shapes_text(Ctx *x, FragKind f)
+{
+    const FragShape *sh;
+    int n = frag_shapes(frag_family(f), &sh);
+    const char *t = "";
+    for (int i = 0; i < n; i++)
+        t = arena_printf(x->a, "%s%s%d x %d x %d", t, i ? ", " : "", sh[i].m, sh[i].n, sh[i].k);
+    return t;
+}
+
+/* Kind[T, M, N, K] from its four arguments (a type node's args, or a
+ * constructor's targs), with E-FRAGMENT for an element type or a shape the
+ * table does not allow. */
+static Type *frag_from_args(Ctx *x, Span at, FragKind f, const Vec *args)
+{
+    const char *kind = frag_name(f);
+    if (args->n != 4 || ((Node *)args->v[0])->kind != N_TYPE) {
+        diag_error(x->sink, at, E_FRAGMENT, arena_printf(x->a, "write %s[T, M, N, K], e.g. %s[%s, 16, 16, 16]", kind,
+                                                         kind, frag_role(f) == ROLE_ACC ? "f32" : "f16"),
+                   "%s takes an element type and three constants, M, N and K", kind);
+        return type_error();
+    }
+    Type *elem = resolve_type(x, args->v[0]);
+    int d[3];
+    for (int i = 0; i < 3; i++)
+        d[i] = frag_dim(x, args->v[i + 1], kind);
+    if (is_error(elem) || !d[0] || !d[1] || !d[2])
+        return type_error();
+    if (!frag_elem_allowed(f, elem->kind)) {
+        bool acc = frag_role(f) == ROLE_ACC;
+        diag_error(x->sink, ((Node *)args->v[0])->span, E_FRAGMENT,
+                   acc ? "accumulate in f32" : "store the operands as f16 or bf16 (quantize, or f16(x))",
+                   "%s holds %s, not %s", kind, acc ? "f32" : "f16 or bf16", tstr(x, elem));
+        return type_error();
+    }
+    if (!frag_shape_allowed(f, d[0], d[1], d[2])) {
+        diag_error(x->sink, at, E_FRAGMENT, arena_printf(x->a, "%s lowers M x N x K = %s", frag_family_name(frag_family(f)),
+                                                         shapes_text(x, f)),
+                   "%s has no shape %d x %d x %d", kind, d[0], d[1], d[2]);
+        return type_error();
+    }
+    return frag_type(x->a, f, elem, d[0], d[1], d[2]);
+}
+
+/* WmmaA[f16, 16, 16, 16] written as a type: inside a cooperative region
+ * only (a let's type, mma_load's argument). */
 Type *check_fragment_type(Ctx *x, Node *t, FragKind f)
 {
     if (family_lowers_none(f))
         return refuse_unlowered(x, t->span, f);
-    unsupported(x, t->span, "tensor-core fragments (a later issue)", NULL);
-    return type_error();
+    if (!frag_inside(x, t->span, arena_printf(x->a, "the fragment type %s", frag_name(f))))
+        return type_error();
+    return frag_from_args(x, t->span, f, &t->type.args);
 }
 
-/* WmmaAcc[f32, 16, 16, 16](0.0): the arguments are checked loosely (their
- * own errors are reported) before a refusal that reports at once, and after
- * one that is held back, as every other refused call does. */
+/* WmmaAcc[f32, 16, 16, 16](0.0): an accumulator, each element the value.
+ * Operands are loaded, not filled. */
 Type *check_fragment_call(Ctx *x, Node *e, FragKind f)
 {
     if (family_lowers_none(f)) {
         check_args_loose(x, e);
         return refuse_unlowered(x, e->span, f);
     }
-    unsupported(x, e->span, "tensor-core fragments (a later issue)", NULL);
-    check_args_loose(x, e);
-    return type_error();
+    if (!frag_inside(x, e->span, arena_printf(x->a, "%s[..](..)", frag_name(f)))) {
+        check_args_loose(x, e);
+        return type_error();
+    }
+    e->call.ck = CALL_BUILTIN;
+    e->call.builtin = B_MMA_FILL;
+    Type *t = frag_from_args(x, e->span, f, &e->call.targs);
+    if (frag_role(f) != ROLE_ACC) {
+        diag_error(x->sink, e->span, E_FRAGMENT, arena_printf(x->a, "load it: mma_load[%s[..]](tile, L, i, j)", frag_name(f)),
+                   "%s is an operand, and only an accumulator is filled", frag_name(f));
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (e->call.args.n != 1) {
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s[..](0.0)", frag_name(f)),
+                   "%s[..](v) takes one value, %d given", frag_name(f), e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (is_error(check_expect(x, arg(e, 0), type_prim(TY_F32), "an accumulator's fill")))
+        return type_error();
+    return t;
+}
+
+/* ------------------------------------ fragments: loads, stores, multiply */
+
+/* A fragment-typed argument of the role wanted (-1: any accumulator). */
+static Type *frag_arg(Ctx *x, Node *e, int i, int role, const char *what)
+{
+    Type *t = check_expr(x, arg(e, i), NULL);
+    if (is_error(t))
+        return t;
+    bool ok = t->kind == TY_FRAGMENT && (role < 0 ? frag_role((FragKind)t->frag) == ROLE_ACC
+                                                   : frag_role((FragKind)t->frag) == (FragRole)role);
+    if (!ok) {
+        diag_error(x->sink, arg(e, i)->span, E_FRAGMENT, "pass a fragment of that role (WmmaA/MmaA, WmmaB/MmaB, WmmaAcc/MmaAcc)",
+                   "%s is %s, and %s %s", estr(x, arg(e, i)), tstr(x, t), bname(e), what);
+        return type_error();
+    }
+    return t;
+}
+
+/* The layout argument: a layout's name, evaluated (check_call.c). */
+static const Layout *frag_layout(Ctx *x, Node *e, int i)
+{
+    Node *l = arg(e, i);
+    Sym *s = l->kind == N_NAME ? scope_find(x, l->name.id, NULL) : NULL;
+    if (!s || s->kind != SYM_LAYOUT) {
+        check_expr(x, l, NULL);
+        diag_error(x->sink, l->span, E_LAYOUT, "name a layout declared with `layout NAME = rows(R, C);`",
+                   "%s's argument %d is the tile's layout, and %s is not one", bname(e), i + 1, estr(x, l));
+        return NULL;
+    }
+    l->name.sym = s;
+    const Layout *L = layout_resolve(x, s);
+    l->ty = L ? type_prim(TY_LAYOUT) : type_error();
+    return L;
+}
+
+static bool layout_consumer(Ctx *x, Node *at, const char *why, const char *help)
+{
+    diag_error(x->sink, at->span, E_LAYOUT_CONSUMER, help, "%s", why);
+    return false;
+}
+
+/* What a family can read or write through a layout (numerics.md): WMMA
+ * takes a pointer and a row stride, so its tiles are rows(R, C) with rows a
+ * multiple of 16 bytes apart; mma.sync reads an operand in shared memory
+ * with ldmatrix, eight 16-byte rows at a time, so a swizzle must keep runs
+ * of 16 bytes and rows must start on 16 bytes; its accumulators, and its
+ * operands in a view, are each lane's own elements, through any tile. */
+static bool layout_fits(Ctx *x, Node *e, const Type *f, const Layout *L, const Type *tile)
+{
+    Node *ln = arg(e, e->call.builtin == B_MMA_STORE ? 1 : 1);
+    const char *lname = ln->kind == N_NAME ? ln->name.id : "the layout";
+    int eb = type_bits(tile->elem) / 8;
+    if (L->kind == LAYOUT_SPREAD)
+        return layout_consumer(x, ln, arena_printf(x->a, "%s is a spread, a warp's share of a tile, and %s needs the "
+                                                         "tile's own layout", lname, bname(e)),
+                               "name the tile's layout: rows(R, C), or a swizzle of one");
+    const Layout *rows = L->kind == LAYOUT_SWIZZLE ? L->base : L;
+    int64_t row_bytes = rows->cols * eb;
+    if (frag_family((FragKind)f->frag) == FAM_WMMA) {
+        if (L->kind == LAYOUT_SWIZZLE)
+            return layout_consumer(x, ln, arena_printf(x->a, "%s is a swizzled tile, and WMMA reads a tile through a "
+                                                             "pointer and a row stride: its rows must be plain", lname),
+                                   "give WMMA a rows(R, C) tile; swizzle the tiles mma.sync reads (MmaA, MmaB)");
+        if (row_bytes % 16)
+            return layout_consumer(x, ln, arena_printf(x->a, "%s's rows are %lld bytes apart, and WMMA needs a multiple "
+                                                             "of 16", lname, (long long)row_bytes),
+                                   "pad each row to a multiple of 16 bytes: rows(R, C) with C a multiple of 8 for "
+                                   "16-bit elements, of 4 for f32");
+        return true;
+    }
+    bool ldmatrix = frag_role((FragKind)f->frag) != ROLE_ACC && tile->shared;
+    if (!ldmatrix)
+        return true;
+    if (row_bytes % 16)
+        return layout_consumer(x, ln, arena_printf(x->a, "%s's rows are %lld bytes apart: the pad splits the 16-byte "
+                                                         "runs ldmatrix reads", lname, (long long)row_bytes),
+                               "pad each row to a multiple of 16 bytes (C a multiple of 8 for 16-bit elements)");
+    if (L->kind == LAYOUT_SWIZZLE && ((int64_t)1 << L->low) * eb < 16)
+        return layout_consumer(x, ln, arena_printf(x->a, "%s keeps runs of %lld bytes together, and ldmatrix reads "
+                                                         "runs of 16", lname, (long long)(((int64_t)1 << L->low) * eb)),
+                               "swizzle above the 16-byte runs: swizzle(L, B, M, S) with 2^M elements >= 16 bytes");
+    return true;
+}
+
+/* The tile of fragment (i, j) inside the layout's R x C (the fragments
+ * are counted from the corner; columns or rows past the last whole one, a
+ * pad, hold none), and the array holding every offset the layout places:
+ * checked here where they are constants, where the operation runs
+ * otherwise. */
+static bool frag_bounds(Ctx *x, Node *e, int ti, const Type *f, const Layout *L, const Type *tile)
+{
+    int fr, fc;
+    frag_tile(f, &fr, &fc);
+    int64_t i, j, n;
+    const char *lname = arg(e, ti + 1)->kind == N_NAME ? arg(e, ti + 1)->name.id : "the layout";
+    if (L->rows < fr || L->cols < fc) {
+        diag_error(x->sink, arg(e, ti + 1)->span, E_FRAGMENT, arena_printf(x->a, "give the tile at least %d x %d", fr, fc),
+                   "%s is %lld x %lld, too small for one of %s's %d x %d tiles", lname, (long long)L->rows,
+                   (long long)L->cols, tstr(x, f), fr, fc);
+        return false;
+    }
+    if (sym_const(x->a, arg(e, ti + 2), &i) && (i < 0 || i >= L->rows / fr)) {
+        diag_error(x->sink, arg(e, ti + 2)->span, E_FRAGMENT, arena_printf(x->a, "give a row below %lld", (long long)(L->rows / fr)),
+                   "fragment row %lld is outside %s, which holds %lld rows of %s", (long long)i, lname,
+                   (long long)(L->rows / fr), tstr(x, f));
+        return false;
+    }
+    if (sym_const(x->a, arg(e, ti + 3), &j) && (j < 0 || j >= L->cols / fc)) {
+        diag_error(x->sink, arg(e, ti + 3)->span, E_FRAGMENT, arena_printf(x->a, "give a column below %lld", (long long)(L->cols / fc)),
+                   "fragment column %lld is outside %s, which holds %lld columns of %s", (long long)j, lname,
+                   (long long)(L->cols / fc), tstr(x, f));
+        return false;
+    }
+    if (tile->extent && sym_const(x->a, tile->extent, &n) && n < layout_cosize(L)) {
+        diag_error(x->sink, arg(e, ti)->span, E_FRAGMENT,
+                   arena_printf(x->a, "give it %lld elements (%s.cosize())", (long long)layout_cosize(L), lname),
+                   "%s holds %lld elements, and %s places offsets up to %lld", estr(x, arg(e, ti)), (long long)n, lname,
+                   (long long)(layout_cosize(L) - 1));
+        return false;
+    }
+    return true;
+}
+
+/* The tile of a load or store: a view of the fragment's element type. */
+static Type *frag_tile_arg(Ctx *x, Node *e, int i, const Type *f)
+{
+    Type *t = check_expr(x, arg(e, i), NULL);
+    if (is_error(t))
+        return t;
+    if (t->kind != TY_VIEW || !type_equal(t->elem, f->elem)) {
+        diag_error(x->sink, arg(e, i)->span, E_FRAGMENT,
+                   arena_printf(x->a, "pass a view or shared array of %s", tstr(x, f->elem)),
+                   "%s holds %s, and %s's tile is %s", tstr(x, f), tstr(x, f->elem), bname(e), tstr(x, t));
+        return type_error();
+    }
+    return t;
+}
+
+static bool frag_coords(Ctx *x, Node *e, int first)
+{
+    bool ok = true;
+    for (int i = first; i < first + 2; i++)
+        ok &= !is_error(check_expect(x, arg(e, i), type_prim(TY_USIZE), "a fragment's row and column"));
+    return ok;
+}
+
+/* mma_load[F](tile, L, i, j). Its own rules first, then where it stands
+ * (a swizzled tile is E-LAYOUT-CONSUMER wherever it is written). */
+static Type *check_mma_load(Ctx *x, Node *e)
+{
+    Node *tn = e->call.targs.n == 1 ? e->call.targs.v[0] : NULL;
+    if (!tn || tn->kind != N_TYPE || e->call.args.n != 4) {
+        diag_error(x->sink, e->span, E_CALL, "write mma_load[WmmaA[f16, 16, 16, 16]](tile, L, i, j)",
+                   "mma_load takes a fragment type, then a tile, its layout and the fragment's row and column");
+        check_args_loose(x, e);
+        return type_error();
+    }
+    int fk = tn->type.id ? frag_lookup(tn->type.id) : -1;
+    Type *f = fk >= 0 && !family_lowers_none((FragKind)fk) ? frag_from_args(x, tn->span, (FragKind)fk, &tn->type.args)
+                                                           : resolve_type(x, tn);
+    tn->ty = f;
+    if (!is_error(f) && f->kind != TY_FRAGMENT) {
+        diag_error(x->sink, tn->span, E_FRAGMENT, "name a fragment type: WmmaA, WmmaB, WmmaAcc, MmaA, MmaB, MmaAcc",
+                   "mma_load[%s] loads a fragment, and %s is not one", tstr(x, f), tstr(x, f));
+        f = type_error();
+    }
+    if (is_error(f)) {
+        check_args_loose(x, e);
+        return f;
+    }
+    Type *tile = frag_tile_arg(x, e, 0, f);
+    const Layout *L = frag_layout(x, e, 1);
+    bool coords = frag_coords(x, e, 2);
+    if (is_error(tile) || !L || !coords)
+        return type_error();
+    if (!layout_fits(x, e, f, L, tile) || !frag_bounds(x, e, 0, f, L, tile))
+        return type_error();
+    if (!frag_inside(x, e->span, "mma_load") || check_index_placement(x, e, arg(e, 0), tile))
+        return type_error();
+    return f;
+}
+
+/* mma_store(tile, L, i, j, acc): an accumulator into a shared array. */
+static Type *check_mma_store(Ctx *x, Node *e)
+{
+    if (e->call.args.n != 5) {
+        diag_error(x->sink, e->span, E_CALL, "write mma_store(tile, L, i, j, acc)",
+                   "mma_store takes a shared array, its layout, the fragment's row and column, and the accumulator");
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Type *f = frag_arg(x, e, 4, -1, "stores an accumulator");
+    if (is_error(f)) {
+        check_args_loose(x, e);
+        return f;
+    }
+    Type *tile = frag_tile_arg(x, e, 0, f);
+    const Layout *L = frag_layout(x, e, 1);
+    bool coords = frag_coords(x, e, 2);
+    if (is_error(tile) || !L || !coords)
+        return type_error();
+    if (!tile->shared || tile->access != ACC_RW) {
+        diag_error(x->sink, arg(e, 0)->span, E_FRAGMENT, "store into a shared array of the block, then copy out",
+                   "mma_store writes into a shared array of the block, and %s is %s", estr(x, arg(e, 0)), tstr(x, tile));
+        return type_error();
+    }
+    if (!layout_fits(x, e, f, L, tile) || !frag_bounds(x, e, 0, f, L, tile) || !frag_inside(x, e->span, "mma_store"))
+        return type_error();
+    return type_prim(TY_VOID);
+}
+
+/* acc = mma_unordered(acc, a, b): one family, one shape, one operand type. */
+static Type *check_mma_frag(Ctx *x, Node *e)
+{
+    if (!frag_inside(x, e->span, "mma_unordered(acc, a, b)")) {
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Type *c = frag_arg(x, e, 0, -1, "adds into an accumulator");
+    Type *a = frag_arg(x, e, 1, ROLE_A, "takes an A operand second");
+    Type *b = frag_arg(x, e, 2, ROLE_B, "takes a B operand third");
+    if (is_error(c) || is_error(a) || is_error(b))
+        return type_error();
+    bool fam = frag_family((FragKind)a->frag) == frag_family((FragKind)c->frag) &&
+               frag_family((FragKind)b->frag) == frag_family((FragKind)c->frag);
+    bool shape = a->m == c->m && a->n == c->n && a->k == c->k && b->m == c->m && b->n == c->n && b->k == c->k;
+    if (!fam || !shape || !type_equal(a->elem, b->elem)) {
+        diag_error(x->sink, e->span, E_FRAGMENT, "take the accumulator and both operands of one family and one shape, "
+                   "and A and B of one element type",
+                   "mma_unordered multiplies %s by %s into %s: %s", tstr(x, a), tstr(x, b), tstr(x, c),
+                   !fam ? "they are of different families" : !shape ? "their shapes differ" : "A and B hold different types");
+        return type_error();
+    }
+    return c;
+}
+
+/* mma_get(acc, v) and acc = mma_set(acc, v, x): value v of this thread's
+ * lane, in an mma.sync accumulator (WMMA does not say which lane holds
+ * which element). */
+static Type *check_mma_elem(Ctx *x, Node *e, bool set)
+{
+    const char *name = set ? "mma_set" : "mma_get";
+    if (!frag_inside(x, e->span, name)) {
+        check_args_loose(x, e);
+        return type_error();
+    }
+    if (e->call.args.n != (set ? 3 : 2)) {
+        diag_error(x->sink, e->span, E_CALL, set ? "write acc = mma_set(acc, v, x)" : "write mma_get(acc, v)",
+                   "%s takes %d arguments, %d given", name, set ? 3 : 2, e->call.args.n);
+        check_args_loose(x, e);
+        return type_error();
+    }
+    Type *c = frag_arg(x, e, 0, -1, set ? "replaces an accumulator's element" : "reads an accumulator's element");
+    bool v_ok = !is_error(check_expect(x, arg(e, 1), type_prim(TY_USIZE), "the value's number"));
+    bool x_ok = !set || !is_error(check_expect(x, arg(e, 2), type_prim(TY_F32), "the element's new value"));
+    if (is_error(c) || !v_ok || !x_ok)
+        return type_error();
+    if (frag_family((FragKind)c->frag) != FAM_MMA_SYNC) {
+        diag_error(x->sink, e->span, E_FRAGMENT, "use an MmaAcc, whose share the PTX ISA states, or store the "
+                   "accumulator with mma_store and read the shared array",
+                   "%s reaches an element of %s, and WMMA leaves which lane holds which element unspecified", name, tstr(x, c));
+        return type_error();
+    }
+    int64_t v;
+    if (sym_const(x->a, arg(e, 1), &v) && (v < 0 || v >= FRAG_MMA_ACC_VALUES)) {
+        diag_error(x->sink, arg(e, 1)->span, E_FRAGMENT, arena_printf(x->a, "give a value below %d", FRAG_MMA_ACC_VALUES),
+                   "a lane holds values 0 .. %d of %s, and %lld is not one", FRAG_MMA_ACC_VALUES - 1, tstr(x, c), (long long)v);
+        return type_error();
+    }
+    return set ? c : type_prim(TY_F32);
 }

@@ -32,6 +32,7 @@
  * rules, so none is accepted unbuilt.
  */
 #include "check.h"
+#include "layout.h"
 #include "par.h"
 #include "sym.h"
 #include "wide.h"
@@ -71,6 +72,16 @@ static const char *thread_str(const Block *B, int64_t flat)
         flat /= B->ext[i];
     }
     return B->nt > 1 ? arena_printf(B->a, "(%s)", s) : s;
+}
+
+/* Who makes an access, in a message: "thread t = 255", or past the block's
+ * threads a warp as one reader or writer of a fragment (run_frag). */
+static const char *who(const Block *B, int64_t flat)
+{
+    if (flat >= B->T)
+        return arena_printf(B->a, "warp %lld as a whole (its fragment %s)", (long long)((flat - B->T) / 2),
+                            (flat - B->T) % 2 ? "store" : "load");
+    return arena_printf(B->a, "thread %s", thread_str(B, flat));
 }
 
 /* Binds the thread names of thread `flat` as constants. */
@@ -453,6 +464,53 @@ static void check_warp_guards(Uni *u, Node *at, const char *what)
 
 static void uni_stmt(Uni *u, Node *n);
 
+/* A fragment operation a warp runs together (numerics.md, "Tensor-core
+ * fragments"): a fill, a load, a store, a multiply. mma_get and mma_set
+ * reach the lane's own element and are not. */
+static bool frag_warp_op(const Node *e)
+{
+    if (e->kind != N_CALL || e->call.ck != CALL_BUILTIN)
+        return false;
+    switch (e->call.builtin) {
+    case B_MMA_FILL: case B_MMA_LOAD: case B_MMA_STORE: return true;
+    case B_MMA_UNORDERED: return e->call.args.n == 3;
+    default: return false;
+    }
+}
+
+/* A fragment operation: under conditions that keep each warp whole, and
+ * naming one fragment in every thread of the warp: its row and column, or
+ * its fill's value, the same across the warp. */
+static void check_frag_op(Uni *u, Node *e)
+{
+    const char *what = e->call.builtin == B_MMA_FILL ? "a fragment's fill"
+                                                     : arena_printf(u->B->a, "%s(..)", builtin_name((Builtin)e->call.builtin));
+    check_warp_guards(u, e, what);
+    int first = e->call.builtin == B_MMA_FILL ? 0 : 2, last = e->call.builtin == B_MMA_FILL ? 0 : 3;
+    if (e->call.builtin == B_MMA_UNORDERED)
+        return;
+    for (int i = first; i <= last && i < e->call.args.n && !u->B->failed; i++) {
+        Node *a = e->call.args.v[i];
+        if (warp_uniform(u, a))
+            continue;
+        report(u->B, a->span, E_COOP_WARP, "give every thread of a warp the same value: the warp's number t / 32, "
+               "loop counters and constants",
+               arena_printf(u->B->a, "the lanes of a warp name one fragment together, and %s's %s, `%s`, differs "
+                            "within a warp: %s", what, first == 0 ? "value" : i == 2 ? "row" : "column",
+                            expand_expr_short(u->B->a, a, 40), why_differs(u, a, true, 0)));
+    }
+}
+
+/* An assignment of a fragment that every lane of a warp holds the same
+ * (all but an mma.sync accumulator, whose lanes hold their own elements)
+ * keeps the warp whole, as the operation that made it did. */
+static void check_frag_assign(Uni *u, Node *n)
+{
+    const Type *t = n->assign.lhs ? n->assign.lhs->ty : NULL;
+    if (t && t->kind == TY_FRAGMENT && t->frag != FRAG_MMA_ACC)
+        check_warp_guards(u, n, arena_printf(u->B->a, "an assignment of %s", type_str(u->B->a, t)));
+}
+
 /* Warp operations in an expression; the right side of && and || runs only
  * where the left one lets it. Notes the shared accesses whose index is the
  * same in every thread. */
@@ -493,6 +551,8 @@ static void uni_expr(Uni *u, Node *e)
             uni_expr(u, e->call.args.v[i]);
         if (e->call.ck == CALL_BUILTIN && e->call.builtin >= B_SHUFFLE && e->call.builtin <= B_WARP_MATCH)
             check_warp_guards(u, e, arena_printf(u->B->a, "%s(..)", builtin_name((Builtin)e->call.builtin)));
+        if (frag_warp_op(e))
+            check_frag_op(u, e);
         return;
     default:
         return;
@@ -568,7 +628,12 @@ static void uni_stmt(Uni *u, Node *n)
             uni_stmt(u, n->block.stmts.v[i]);
         return;
     case N_LET: uni_let(u, n); return;
-    case N_ASSIGN: uni_expr(u, n->assign.rhs); uni_expr(u, n->assign.lhs); sym_assign(u->env, n); return;
+    case N_ASSIGN:
+        uni_expr(u, n->assign.rhs);
+        uni_expr(u, n->assign.lhs);
+        check_frag_assign(u, n);
+        sym_assign(u->env, n);
+        return;
     case N_EXPR_STMT: {
         const Sym *p = pipe_op_of(n->unary.a);
         uni_expr(u, n->unary.a);
@@ -681,6 +746,25 @@ static int end_pos(Block *B, Node *n)
     return (int)p;
 }
 
+static Ev *record_ev(Run *r, Node *at, const Sym *arr, EvKind k, int pos)
+{
+    Ev *e = arena_alloc(r->B->a, sizeof *e);
+    e->arr = arr;
+    e->kind = k;
+    e->node = at;
+    e->phase = r->phase;
+    e->thread = r->thread;
+    e->sure = r->maybe == 0;
+    e->uniform = ptrset_has(&r->B->uniform, at);
+    e->together = r->split == 0;
+    e->niter = r->niter;
+    memcpy(e->iter, r->iter, sizeof e->iter);
+    e->pos = pos;
+    e->known = false;
+    vec_push(r->B->a, r->evs, e);
+    return e;
+}
+
 static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
 {
     const Sym *arr = view_root(view);
@@ -708,6 +792,65 @@ static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
 
 static void run_stmt(Run *r, Node *n);
 static void run_expr(Run *r, Node *e);
+
+/*
+ * mma_load and mma_store of a shared array: the elements of fragment
+ * (i, j), through the tile's layout. A load or a store of a whole warp
+ * (every family's operands, and a WMMA accumulator, whose share no one
+ * states) is one access by the warp as a whole, made where its lane 0 runs
+ * it: a writer apart from every thread, its own lanes included, so anything
+ * else touching those elements in the phase meets it (numerics.md: "any
+ * access to what it wrote before a barrier, the storing thread's own
+ * included, is refused"). The warp's loads and its stores are two writers
+ * apart, so a warp's load of what it stored meets the store. An mma.sync
+ * accumulator is each lane's own elements (the PTX ISA's share).
+ */
+static void run_frag(Run *r, Node *e)
+{
+    bool store = e->call.builtin == B_MMA_STORE;
+    Node *tile = e->call.args.v[0], *ln = e->call.args.v[1];
+    for (int i = 2; i < e->call.args.n; i++)
+        run_expr(r, e->call.args.v[i]);
+    const Type *f = store ? ((Node *)e->call.args.v[4])->ty : e->ty;
+    const Sym *arr = view_root(tile);
+    const Layout *L = ln->kind == N_NAME && ln->name.sym ? ln->name.sym->layout : NULL;
+    if (!is_shared_view(tile) || !arr || !L || !f || f->kind != TY_FRAGMENT) {
+        run_expr(r, tile);
+        return;
+    }
+    EvKind k = store ? EV_WRITE : EV_READ;
+    int pos = store ? end_pos(r->B, e) : pos_of(e);
+    SNum fi = 0, fj = 0;
+    SVal vi = sym_eval(r->env, e->call.args.v[2]), vj = sym_eval(r->env, e->call.args.v[3]);
+    if (!sform_is_const(&vi.f, &fi) || !sform_is_const(&vj.f, &fj)) {
+        record_ev(r, e, arr, k, pos);   /* an element the run cannot name */
+        return;
+    }
+    int fr, fc;
+    frag_tile(f, &fr, &fc);
+    int64_t r0 = fi * fr, c0 = fj * fc;
+    if (r0 < 0 || c0 < 0 || r0 + fr > L->rows || c0 + fc > L->cols)
+        return;   /* outside the tile: the operation's guard stops the thread */
+    if (f->frag == FRAG_MMA_ACC) {
+        for (int v = 0; v < FRAG_MMA_ACC_VALUES; v++) {
+            int rr, cc;
+            frag_mma_acc_elem((int)(r->thread % 32), v, &rr, &cc);
+            Ev *ev = record_ev(r, e, arr, k, pos);
+            ev->elem = layout_offset(L, r0 + rr, c0 + cc);
+            ev->known = true;
+        }
+        return;
+    }
+    if (r->thread % 32 != 0)
+        return;
+    for (int rr = 0; rr < fr; rr++)
+        for (int cc = 0; cc < fc; cc++) {
+            Ev *ev = record_ev(r, e, arr, k, pos);
+            ev->thread = r->B->T + 2 * (r->thread / 32) + store;
+            ev->elem = layout_offset(L, r0 + rr, c0 + cc);
+            ev->known = true;
+        }
+}
 
 /* load_wide / store_wide of a shared array (wide.h): each of its K
  * elements an access of its own, a store's after everything it reads. */
@@ -771,6 +914,8 @@ static void run_expr(Run *r, Node *e)
         bool atomic = e->call.ck == CALL_BUILTIN && builtin_is_atomic(b);
         if (wide_is(e) && is_shared_view(wide_view(e)))
             return run_wide(r, e);
+        if (e->call.ck == CALL_BUILTIN && (b == B_MMA_LOAD || b == B_MMA_STORE) && e->call.args.n >= 4)
+            return run_frag(r, e);
         for (int i = 0; i < e->call.args.n; i++) {
             Node *a = e->call.args.v[i];
             if (i == 0 && atomic && a->kind == N_INDEX && is_shared_view(a->index.base)) {
@@ -1037,23 +1182,27 @@ static void report_pair(Block *B, const Ev *w, const Ev *o)
     if (o->kind == EV_WRITE) {
         const Ev *later = order_cmp(o, w) > 0 ? o : w, *first = later == o ? w : o;
         report(B, later->node->span, E_COOP_CONFLICT, "let each thread write its own elements in a phase, or put a barrier between the writes",
-               arena_printf(B->a, "threads %s and %s both write %s in one phase (lines %d and %d)",
-                            thread_str(B, first->thread), thread_str(B, later->thread), el, first->node->span.line,
+               arena_printf(B->a, "%s both write %s in one phase (lines %d and %d)",
+                            first->thread < B->T && later->thread < B->T
+                                ? arena_printf(B->a, "threads %s and %s", thread_str(B, first->thread),
+                                               thread_str(B, later->thread))
+                                : arena_printf(B->a, "%s and %s", who(B, first->thread), who(B, later->thread)),
+                            el, first->node->span.line,
                             later->node->span.line));
     } else if (order_cmp(w, o) < 0) {
         report(B, o->node->span, E_COOP_UNORDERED,
                arena_printf(B->a, "put a barrier after line %d and before line %d runs", w->node->span.line,
                             o->node->span.line),
-               arena_printf(B->a, "thread %s reads %s at line %d, which thread %s writes at line %d in the same phase: "
-                            "nothing makes the write happen first", thread_str(B, o->thread), el, o->node->span.line,
-                            thread_str(B, w->thread), w->node->span.line));
+               arena_printf(B->a, "%s reads %s at line %d, which %s writes at line %d in the same phase: "
+                            "nothing makes the write happen first", who(B, o->thread), el, o->node->span.line,
+                            who(B, w->thread), w->node->span.line));
     } else {
         report(B, w->node->span, E_COOP_REUSE,
                arena_printf(B->a, "put a barrier between the read (line %d) and the write (line %d), or write into "
                             "another shared array", o->node->span.line, w->node->span.line),
-               arena_printf(B->a, "thread %s writes %s at line %d, which thread %s reads at line %d in the same phase: "
-                            "it may not have read it yet", thread_str(B, w->thread), el, w->node->span.line,
-                            thread_str(B, o->thread), o->node->span.line));
+               arena_printf(B->a, "%s writes %s at line %d, which %s reads at line %d in the same phase: "
+                            "it may not have read it yet", who(B, w->thread), el, w->node->span.line,
+                            who(B, o->thread), o->node->span.line));
     }
 }
 
@@ -1115,18 +1264,18 @@ static void report_undecided(Block *B, const Ev *unknown, const Ev *write)
     if (atomic) {
         report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, loop "
                "counters and constants: the slots an atomic counter hands out are not followed",
-               arena_printf(B->a, "thread %s %s %s[%s] (line %d) at an index an atomic update hands out (`%s`, line %d), "
+               arena_printf(B->a, "%s %s %s[%s] (line %d) at an index an atomic update hands out (`%s`, line %d), "
                             "which differs between threads, in a phase where %s is written (line %d): the checker "
-                            "cannot tell which threads meet", thread_str(B, unknown->thread), verb, unknown->arr->id,
+                            "cannot tell which threads meet", who(B, unknown->thread), verb, unknown->arr->id,
                             index_text(B, unknown), unknown->node->span.line, expand_expr_short(B->a, atomic, 40),
                             atomic->span.line, write->arr->id, write->node->span.line));
         return;
     }
     report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, "
            "loop counters and constants",
-           arena_printf(B->a, "thread %s %s %s at an index the checker cannot follow (line %d), in a phase where "
+           arena_printf(B->a, "%s %s %s at an index the checker cannot follow (line %d), in a phase where "
                         "%s is written (line %d): it cannot tell which threads meet",
-                        thread_str(B, unknown->thread), verb, unknown->arr->id, unknown->node->span.line,
+                        who(B, unknown->thread), verb, unknown->arr->id, unknown->node->span.line,
                         write->arr->id, write->node->span.line));
 }
 
@@ -1243,12 +1392,12 @@ static bool check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phase
             return false;
         report(B, e->node->span, E_COOP_UNWRITTEN, "write it first, in this thread or in another before a barrier, or "
                "declare the array `= zeroed`",
-               e->known ? arena_printf(B->a, "%s is declared without `= zeroed`, and thread %s reads %s at line %d, and no "
-                                       "thread surely wrote that element first", arr->id, thread_str(B, e->thread),
+               e->known ? arena_printf(B->a, "%s is declared without `= zeroed`, and %s reads %s at line %d, and no "
+                                       "thread surely wrote that element first", arr->id, who(B, e->thread),
                                        elem_str(B, e), e->node->span.line)
-                        : arena_printf(B->a, "%s is declared without `= zeroed`, and thread %s reads it at an index the "
+                        : arena_printf(B->a, "%s is declared without `= zeroed`, and %s reads it at an index the "
                                        "checker cannot follow (line %d) before every element was surely written",
-                                       arr->id, thread_str(B, e->thread), e->node->span.line));
+                                       arr->id, who(B, e->thread), e->node->span.line));
         return false;
     }
     return true;

@@ -71,6 +71,7 @@ typedef struct {
     bool uses_float;      /* a storage-float conversion, quantize or bits: include cairn_float.h */
     bool uses_dev;        /* device work: include cairn_exec.h */
     bool uses_mma;        /* mma_unordered: include cairn_mma.h */
+    bool uses_frag;       /* a tensor-core fragment: include cairn_frag.h */
     bool uses_coop;       /* a cooperative region: include cairn_coop.h */
     bool uses_wide;       /* load_wide / store_wide: include cairn_wide.h */
     const struct CoopLayout *coop_layout;   /* the body of a region being written: its shared arrays */
@@ -236,6 +237,8 @@ void emit_coop_shared(Ex *x, Node *s);
 void emit_coop_barrier(Ex *x);
 void emit_coop_pipe_op(Ex *x, Node *e);      /* p.fill(..), p.wait(), p.release() */
 const char *emit_warp_op(Ex *x, Node *call);
+const char *emit_frag_op(Ex *x, Node *call);
+const char *emit_frag_ctype(Ex *x, const Type *t);
 const char *emit_warp_reduce(Ex *x, Node *collect);
 /* acc OP y for a collector's operator (emit_expr.c) */
 const char *emit_combine(Ex *x, const char *op, Type *t, const char *acc, const char *y, Span at);

@@ -46,6 +46,8 @@
  * runs the emulated one on cairn_coop.h's teams of real threads.
  */
 #include "emit.h"
+#include "frag.h"
+#include "layout.h"
 #include "par.h"
 #include "sym.h"
 
@@ -58,7 +60,7 @@ struct CoopLayout {
     Vec offs;             /* the offsets, as (void *)(intptr_t) */
     int64_t bytes;
 };
-typedef struct CoopLayout Layout;
+typedef struct CoopLayout ShLayout;
 
 static int64_t elem_bytes(const Type *t)
 {
@@ -82,7 +84,7 @@ static bool in_layout(const Node *s)
            s->buffer.sym->ty->extent;
 }
 
-static void layout_of(Ex *x, Node *body, Layout *L)
+static void layout_of(Ex *x, Node *body, ShLayout *L)
 {
     memset(L, 0, sizeof *L);
     for (int i = 0; body && i < body->block.stmts.n; i++) {
@@ -104,7 +106,7 @@ static void layout_of(Ex *x, Node *body, Layout *L)
 
 /* The static layout table, named, at file scope: into OUT (the types, or
  * the emulated section). */
-static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *name, Buf *out)
+static const char *layout_table(Ex *x, Node *body, const ShLayout *L, const char *name, Buf *out)
 {
     Buf b = {0};
     int k = 0;
@@ -136,7 +138,7 @@ static const char *layout_table(Ex *x, Node *body, const Layout *L, const char *
  * name reads that stage. */
 void emit_coop_shared(Ex *x, Node *s)
 {
-    const Layout *L = x->coop_layout;
+    const ShLayout *L = x->coop_layout;
     Sym *y = s->buffer.sym;
     for (int i = 0; L && i < L->syms.n; i++) {
         if (L->syms.v[i] != y)
@@ -323,9 +325,9 @@ static void body_close(Ex *x, LaneFn *F, Buf *emu)
 /* A region's body as a block, with the writer's state for it (its shared
  * layout, the emulated section, the device's intrinsics, the fast
  * version's proofs) set for the body and put back after. */
-static void region_block(Ex *x, Node *body, const Layout *L, Buf *emu, bool dev, const PtrMap *fast)
+static void region_block(Ex *x, Node *body, const ShLayout *L, Buf *emu, bool dev, const PtrMap *fast)
 {
-    const Layout *saved = x->coop_layout;
+    const ShLayout *saved = x->coop_layout;
     Buf *saved_emu = x->coop_emu;
     bool saved_dev = x->coop_device;
     const PtrMap *saved_fast = x->fast;
@@ -344,7 +346,7 @@ static void region_block(Ex *x, Node *body, const Layout *L, Buf *emu, bool dev,
     x->fast = saved_fast;
 }
 
-static void body_stmts(Ex *x, Node *body, const Layout *L, Buf *emu)
+static void body_stmts(Ex *x, Node *body, const ShLayout *L, Buf *emu)
 {
     region_block(x, body, L, emu, false, NULL);
 }
@@ -358,7 +360,7 @@ static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **ge
 {
     Node *body = finish ? s->coop.finish : s->coop.body;
     const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
-    Layout *L = arena_alloc(x->a, sizeof *L);
+    ShLayout *L = arena_alloc(x->a, sizeof *L);
     layout_of(x, body, L);
     const char *name = emit_fmt(x, "%s_%s%s", u->name, emu ? "e" : "", finish ? "finish" : "body");
     LaneFn F;
@@ -457,7 +459,7 @@ void emit_coop(Ex *x, Node *s)
  * from the runtime's cn_b0..2) or the finish's; its fields unpacked, its
  * `= zeroed` arrays zeroed where it starts, then the body. Written to the
  * kernels. */
-static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, Layout *L, const char *shmem,
+static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, ShLayout *L, const char *shmem,
                                const PtrMap *fast)
 {
     Node *body = finish ? s->coop.finish : s->coop.body;
@@ -545,7 +547,7 @@ static void coop_device(Ex *x, Node *s)
 
     coop_emulated(x, s, &u); /* under CN_DEV_EMULATED; the CUDA kernel below is its #else */
     /* the layouts first: the body and the finish share one buffer of the larger's bytes */
-    Layout *Lb = arena_alloc(x->a, sizeof *Lb), *Lf = arena_alloc(x->a, sizeof *Lf);
+    ShLayout *Lb = arena_alloc(x->a, sizeof *Lb), *Lf = arena_alloc(x->a, sizeof *Lf);
     layout_of(x, s->coop.body, Lb);
     layout_of(x, s->coop.finish, Lf);
     int64_t bytes = Lb->bytes > Lf->bytes ? Lb->bytes : Lf->bytes;
@@ -637,4 +639,198 @@ const char *emit_warp_reduce(Ex *x, Node *e)
     bool w;
     const char *bits = to_bits(x, t, v, &w);
     return from_bits(x, t, emit_fmt(x, "%s_reduce_%s(%s%s, %s)", wpre(x), wide ? "u64" : "u32", wth(x), bits, name));
+}
+
+/* ------------------------------------------------------------ fragments */
+
+/*
+ * Tensor-core fragments in a region's body (runtime/cairn_frag.h): in the
+ * host form (a host region, and an emulated device one) a fragment is a
+ * cn_hfrag each thread holds whole; in a device body, nvcuda::wmma's
+ * fragment for Wmma*. A layout is a function of (row, col), written once
+ * per layout a fragment operation names; each load and store checks where
+ * it runs that its tile holds the layout's offsets and that the fragment
+ * lies inside the layout, and a WMMA one (emulated too) that its first
+ * element lies on 32 bytes.
+ */
+
+static const char *layout_expr(Ex *x, const Layout *L, const char *i, const char *j)
+{
+    if (L->kind == LAYOUT_SWIZZLE)
+        return emit_fmt(x, "cn_frag_swizzle(%s, %du, (size_t)%lldu)", layout_expr(x, L->base, i, j), L->shift,
+                        (long long)((((int64_t)1 << L->bits) - 1) << L->low));
+    if (L->kind != LAYOUT_ROWS)
+        die("emit: a fragment's tile through a spread");
+    return emit_fmt(x, "%s * (size_t)%lldu + %s", i, (long long)L->cols, j);
+}
+
+/* The layout named by a fragment operation's argument, as its C function. */
+static const char *layout_fn(Ex *x, Node *ln, const Layout **L)
+{
+    const Sym *s = ln->kind == N_NAME ? ln->name.sym : NULL;
+    if (!s || !s->layout)
+        die("emit: a fragment operation's layout is not evaluated");
+    *L = s->layout;
+    const char *name = emit_fmt(x, "cn_layout_%s", s->id);
+    if (nameset_add(x->a, &x->written, name))
+        buf_printf(x->a, &x->types, "CN_LAYOUT_FN %s(size_t cn_i, size_t cn_j) { return %s; }\n", name,
+                   layout_expr(x, s->layout, "cn_i", "cn_j"));
+    return name;
+}
+
+static const char *wmma_elem(const Type *t)
+{
+    return t->kind == TY_BF16 ? "__nv_bfloat16" : "__half";
+}
+
+const char *emit_frag_ctype(Ex *x, const Type *t)
+{
+    x->uses_frag = true;
+    if (!x->coop_device)
+        return "cn_hfrag";
+    switch ((FragKind)t->frag) {
+    case FRAG_WMMA_A: return emit_fmt(x, "CN_WMMA_A(%d, %d, %d, %s)", t->m, t->n, t->k, wmma_elem(t->elem));
+    case FRAG_WMMA_B: return emit_fmt(x, "CN_WMMA_B(%d, %d, %d, %s)", t->m, t->n, t->k, wmma_elem(t->elem));
+    case FRAG_WMMA_ACC: return emit_fmt(x, "CN_WMMA_ACC(%d, %d, %d)", t->m, t->n, t->k);
+    case FRAG_MMA_A: return "cn_dmma_a";
+    case FRAG_MMA_B: return "cn_dmma_b";
+    case FRAG_MMA_ACC: return "cn_dmma_acc";
+    default: die("emit: %s has no device form", frag_name((FragKind)t->frag));
+    }
+}
+
+static bool is_wmma(const Type *t)
+{
+    return frag_family((FragKind)t->frag) == FAM_WMMA;
+}
+
+/* A value into a local of its own: a fragment operand the runtime takes by
+ * address, a view whose .p and .n both serve. */
+static const char *local(Ex *x, Type *t, Node *e, const char *stem)
+{
+    const char *v = emit_tmp(x, stem);
+    emit_line(x, "const %s %s = %s;", emit_ctype(x, t), v, emit_operand(x, e));
+    return v;
+}
+
+/* mma_load and mma_store's common part: the tile and fragment (i, j) as
+ * locals, and the guards; rows and cols, the fragment's tile. */
+typedef struct {
+    const char *tile, *fn, *i, *j;   /* C locals, and the layout's function */
+    int rows, cols;
+    const Layout *L;
+} FragAt;
+
+static FragAt frag_place(Ex *x, Node *e, const Type *f)
+{
+    Node **a = (Node **)e->call.args.v;
+    const char *op = builtin_name((Builtin)e->call.builtin), *at = emit_at(x, e->span);
+    const char *name = emit_str_lit(x, expand_expr_short(x->a, a[0], 40));
+    FragAt p;
+    p.tile = local(x, a[0]->ty, a[0], "ft");
+    p.fn = layout_fn(x, a[1], &p.L);
+    p.i = local(x, type_prim(TY_USIZE), a[2], "fi");
+    p.j = local(x, type_prim(TY_USIZE), a[3], "fj");
+    frag_tile(f, &p.rows, &p.cols);
+    emit_line(x, "cn_frag_where(\"%s\", %s, %s.n, (size_t)%lldu, %s, %lld, %s, %lld, %s);", op, name, p.tile,
+              (long long)layout_cosize(p.L), p.i, (long long)(p.L->rows / p.rows), p.j, (long long)(p.L->cols / p.cols),
+              at);
+    if (is_wmma(f) && (x->coop_device || x->coop_emu))
+        emit_line(x, "cn_frag_aligned(\"%s\", %s, %s.p + %s(%s * %d, %s * %d), %s);", op, name, p.tile, p.fn, p.i,
+                  p.rows, p.j, p.cols, at);
+    return p;
+}
+
+/* The fragment's first element, and the arguments naming its place. */
+static const char *first_elem(Ex *x, const FragAt *p)
+{
+    return emit_fmt(x, "%s.p + %s(%s * %d, %s * %d)", p->tile, p->fn, p->i, p->rows, p->j, p->cols);
+}
+
+static const char *place_args(Ex *x, const FragAt *p)
+{
+    return emit_fmt(x, "%s.p, %s, %s * %d, %s * %d", p->tile, p->fn, p->i, p->rows, p->j, p->cols);
+}
+
+static const char *frag_load(Ex *x, Node *e)
+{
+    const Type *f = e->ty;
+    FragAt p = frag_place(x, e, f);
+    FragRole r = frag_role((FragKind)f->frag);
+    if (!x->coop_device)
+        return emit_fmt(x, "cn_hfrag_load_%s(%s, %d, %d)", emit_suffix(f->elem), place_args(x, &p), p.rows, p.cols);
+    if (!is_wmma(f) && r == ROLE_ACC)
+        return emit_fmt(x, "cn_dmma_load_acc(%s)", place_args(x, &p));
+    if (!is_wmma(f))
+        return emit_fmt(x, "cn_dmma_load_%s(%s, %s)", r == ROLE_A ? "a" : "b", place_args(x, &p),
+                        ((Node *)e->call.args.v[0])->ty->shared ? "true" : "false");
+    if (r == ROLE_ACC)
+        return emit_fmt(x, "cn_wmma_load_acc<%s>(%s, %lldu)", emit_ctype(x, (Type *)f), first_elem(x, &p),
+                        (long long)p.L->cols);
+    return emit_fmt(x, "cn_wmma_load<%s, %s>(%s, %lldu)", emit_ctype(x, (Type *)f), wmma_elem(f->elem),
+                    first_elem(x, &p), (long long)p.L->cols);
+}
+
+static const char *frag_store(Ex *x, Node *e)
+{
+    Node *accn = e->call.args.v[4];
+    const Type *f = accn->ty;
+    const char *acc = local(x, accn->ty, accn, "fa");
+    FragAt p = frag_place(x, e, f);
+    if (x->coop_device && !is_wmma(f))
+        return emit_fmt(x, "cn_dmma_store(%s, %s)", place_args(x, &p), acc);
+    if (x->coop_device)
+        return emit_fmt(x, "cn_wmma_store(%s, %s, %lldu)", first_elem(x, &p), acc, (long long)p.L->cols);
+    if (is_wmma(f))
+        return emit_fmt(x, "cn_hfrag_store_wmma(%s, %d, %d, &%s, cn_thread)", place_args(x, &p), p.rows, p.cols, acc);
+    return emit_fmt(x, "cn_hfrag_store_mma(%s, &%s, cn_thread)", place_args(x, &p), acc);
+}
+
+static const char *frag_mma(Ex *x, Node *e)
+{
+    Node **a = (Node **)e->call.args.v;
+    const char *c = local(x, a[0]->ty, a[0], "fc"), *p = local(x, a[1]->ty, a[1], "fa"),
+               *q = local(x, a[2]->ty, a[2], "fb");
+    const Type *t = e->ty;
+    if (x->coop_device && !is_wmma(t))
+        return emit_fmt(x, "cn_dmma_%s(%s, %s, %s)", emit_suffix(a[1]->ty->elem), c, p, q);
+    if (x->coop_device)
+        return emit_fmt(x, "cn_wmma_mma(%s, %s, %s)", c, p, q);
+    return emit_fmt(x, "cn_hfrag_mma(&%s, &%s, &%s, %d, %d, %d)", c, p, q, t->m, t->n, t->k);
+}
+
+const char *emit_frag_op(Ex *x, Node *e)
+{
+    x->uses_frag = true;
+    Node **a = (Node **)e->call.args.v;
+    const Type *t = e->ty;
+    const char *at = emit_at(x, e->span);
+    switch (e->call.builtin) {
+    case B_MMA_FILL: {
+        const char *v = emit_operand(x, a[0]);
+        int rows, cols;
+        frag_tile(t, &rows, &cols);
+        if (x->coop_device && !is_wmma(t))
+            return emit_fmt(x, "cn_dmma_fill(%s)", v);
+        if (x->coop_device)
+            return emit_fmt(x, "cn_wmma_fill<%s>(%s)", emit_ctype(x, (Type *)t), v);
+        return emit_fmt(x, "cn_hfrag_fill(%d, %s)", rows * cols, v);
+    }
+    case B_MMA_LOAD: return frag_load(x, e);
+    case B_MMA_STORE: return frag_store(x, e);
+    case B_MMA_UNORDERED: return frag_mma(x, e);
+    case B_MMA_GET: {
+        const char *acc = local(x, a[0]->ty, a[0], "fa"), *v = emit_operand(x, a[1]);
+        if (x->coop_device)
+            return emit_fmt(x, "cn_dmma_get(%s, %s, %s)", acc, v, at);
+        return emit_fmt(x, "cn_hfrag_get(&%s, cn_thread, %s, %s)", acc, v, at);
+    }
+    case B_MMA_SET: {
+        const char *acc = emit_operand(x, a[0]), *v = emit_operand(x, a[1]), *y = emit_operand(x, a[2]);
+        if (x->coop_device)
+            return emit_fmt(x, "cn_dmma_set(%s, %s, %s, %s)", acc, v, y, at);
+        return emit_fmt(x, "cn_hfrag_set(%s, cn_thread, %s, %s, %s)", acc, v, y, at);
+    }
+    default: die("emit: builtin %d is not a fragment operation", e->call.builtin);
+    }
 }

@@ -913,8 +913,11 @@ static const char *emit_builtin(Ex *x, Node *e)
         return emit_par_atomic(x, e);
     if (b == B_TRANSFER)
         return emit_dev_transfer(x, e);
-    if (b == B_MMA_UNORDERED)
+    if (b == B_MMA_UNORDERED && n == 6)
         return emit_mma(x, e);
+    if (b == B_MMA_UNORDERED || b == B_MMA_LOAD || b == B_MMA_STORE || b == B_MMA_GET || b == B_MMA_SET ||
+        b == B_MMA_FILL)
+        return emit_frag_op(x, e);
     if (b >= B_SHUFFLE && b <= B_WARP_MATCH)
         return emit_warp_op(x, e);
     if (b == B_WAIT)

@@ -117,3 +117,18 @@ unsigned frag_needs(const Type *t)
         bits |= 1u << TF_BF16;
     return bits;
 }
+
+void frag_tile(const Type *t, int *rows, int *cols)
+{
+    switch (frag_role((FragKind)t->frag)) {
+    case ROLE_A: *rows = t->m, *cols = t->k; return;
+    case ROLE_B: *rows = t->k, *cols = t->n; return;
+    default: *rows = t->m, *cols = t->n; return;
+    }
+}
+
+void frag_mma_acc_elem(int lane, int v, int *row, int *col)
+{
+    *row = lane / 4 + 8 * (v / 2);
+    *col = 2 * (lane % 4) + v % 2;
+}

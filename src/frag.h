@@ -70,6 +70,14 @@ bool frag_shape_allowed(FragKind f, int m, int n, int k);
 /* WmmaA[f16, 16, 16, 16] as a Type; NULL when the table does not allow the
  * element type or the shape. */
 Type *frag_type(Arena *a, FragKind f, Type *elem, int m, int n, int k);
+/* The part of a tile a fragment of type t covers: A is M x K, B is K x N,
+ * an accumulator M x N (rows, then columns). */
+void frag_tile(const Type *t, int *rows, int *cols);
+/* Values an mma.sync accumulator's lane holds (4 for 16 x 8 in f32), and
+ * which element (row, col) value v of lane l is: the PTX ISA's share,
+ * (l / 4 + 8 (v / 2), 2 (l % 4) + v % 2). */
+enum { FRAG_MMA_ACC_VALUES = 4 };
+void frag_mma_acc_elem(int lane, int v, int *row, int *col);
 /* The target features a type needs for the fragments in it: the family's,
  * and bf16 for a bf16 fragment (a bit per TargetFeature). */
 unsigned frag_needs(const Type *t);
