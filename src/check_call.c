@@ -918,10 +918,9 @@ Type *check_layout_method(Ctx *x, Node *e, Sym *s)
                      arena_printf(x->a, "%s.%s(t, v) names a lane's element, and %s is not a spread", s->id, m, s->id));
         return type_error();
     }
-    if (later) {
-        unsupported(x, e->span, "layout methods whose arguments are known only at run time (a later issue)",
-                    "give the arguments as constants");
-        return type_error();
+    if (later) {   /* computed where it runs, its arguments checked against the ranges below */
+        callee->field.base->name.sym = s;
+        return e->ty = type_prim(TY_USIZE);
     }
     if (want == 0)
         return fold(x, e, layout_cosize(L));

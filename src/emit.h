@@ -239,6 +239,7 @@ void emit_coop_pipe_op(Ex *x, Node *e);      /* p.fill(..), p.wait(), p.release(
 const char *emit_warp_op(Ex *x, Node *call);
 const char *emit_frag_op(Ex *x, Node *call);
 const char *emit_frag_ctype(Ex *x, const Type *t);
+const char *emit_layout_method(Ex *x, Node *call);
 const char *emit_warp_reduce(Ex *x, Node *collect);
 /* acc OP y for a collector's operator (emit_expr.c) */
 const char *emit_combine(Ex *x, const char *op, Type *t, const char *acc, const char *y, Span at);

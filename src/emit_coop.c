@@ -659,8 +659,8 @@ static const char *layout_expr(Ex *x, const Layout *L, const char *i, const char
     if (L->kind == LAYOUT_SWIZZLE)
         return emit_fmt(x, "cn_frag_swizzle(%s, %du, (size_t)%lldu)", layout_expr(x, L->base, i, j), L->shift,
                         (long long)((((int64_t)1 << L->bits) - 1) << L->low));
-    if (L->kind != LAYOUT_ROWS)
-        die("emit: a fragment's tile through a spread");
+    if (L->kind == LAYOUT_SPREAD)   /* a spread places its base's elements where its base does */
+        return layout_expr(x, L->base, i, j);
     return emit_fmt(x, "%s * (size_t)%lldu + %s", i, (long long)L->cols, j);
 }
 
@@ -676,6 +676,50 @@ static const char *layout_fn(Ex *x, Node *ln, const Layout **L)
         buf_printf(x->a, &x->types, "CN_LAYOUT_FN %s(size_t cn_i, size_t cn_j) { return %s; }\n", name,
                    layout_expr(x, s->layout, "cn_i", "cn_j"));
     return name;
+}
+
+/* TILE.offset(i, j), SHARE.row(t, v), SHARE.col(t, v) with arguments known
+ * where they run: a function per layout and method, written once, whose
+ * guards keep the arguments in the method's range. */
+const char *emit_layout_method(Ex *x, Node *e)
+{
+    Node *c = e->call.callee;
+    const Sym *s = c->field.base->name.sym;
+    const Layout *L = s ? s->layout : NULL;
+    LayoutMethod m = layout_method_of(c->field.id);
+    if (!L || m == LAYOUT_M_NONE || e->call.args.n != 2)
+        die("emit: a layout method the checker did not fold or type");
+    x->uses_frag = true;
+    const char *name = emit_fmt(x, "cn_layout_%s_%s", s->id, c->field.id);
+    if (nameset_add(x->a, &x->written, name)) {
+        int64_t na = m == LAYOUT_M_OFFSET ? L->rows : layout_lanes(L);
+        int64_t nb = m == LAYOUT_M_OFFSET ? L->cols : layout_values(L);
+        const char *body;
+        if (m == LAYOUT_M_OFFSET) {
+            body = layout_expr(x, L, "cn_a", "cn_b");
+        } else {   /* layout_lane_elem, with the spread's numbers */
+            int64_t block = L->val_rows * L->val_cols, reps = L->rows / ((int64_t)L->lane_rows * L->val_rows);
+            body = m == LAYOUT_M_ROW
+                       ? emit_fmt(x, "cn_a / %d * %d + cn_b %% %lld / %d + cn_b / %lld %% %lld * %lld", L->lane_cols,
+                                  L->val_rows, (long long)block, L->val_cols, (long long)block, (long long)reps,
+                                  (long long)L->lane_rows * L->val_rows)
+                       : emit_fmt(x, "cn_a %% %d * %d + cn_b %% %lld %% %d + cn_b / %lld / %lld * %lld", L->lane_cols,
+                                  L->val_cols, (long long)block, L->val_cols, (long long)block, (long long)reps,
+                                  (long long)L->lane_cols * L->val_cols);
+        }
+        const char *an = m == LAYOUT_M_OFFSET ? "row" : "lane", *bn = m == LAYOUT_M_OFFSET ? "column" : "value";
+        buf_printf(x->a, &x->types,
+                   "CN_LAYOUT_FN %s(size_t cn_a, size_t cn_b, const char *cn_f, int cn_l, int cn_c)\n{\n"
+                   "    if (CN_UNLIKELY(cn_a >= %lld))\n"
+                   "        CN_GUARD(cn_f, cn_l, cn_c, \"%s.%s: the %s, %%llu, is outside 0 .. %lld\", (unsigned long long)cn_a);\n"
+                   "    if (CN_UNLIKELY(cn_b >= %lld))\n"
+                   "        CN_GUARD(cn_f, cn_l, cn_c, \"%s.%s: the %s, %%llu, is outside 0 .. %lld\", (unsigned long long)cn_b);\n"
+                   "    return %s;\n}\n",
+                   name, (long long)na, s->id, c->field.id, an, (long long)(na - 1), (long long)nb, s->id, c->field.id,
+                   bn, (long long)(nb - 1), body);
+    }
+    const char *a = emit_operand(x, e->call.args.v[0]), *b = emit_operand(x, e->call.args.v[1]);
+    return emit_fmt(x, "%s((size_t)(%s), (size_t)(%s), %s)", name, a, b, emit_at(x, e->span));
 }
 
 static const char *wmma_elem(const Type *t)

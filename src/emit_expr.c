@@ -977,6 +977,7 @@ static const char *emit_call(Ex *x, Node *e)
     case CALL_BUILTIN: return emit_builtin(x, e);
     case CALL_CONVERT: return emit_convert(x, e);
     case CALL_VALUE: return emit_value_call(x, e);
+    case CALL_METHOD: return emit_layout_method(x, e);   /* a pipeline's are statements (emit_coop_pipe_op) */
     case CALL_MATH: {
         int n = e->call.args.n;
         const char **v = arena_alloc(x->a, sizeof *v * (size_t)(n + 1));

@@ -17,6 +17,8 @@
  */
 #include "layout.h"
 
+#include <string.h>
+
 #include <stddef.h>
 
 static bool refuse(const char **why, const char *text)
@@ -107,4 +109,32 @@ void layout_lane_elem(const Layout *L, int lane, int v, int64_t *row, int64_t *c
     int64_t qr = q % reps, qc = q / reps;
     *row = (int64_t)(lane / L->lane_cols) * L->val_rows + w / L->val_cols + qr * L->lane_rows * L->val_rows;
     *col = (int64_t)(lane % L->lane_cols) * L->val_cols + w % L->val_cols + qc * L->lane_cols * L->val_cols;
+}
+
+LayoutMethod layout_method_of(const char *name)
+{
+    if (!name)
+        return LAYOUT_M_NONE;
+    if (!strcmp(name, "offset"))
+        return LAYOUT_M_OFFSET;
+    if (!strcmp(name, "row"))
+        return LAYOUT_M_ROW;
+    return !strcmp(name, "col") ? LAYOUT_M_COL : LAYOUT_M_NONE;
+}
+
+bool layout_method_at(const Layout *L, LayoutMethod m, int64_t a, int64_t b, int64_t *out)
+{
+    if (m == LAYOUT_M_OFFSET) {
+        if (a < 0 || b < 0 || a >= L->rows || b >= L->cols)
+            return false;
+        *out = layout_offset(L, a, b);
+        return true;
+    }
+    if ((m != LAYOUT_M_ROW && m != LAYOUT_M_COL) || L->kind != LAYOUT_SPREAD || a < 0 || b < 0 ||
+        a >= layout_lanes(L) || b >= layout_values(L))
+        return false;
+    int64_t r, c;
+    layout_lane_elem(L, (int)a, (int)b, &r, &c);
+    *out = m == LAYOUT_M_ROW ? r : c;
+    return true;
 }

@@ -63,4 +63,11 @@ int layout_values(const Layout *L);
  * its value v (SHARE.row(t, v), SHARE.col(t, v)). */
 void layout_lane_elem(const Layout *L, int lane, int v, int64_t *row, int64_t *col);
 
+/* The methods with two arguments: TILE.offset(i, j), SHARE.row(t, v),
+ * SHARE.col(t, v). Their value at (a, b), or false when (a, b) lies
+ * outside the method's range (where it runs, its guard stops the thread). */
+typedef enum { LAYOUT_M_OFFSET, LAYOUT_M_ROW, LAYOUT_M_COL, LAYOUT_M_NONE } LayoutMethod;
+LayoutMethod layout_method_of(const char *name);
+bool layout_method_at(const Layout *L, LayoutMethod m, int64_t a, int64_t b, int64_t *out);
+
 #endif

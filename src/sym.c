@@ -9,6 +9,7 @@
 #include "sym.h"
 
 #include "chain.h"
+#include "layout.h"
 #include "par.h"
 
 #include <string.h>
@@ -959,6 +960,29 @@ static SVal eval_builtin(SEnv *e, Node *x)
     }
 }
 
+/* TILE.offset(i, j), SHARE.row(t, v), SHARE.col(t, v) (layout.h): their
+ * value where the arguments are constants, rows(R, C)'s offset i C + j as
+ * a form, anything else an unknown (the method's guard keeps (i, j) in
+ * range wherever a thread goes on). Any other method is an unknown. */
+static SVal eval_layout_method(SEnv *e, Node *x)
+{
+    Node *c = x->call.callee, *base = c && c->kind == N_FIELD ? c->field.base : NULL;
+    const Sym *s = base && base->kind == N_NAME ? base->name.sym : NULL;
+    if (!s || s->kind != SYM_LAYOUT || !s->layout || x->call.args.n != 2)
+        return val_any(args_uniform(e, x, 0));
+    SVal a = eval(e, x->call.args.v[0]), b = eval(e, x->call.args.v[1]);
+    LayoutMethod m = layout_method_of(c->field.id);
+    SNum ka, kb;
+    int64_t v;
+    if (sform_is_const(&a.f, &ka) && sform_is_const(&b.f, &kb))
+        return layout_method_at(s->layout, m, ka, kb, &v) ? (SVal){sform_const(v), true} : val_any(true);
+    SForm f;
+    if (m == LAYOUT_M_OFFSET && s->layout->kind == LAYOUT_ROWS && sform_scale(&f, &a.f, s->layout->cols) &&
+        sform_add(&f, &f, &b.f, 1))
+        return fit((SVal){f, a.uniform && b.uniform}, x);
+    return val_any(a.uniform && b.uniform);
+}
+
 static SVal eval_call(SEnv *e, Node *x)
 {
     switch (x->call.ck) {
@@ -973,6 +997,7 @@ static SVal eval_call(SEnv *e, Node *x)
     }
     case CALL_BUILTIN: return eval_builtin(e, x);
     case CALL_MATH: return val_any(args_uniform(e, x, 0));
+    case CALL_METHOD: return eval_layout_method(e, x);
     case CALL_FN: {
         /* a function with uniform arguments gives one value to every lane
          * unless it reads memory (which a lane may be writing) */

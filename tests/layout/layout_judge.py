@@ -2,7 +2,8 @@
 """A brute-force judge for layout declarations and their methods (src/check_call.c, "layouts").
 
 Draws random layouts (rows, swizzles of rows or of swizzles, spreads of either), valid and not,
-writes one program that declares them and prints their methods on constant arguments, and holds
+writes one program that declares them and prints their methods on constant arguments and on the
+same arguments known only at run time (through a function), and holds
 what `cairn run` prints to a model written here from docs/memory.md alone (not from layout.c):
 
   rows(R, C):            (i, j) -> i * C + j, cosize R * C
@@ -110,22 +111,26 @@ def main():
     body = []
     for n, L in enumerate(good):
         calls, vals = ["L%d.cosize()" % n], [cosize(L)]
+        # each method twice: on constants (folded when the program is checked) and on values known
+        # only at run time (through rt(), computed where it runs)
         for _ in range(3):
             i, j = rng.randrange(L["r"]), rng.randrange(L["c"])
-            calls.append("L%d.offset(%d, %d)" % (n, i, j))
-            vals.append(offset(L, i, j))
+            calls += ["L%d.offset(%d, %d)" % (n, i, j), "L%d.offset(rt(%d), rt(%d))" % (n, i, j)]
+            vals += [offset(L, i, j)] * 2
         if L["k"] == "spread":
             values = L["r"] * L["c"] // 32
             for _ in range(3):
                 t, v = rng.randrange(32), rng.randrange(values)
                 row, col = lane_elem(L, t, v)
-                calls += ["L%d.row(%d, %d)" % (n, t, v), "L%d.col(%d, %d)" % (n, t, v)]
-                vals += [row, col]
+                calls += ["L%d.row(%d, %d)" % (n, t, v), "L%d.col(%d, %d)" % (n, t, v),
+                          "L%d.row(rt(%d), rt(%d))" % (n, t, v), "L%d.col(rt(%d), rt(%d))" % (n, t, v)]
+                vals += [row, col, row, col]
         body.append("  println(%s);" % ", ".join(calls))
         want.append(" ".join(str(v) for v in vals))
     prog = os.path.join(work, "judge_good.cairn")
     with open(prog, "w") as f:
-        f.write("\n".join(lines) + "\nfn main() -> i32 {\n" + "\n".join(body) + "\n  return 0;\n}\n")
+        f.write("\n".join(lines) + "\nfn rt(x:usize) -> usize = x;\nfn main() -> i32 {\n" + "\n".join(body) +
+                "\n  return 0;\n}\n")
     rc, out, err = run(cairn, prog)
     got = out.splitlines()
     if rc != 0:
