@@ -28,6 +28,7 @@
 #   mma_contract  mma_unordered's tiling on the tensor cores: every format, partial tiles, value
 #                 families from moderate to adversarial, each output within the contract's bound
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
+#   tile64, tile32   examples/tensor's fragment matrix multiplies: every output within the bound
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
@@ -99,6 +100,22 @@ if ! skipped mma_contract; then
         grep -E '^FAIL|passed' "$OUTDIR/mma_contract.log" | head -20
     fi
 fi
+
+# The page's two matrix multiplies written with fragments (examples/tensor): on the GPU each output
+# must keep the contract's bound (its bits may differ from the reference loop's, which the emulated
+# run holds them to in tests/lang/test_examples.sh).
+mkdir -p "$OUTDIR/dev"
+for name in tile64 tile32; do
+    skipped "$name" && continue
+    o="$OUTDIR/dev/$name"
+    if ! "$CAIRN" build "examples/tensor/$name.cairn" --device-target "$ARCH" --out "$o" >"$o.build.log" 2>&1; then
+        echo "FAIL $name: does not build for $ARCH"; sed -n 1,5p "$o.build.log"; fail=1; continue
+    fi
+    "$o/$name" >"$o.stdout" 2>"$o.stderr"; rc=$?
+    if [ $rc = 0 ] && [ "$(grep -c ' outside 0 differ ' "$o.stdout")" = 6 ]; then echo "PASS $name"; else
+        echo "FAIL $name: exit $rc"; cat "$o.stdout"; fail=1; fi
+    cat "$o.stdout"
+done
 
 # A foreign tag in the launch's word, and no word left: each launch traps with the counter's
 # message (every device block prints it), and the wait aborts.

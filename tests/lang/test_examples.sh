@@ -2,8 +2,9 @@
 # Every program in examples/ runs and prints what it should. The runner looks only under tests/, so
 # the expectations live here, one entry per example; an example without one is a failure.
 #   hello          the host program of README.md: its two lines, stored below
-#   tensor/tile64  mma_unordered's tiling in WMMA fragments, emulated: within the bound and with the
-#                  reference loop's bits on every shape; a copy reading the wrong stage must not be
+#   tensor/tile64, tensor/tile32   mma_unordered's contract in WMMA and mma.sync fragments, emulated:
+#                  within the bound and with the reference loop's bits on every shape; a wrong copy
+#                  of each must not be
 #   device_scale   the device program of docs/devices.md, run emulated (--emulate --device-target
 #                  sm_90a); its lines are computed here with awk from the formula it states, not
 #                  copied from a run. A copy whose region reads x at the wrong index must print other
@@ -105,31 +106,43 @@ ok "a region indexing x wrongly changes the index-weighted sum" \
     "$([ "$(sed -n 2p "$T/reversed.out" | sed 's/.*weighted sum: //')" != \
          "$(sed -n 2p "$T/reversed.want" | sed 's/.*weighted sum: //')" ]; echo $?)"
 
-# examples/tensor/tile64: mma_unordered's tiling written with WMMA fragments, emulated on shapes with
-# partial tiles in every direction: no output outside the contract's bound, every output with the
-# reference loop's bits (the host form adds in increasing k). A copy whose second half multiplies out
-# of the wrong stage must print other counts.
-tile64_expected() {
-    printf '%s\n' "64 64 32 outside 0 differ 0" "65 63 33 outside 0 differ 0" "130 72 100 outside 0 differ 0" \
-        "17 130 64 outside 0 differ 0" "1 1 1 outside 0 differ 0" "40 8 0 outside 0 differ 0"
+# examples/tensor/tile64 (WMMA fragments) and tile32 (mma.sync fragments, a swizzled stage): each
+# mma_unordered's contract in a tiling of its own, emulated on shapes with partial tiles in every
+# direction: no output outside the contract's bound, every output with the reference loop's bits (the
+# host form adds in increasing k). A copy of tile64 that multiplies out of the wrong stage, and one of
+# tile32 that stores its A stage unswizzled while reading it swizzled, must print other counts.
+tensor_expected() {   # tensor_expected NAME
+    local w=64
+    [ "$1" = tile32 ] && w=32
+    printf '%s\n' "64 $w 32 outside 0 differ 0"
+    [ "$1" = tile32 ] && echo "65 33 33 outside 0 differ 0" || echo "65 63 33 outside 0 differ 0"
+    printf '%s\n' "130 72 100 outside 0 differ 0" "17 130 64 outside 0 differ 0" "1 1 1 outside 0 differ 0" \
+        "40 8 0 outside 0 differ 0"
 }
-# shellcheck disable=SC2086
-"$CAIRN" run $EMULATE examples/tensor/tile64.cairn >"$T/tile64.out" 2>"$T/tile64.err"
-ok "tile64 exits 0: $(head -c 300 "$T/tile64.err")" "$?"
-ok "tile64 prints what it should: $(tile64_expected | diff - "$T/tile64.out" | head -6 | tr '\n' '|')" \
-    "$(tile64_expected | cmp -s - "$T/tile64.out"; echo $?)"
-sed 's/(sa, AS, 4 + wr, h)/(sa, AS, wr, h)/' examples/tensor/tile64.cairn >"$T/tile64_wrong.cairn"
-ok "the tile64 mutation applies" "$(! cmp -s examples/tensor/tile64.cairn "$T/tile64_wrong.cairn"; echo $?)"
-# shellcheck disable=SC2086
-"$CAIRN" run $EMULATE "$T/tile64_wrong.cairn" >"$T/tile64_wrong.out" 2>/dev/null
-ok "tile64 reading the wrong stage prints other counts" "$(! tile64_expected | cmp -s - "$T/tile64_wrong.out"; echo $?)"
+for name in tile64 tile32; do
+    # shellcheck disable=SC2086
+    "$CAIRN" run $EMULATE examples/tensor/$name.cairn >"$T/$name.out" 2>"$T/$name.err"
+    ok "$name exits 0: $(head -c 300 "$T/$name.err")" "$?"
+    ok "$name prints what it should: $(tensor_expected $name | diff - "$T/$name.out" | head -6 | tr '\n' '|')" \
+        "$(tensor_expected $name | cmp -s - "$T/$name.out"; echo $?)"
+    case $name in
+    tile64) sed 's/(sa, AS, 4 + wr, h)/(sa, AS, wr, h)/' examples/tensor/tile64.cairn >"$T/${name}_wrong.cairn" ;;
+    tile32) sed 's/sa\[SA.offset(e \/ 32, e % 32)\] = x;/sa[e] = x;/' examples/tensor/tile32.cairn >"$T/${name}_wrong.cairn" ;;
+    esac
+    ok "the $name mutation applies" "$(! cmp -s examples/tensor/$name.cairn "$T/${name}_wrong.cairn"; echo $?)"
+    # shellcheck disable=SC2086
+    "$CAIRN" run $EMULATE "$T/${name}_wrong.cairn" >"$T/${name}_wrong.out" 2>/dev/null
+    ok "a wrong $name prints other counts" "$(! tensor_expected $name | cmp -s - "$T/${name}_wrong.out"; echo $?)"
+done
 
 # On the device: built by nvcc where it is installed, run where a GPU is.
 if command -v nvcc >/dev/null 2>&1; then
     "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/device_scale.cairn >/dev/null 2>"$T/gpu.err"
     ok "device_scale builds for sm_90a with nvcc: $(head -c 300 "$T/gpu.err")" "$([ -x "$T/gpu/device_scale" ]; echo $?)"
-    "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/tensor/tile64.cairn >/dev/null 2>"$T/gpu64.err"
-    ok "tile64 builds for sm_90a with nvcc: $(head -c 300 "$T/gpu64.err")" "$([ -x "$T/gpu/tile64" ]; echo $?)"
+    for name in tile64 tile32; do
+        "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/tensor/$name.cairn >/dev/null 2>"$T/gpu.err"
+        ok "$name builds for sm_90a with nvcc: $(head -c 300 "$T/gpu.err")" "$([ -x "$T/gpu/$name" ]; echo $?)"
+    done
     if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
         run_example device_scale examples/device_scale.cairn --device-target sm_90a
     else

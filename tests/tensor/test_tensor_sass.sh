@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The tensor cores in the SASS nvcc compiles for the H200 (sm_90a), read back with cuobjdump (issue 18):
+#   examples/tensor/tile64 (WMMA fragments) and tile32 (mma.sync fragments, a swizzled A stage)
+#     compile to HMMA.16816.F32 fed by LDSM (ldmatrix) from their shared stages, with no load from
+#     local memory; tile32's B comes transposed (LDSM.16.MT88);
+#   tests/tensor/run_frag_wmma (bf16 WMMA fragments) and run_mma_device (mma_unordered's own tiling,
+#     cairn_mma.h, f16 and bf16) compile to HMMA.16816.F32.BF16 as well as HMMA.16816.F32.
+# Skipped without nvcc or cuobjdump (tools/setup.sh installs cuobjdump from PyPI).
+# Prints `N passed, N failed, N skipped`.
+set -u
+cd "$(dirname "$0")/../.."
+CAIRN=${CAIRN:-bin/cairn}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tensor_sass: $1"; fi; }
+. tests/sass_lib.sh
+sass_tools tensor_sass nvcc cuobjdump
+for f in examples/tensor/tile64 examples/tensor/tile32 tests/tensor/run_frag_wmma tests/tensor/run_mma_device; do
+    n=$(basename "$f")
+    "$CAIRN" build --device-target sm_90a --out "$T/$n" "$f.cairn" >"$T/$n.log" 2>&1
+    ok "$n builds for sm_90a ($(head -c 200 "$T/$n.log"))" $?
+    cuobjdump -sass "$T/$n/$n" >"$T/$n.sass" 2>"$T/$n.dump.log"
+    ok "cuobjdump reads $n ($(head -c 200 "$T/$n.dump.log"))" $?
+done
+for n in tile64 tile32; do
+    ok "$n multiplies with HMMA.16816.F32 ($(grep -c 'HMMA.16816.F32 ' "$T/$n.sass") of them)" \
+        "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
+    ok "$n feeds them with LDSM ($(grep -c 'LDSM' "$T/$n.sass") of them)" "$(grep -q 'LDSM.16.M88' "$T/$n.sass"; echo $?)"
+    ok "$n loads nothing from local memory" "$(! grep -qE '\bLDL\b' "$T/$n.sass"; echo $?)"
+done
+ok "tile32 reads B transposed (LDSM.16.MT88)" "$(grep -q 'LDSM.16.MT88' "$T/tile32.sass"; echo $?)"
+for n in run_frag_wmma run_mma_device; do
+    ok "$n multiplies bf16 with HMMA.16816.F32.BF16" "$(grep -q 'HMMA.16816.F32.BF16' "$T/$n.sass"; echo $?)"
+    ok "$n multiplies f16 with HMMA.16816.F32" "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
+done
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" = 0 ]
