@@ -1019,6 +1019,7 @@ Type *check_fragment_call(Ctx *x, Node *e, FragKind f)
     }
     e->call.ck = CALL_BUILTIN;
     e->call.builtin = B_MMA_FILL;
+    e->call.callee->ty = type_prim(TY_VOID);   /* a kind's name, as a built-in's callee is typed */
     Type *t = frag_from_args(x, e->span, f, &e->call.targs);
     if (frag_role(f) != ROLE_ACC) {
         diag_error(x->sink, e->span, E_FRAGMENT, arena_printf(x->a, "load it: mma_load[%s[..]](tile, L, i, j)", frag_name(f)),

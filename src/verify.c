@@ -32,6 +32,8 @@ typedef struct {
     const Source *src;
     int lines;            /* of src */
     bool typed;           /* resolve ran */
+    const Node *kind_name;   /* the callee of the last fragment constructor seen (WmmaAcc[..](v)):
+                                it names a fragment kind, which is no symbol */
 } Verify;
 
 _Noreturn static void bad(const Verify *v, const Node *n, const char *what)
@@ -66,9 +68,11 @@ static bool is_expr(NodeKind k)
     return k <= N_TASK;   /* NODE_KINDS lists the expressions first */
 }
 
-static void check_typed(const Verify *v, const Node *n)
+static void check_typed(Verify *v, const Node *n)
 {
-    if (n->kind == N_NAME && !n->name.sym)
+    if (n->kind == N_CALL && n->call.ck == CALL_BUILTIN && n->call.builtin == B_MMA_FILL)
+        v->kind_name = n->call.callee;
+    if (n->kind == N_NAME && !n->name.sym && n != v->kind_name)
         bad(v, n, "a name without its symbol");
     if (is_expr(n->kind) && (!n->ty || n->ty->kind == TY_ERROR || n->ty->kind == TY_INT_LIT ||
                              n->ty->kind == TY_FLOAT_LIT))
@@ -115,7 +119,7 @@ static void check_fns(Verify *v)
 
 void verify_tree(const Check *c, const char *after_pass)
 {
-    Verify v = {c, after_pass, NULL, 0, false};
+    Verify v = {c, after_pass, NULL, 0, false, NULL};
     if (!c->program)
         die("tree verifier, after %s: no program", after_pass);
     walk_tree(c->program, WALK_ALL, verify_visit, &v);
