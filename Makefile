@@ -94,7 +94,8 @@ bench-emit: all
 # Then the fast version's judge (tests/coop/fast_judge.py): FAST_SOAK_SEEDS of FAST_SOAK_COUNT; make
 # test runs one seed of 40. Then the layout judge (tests/layout/layout_judge.py): LAYOUT_SOAK_SEEDS
 # of 800 layouts; make test runs seed 1. Then the fragment judge (tests/tensor/frag_judge.py):
-# FRAG_SOAK_SEEDS of 500 programs; make test runs seed 1 with 200.
+# FRAG_SOAK_SEEDS of 500 programs; make test runs seed 1 with 200. Then the derive grad judge
+# (tests/grad/grad_judge.py): GRAD_SOAK_SEEDS of 200 functions; make test runs seed 1 with 60.
 .PHONY: soak
 SOAK_SEEDS ?= 1-40
 SOAK_COUNT ?= 2500
@@ -104,6 +105,7 @@ FAST_SOAK_SEEDS ?= 2 3 4 5 6 7 8 9 10 11
 FAST_SOAK_COUNT ?= 200
 LAYOUT_SOAK_SEEDS ?= 2 3 4 5 6 7 8 9 10 11
 FRAG_SOAK_SEEDS ?= 2 3 4 5 6 7 8 9 10 11
+GRAD_SOAK_SEEDS ?= 2 3 4 5 6 7 8 9 10 11
 soak: all
 	JUDGE_SEEDS=$(SOAK_SEEDS) JUDGE_COUNT=$(SOAK_COUNT) bash tests/par/test_race_judge.sh
 	COOP_SEEDS=$(COOP_SOAK_SEEDS) COOP_COUNT=$(COOP_SOAK_COUNT) bash tests/coop/test_coop_judge.sh
@@ -115,6 +117,9 @@ soak: all
 		tail -3 $$d/log; [ $$rc = 0 ] || exit 1; done; rm -rf $$d
 	d=$$(mktemp -d) && for s in $(FRAG_SOAK_SEEDS); do \
 		FRAG_SEED=$$s FRAG_COUNT=500 bash tests/tensor/test_frag_judge.sh >$$d/log; rc=$$?; \
+		tail -3 $$d/log; [ $$rc = 0 ] || exit 1; done; rm -rf $$d
+	d=$$(mktemp -d) && for s in $(GRAD_SOAK_SEEDS); do \
+		GRAD_SEED=$$s GRAD_COUNT=200 bash tests/grad/test_grad_judge.sh >$$d/log; rc=$$?; \
 		tail -3 $$d/log; [ $$rc = 0 ] || exit 1; done; rm -rf $$d
 
 clean:

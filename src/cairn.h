@@ -112,6 +112,10 @@ typedef struct {
     X(E_LAYOUT, "E-LAYOUT")                                                  \
     X(E_LAYOUT_CONSUMER, "E-LAYOUT-CONSUMER")                                \
     X(E_FRAGMENT, "E-FRAGMENT")                                              \
+    X(E_GRAD, "E-GRAD")                                                      \
+    X(E_GRAD_FORM, "E-GRAD-FORM")                                            \
+    X(E_GRAD_CALL, "E-GRAD-CALL")                                            \
+    X(E_GRAD_RACE, "E-GRAD-RACE")                                            \
     X(E_PARALLEL_RACE, "E-PARALLEL-RACE")                                    \
     X(E_PARALLEL_WRITE, "E-PARALLEL-WRITE")                                  \
     X(E_PARALLEL_NEST, "E-PARALLEL-NEST")                                    \
@@ -481,6 +485,7 @@ struct Node {
         struct {                      /* N_FN N_CLOSURE */
             const char *id;           /* NULL for a closure */
             bool is_kernel, is_extern, is_test;
+            bool derived;             /* written by derive grad (grad.c), not parsed */
             bool on_device;           /* set by the checker: a device lane reaches it (or a kernel fn) */
             Vec generics;             /* N_PARAM, type N_TYPE "nat" */
             Vec params;               /* N_PARAM */
@@ -505,6 +510,7 @@ struct Node {
             Vec only;                 /* const char*: the [p, q] list; empty: all */
             bool has_list;
             const char *target;
+            Node *made;               /* set by the checker: the N_FN f_grad it wrote */
         } derive;
         struct {                      /* N_PLAN */
             const char *target;

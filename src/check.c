@@ -868,7 +868,7 @@ static const char *instance_key(Ctx *x, const char *id, const int64_t *vals, int
     return k;
 }
 
-static void *strmap_get(StrMap *m, const char *k)
+void *strmap_get(const StrMap *m, const char *k)
 {
     if (!m->cap)
         return NULL;
@@ -880,8 +880,15 @@ static void *strmap_get(StrMap *m, const char *k)
     }
 }
 
-static void strmap_put(Arena *a, StrMap *m, const char *k, void *v)
+/* k -> v, in place of what k mapped to. */
+void strmap_put(Arena *a, StrMap *m, const char *k, void *v)
 {
+    for (uint32_t i = m->cap ? hash_str(k) & (uint32_t)(m->cap - 1) : 0; m->cap && m->keys[i];
+         i = (i + 1) & (uint32_t)(m->cap - 1))
+        if (strcmp(m->keys[i], k) == 0) {
+            m->vals[i] = v;
+            return;
+        }
     if ((m->n + 1) * 10 > m->cap * 7) {
         StrMap g = {.cap = m->cap ? m->cap * 2 : 16};
         g.keys = arena_alloc(a, sizeof *g.keys * (size_t)g.cap);
@@ -1017,15 +1024,79 @@ static void declare_fn(Ctx *x, Node *d)
     declare_global(x, s, d->span);
 }
 
-static void declare_derived(Ctx *x, Node *d)
+/* A placeholder for f_grad when no signature could be written: its calls
+ * stay quiet after the derive's own error. */
+static void derived_placeholder(Ctx *x, const char *target)
 {
-    unsupported(x, d->span, "derive grad (a later issue)", NULL);
-    if (!d->derive.target)
+    const char *id = arena_printf(x->a, "%s_grad", target);
+    if (scope_find(x, id, NULL))
         return;
-    /* f_grad will exist: name it, typed <error>, so its calls are quiet. */
-    Sym *s = sym_new(x, SYM_FN, arena_printf(x->a, "%s_grad", d->derive.target), NULL, type_error());
+    Sym *s = sym_new(x, SYM_FN, id, NULL, type_error());
     s->cname = arena_printf(x->a, "fn_%s", s->id);
     scope_put(x->a, x->globals, s);
+}
+
+/* derive grad [list] for f: f_grad's signature now (grad.c), declared and
+ * resolved like a written function's and added to the program; its body
+ * once f's is checked (check_derived). */
+static void declare_derived(Ctx *x, Node *d)
+{
+    if (!d->derive.target)
+        return;
+    const char *f_id = d->derive.target;
+    Sym *fs = scope_find(x, f_id, NULL);
+    Node *f = fs && fs->kind == SYM_FN ? fs->decl : NULL;
+    const char *why = NULL, *help = "derive grad for a function declared in this program: `derive grad for f;`";
+    if (!d->derive.what || strcmp(d->derive.what, "grad") != 0) {
+        why = arena_printf(x->a, "derive %s: only grad is derived", d->derive.what ? d->derive.what : "?");
+        help = "write `derive grad for f;`";
+    } else if (!f || f->kind != N_FN) {
+        why = arena_printf(x->a, "derive grad for %s: %s is not a function", f_id, f_id);
+    } else if (f->fn.is_extern || f->fn.is_kernel || fn_is_generic(f)) {
+        why = arena_printf(x->a, "derive grad for %s: %s is %s", f_id, f_id,
+                           f->fn.is_extern ? "an extern kernel" : f->fn.is_kernel ? "a kernel fn" : "generic");
+        help = "derive the gradient of a plain function (of a generic, wrap an instance in one)";
+    } else if (scope_find(x, arena_printf(x->a, "%s_grad", f_id), NULL)) {
+        why = arena_printf(x->a, "derive grad for %s: %s_grad is declared already", f_id, f_id);
+        help = "rename that function, or drop the derive";
+    }
+    if (why) {
+        diag_error(x->sink, d->span, E_GRAD, help, "%s", why);
+        derived_placeholder(x, f_id);
+        return;
+    }
+    Node *g = f->fn.sym && f->fn.sym->ty && !is_error(f->fn.sym->ty) ? grad_signature(x, d, f) : NULL;
+    if (!g) {
+        derived_placeholder(x, f_id);
+        return;
+    }
+    declare_fn(x, g);
+    Scope *saved = x->scope;
+    x->scope = x->globals;
+    scope_push(x);
+    resolve_signature(x, g);
+    x->scope = saved;
+    d->derive.made = g;
+    vec_push(x->a, &x->c->program->block.stmts, g);
+}
+
+/* f_grad's body, from f's checked body, then checked as a written body
+ * is. A body refused (E-GRAD-FORM, E-GRAD-CALL) leaves the program
+ * without f_grad, so nothing half-made is checked or emitted. */
+static void check_derived(Ctx *x, Node *d)
+{
+    Node *g = d->derive.made, *f = g ? scope_find(x, d->derive.target, NULL)->decl : NULL;
+    if (!g)
+        return;
+    Vec *stmts = &x->c->program->block.stmts;
+    if (!grad_body(x, d, f, g)) {
+        for (int i = 0; i < stmts->n; i++)
+            if (stmts->v[i] == g)
+                stmts->v[i] = stmts->v[--stmts->n];
+        return;
+    }
+    vec_push(x->a, &x->c->fns, g);
+    check_function(x, g);
 }
 
 static void declare_top(Ctx *x, Node *d)
@@ -1163,12 +1234,19 @@ static void check_top_bodies(Ctx *x, Node *prog)
                 vec_push(x->a, &x->broken, d);
             continue;
         }
+        if (d->fn.derived)
+            continue;   /* f_grad: below, once every written body is checked */
         vec_push(x->a, &x->c->fns, d);
         check_function(x, d);
         if (d->fn.id && strcmp(d->fn.id, "main") == 0)
             check_main(x, d);
         if (d->fn.is_test)
             check_test_signature(x, d);
+    }
+    for (int i = 0; i < prog->block.stmts.n; i++) {
+        Node *d = prog->block.stmts.v[i];
+        if (d && d->kind == N_DERIVE)
+            check_derived(x, d);
     }
 }
 

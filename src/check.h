@@ -54,6 +54,8 @@ typedef struct {
     void **vals;
     int cap, n;
 } StrMap;
+void *strmap_get(const StrMap *m, const char *k);   /* NULL when absent */
+void strmap_put(Arena *a, StrMap *m, const char *k, void *v);
 
 typedef struct {
     const char *op, *rounding, *overflow;   /* overflow: "" when not listed */
@@ -169,6 +171,9 @@ Type *check_refuse_tmem(Ctx *x, Span at);
  * (WmmaAcc[f32, 16, 16, 16](0.0)), read from the table in frag.h: refused
  * until fragments are lowered (issue 18). */
 Type *check_fragment_type(Ctx *x, Node *t, FragKind f);
+/* ---- grad.c: derive grad */
+Node *grad_signature(Ctx *x, Node *derive, Node *f);   /* f_grad's N_FN, no body; NULL after E-GRAD */
+bool grad_body(Ctx *x, Node *derive, Node *f, Node *fn);   /* false after E-GRAD-FORM or E-GRAD-CALL */
 Type *check_fragment_call(Ctx *x, Node *e, FragKind f);
 
 /* atomic_OP(x[i], v): an element of an rw view and a value of its type */

@@ -1,0 +1,662 @@
+/*
+ * grad.c: derive grad (numerics.md, "Gradients"; docs/numerics.md here):
+ * `derive grad for f;` and `derive grad[w, b] for f;` write f_grad, the
+ * reverse-mode derivative of f, as an ordinary function: a tree built with
+ * build.c's nodes, which the checker then checks like user code.
+ *
+ *   grad_signature   f_grad's parameters: f's, then `seed` (f returns a
+ *                    float), then d_x:rw<T> for each differentiated scalar
+ *                    and d_x:rw<T>[n] for each differentiated view
+ *   grad_body        its body, from f's typed body: f's statements as they
+ *                    are (the forward run), and at each return its own
+ *                    backward sweep: the result kept, an adjoint for each
+ *                    float let on the path, seed pushed back through the
+ *                    returned expression, then through each let's value in
+ *                    reverse order, every partial added into an adjoint
+ *
+ * No tape: a sweep recomputes what it needs from the lets on its path,
+ * which are immutable. The forms (this increment): immutable lets, an if
+ * whose paths return, + - * /, unary -, sqrt, abs (derivative 1 at zero),
+ * floor, ceil and trunc (0), f32 <-> f64, std.math.exp and std.math.log,
+ * `reduce + for` sums (a loop adding each term's adjoint), and calls of
+ * functions with a gradient of their own. Anything else is E-GRAD-FORM; a
+ * call of a function without a matching gradient is E-GRAD-CALL. Regions,
+ * pooled sums and functions that write views come in the next increment
+ * (refused E-UNSUPPORTED until then, not guessed).
+ *
+ * Requires: f checked (its names resolved, its expressions typed).
+ * Guarantees: a tree the checker resolves as it resolves parsed code.
+ */
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    Ctx *x;
+    Build b;
+    Node *f;
+    Node *derive;
+    PtrSet diff;          /* Sym*: f's differentiated parameters */
+    StrMap names;         /* every name f uses, and each made here: fresh ones avoid them */
+    StrMap adj;           /* a differentiated parameter's or a float let's id -> its adjoint's id */
+    bool failed;
+} Grad;
+
+/* ------------------------------------------------------------ names */
+
+static bool names_visit(Node *n, void *c)
+{
+    Grad *g = c;
+    const char *id = n->kind == N_NAME ? n->name.id : n->kind == N_LET ? n->let.id
+                   : n->kind == N_FOR || n->kind == N_PARALLEL ? n->loop.var
+                   : n->kind == N_COLLECT ? n->collect.var : NULL;
+    if (id)
+        strmap_put(g->x->a, &g->names, id, (void *)1);
+    return true;
+}
+
+/* A name f does not use and no other made here has: stem, stem_2, ... */
+static const char *fresh(Grad *g, const char *stem)
+{
+    const char *id = stem;
+    for (int k = 2; strmap_get(&g->names, id); k++)
+        id = arena_printf(g->x->a, "%s_%d", stem, k);
+    strmap_put(g->x->a, &g->names, id, (void *)1);
+    return id;
+}
+
+static Node *name(Grad *g, const char *id)
+{
+    return node_ident(&g->b, id);
+}
+
+/* ------------------------------------------------------------ refusals */
+
+static void refuse(Grad *g, Node *at, DiagCode code, const char *help, const char *what)
+{
+    if (g->failed)
+        return;
+    g->failed = true;
+    diag_error(g->x->sink, at->span, code, help, "derive grad for %s: %s", g->f->fn.id, what);
+}
+
+static bool is_float(const Type *t)
+{
+    return t && (t->kind == TY_F32 || t->kind == TY_F64);
+}
+
+/* What a differentiated parameter is: a float scalar or a view of floats. */
+static bool differentiable(const Type *t)
+{
+    return is_float(t) || (t && t->kind == TY_VIEW && t->access == ACC_RO && is_float(t->elem));
+}
+
+/* ------------------------------------------------------------ the signature */
+
+static Node *float_type(Grad *g, const Type *t)
+{
+    return node_type(&g->b, t->kind == TY_F32 ? "f32" : "f64");
+}
+
+/* f's parameters named in the list (or every differentiable one), after
+ * E-GRAD for a name that is none of them or not a float. */
+static bool pick_params(Grad *g)
+{
+    Node *d = g->derive, *f = g->f;
+    if (d->derive.has_list) {
+        for (int i = 0; i < d->derive.only.n; i++) {
+            const char *id = d->derive.only.v[i];
+            Node *p = NULL;
+            for (int k = 0; k < f->fn.params.n && !p; k++)
+                if (!strcmp(((Node *)f->fn.params.v[k])->param.id, id))
+                    p = f->fn.params.v[k];
+            if (!p) {
+                refuse(g, d, E_GRAD, arena_printf(g->x->a, "name parameters of %s", f->fn.id),
+                       arena_printf(g->x->a, "%s has no parameter %s", f->fn.id, id));
+                return false;
+            }
+            if (!differentiable(p->param.sym->ty)) {
+                refuse(g, d, E_GRAD, "differentiate f32 and f64 parameters and ro views of them",
+                       arena_printf(g->x->a, "%s is %s, not a float or an ro view of floats", id,
+                                    type_str(g->x->a, p->param.sym->ty)));
+                return false;
+            }
+            ptrset_add(g->x->a, &g->diff, p->param.sym);
+        }
+        return true;
+    }
+    for (int k = 0; k < f->fn.params.n; k++) {
+        Node *p = f->fn.params.v[k];
+        if (p->param.sym && differentiable(p->param.sym->ty))
+            ptrset_add(g->x->a, &g->diff, p->param.sym);
+    }
+    if (g->diff.n == 0)
+        refuse(g, d, E_GRAD, "give it a float parameter or an ro view of floats",
+               arena_printf(g->x->a, "%s has no float parameter to differentiate", f->fn.id));
+    return g->diff.n > 0;
+}
+
+static void grad_init(Grad *g, Ctx *x, Node *derive, Node *f)
+{
+    memset(g, 0, sizeof *g);
+    g->x = x;
+    g->b = (Build){x->a, derive->span};
+    g->f = f;
+    g->derive = derive;
+    walk_tree(f, WALK_ALL, names_visit, g);
+    for (int k = 0; k < f->fn.params.n; k++)
+        strmap_put(x->a, &g->names, ((Node *)f->fn.params.v[k])->param.id, (void *)1);
+}
+
+/* f_grad as an N_FN with its parameters and result, no body yet; NULL after
+ * an E-GRAD. The adjoints' names go into g->adj. */
+static Node *signature(Grad *g)
+{
+    Node *f = g->f;
+    Type *ret = f->fn.sym && f->fn.sym->ty && f->fn.sym->ty->kind == TY_FN ? f->fn.sym->ty->ret : NULL;
+    if (!is_float(ret)) {
+        for (int k = 0; k < f->fn.params.n; k++) {
+            const Type *t = ((Node *)f->fn.params.v[k])->param.sym->ty;
+            if (t && t->kind == TY_VIEW && t->access == ACC_RW && is_float(t->elem)) {
+                unsupported(g->x, g->derive->span, "derive grad for a function that writes float views (the "
+                            "next increment of derive grad)", NULL);
+                return NULL;
+            }
+        }
+        refuse(g, g->derive, E_GRAD, "differentiate a function that returns f32 or f64, or writes a float view",
+               arena_printf(g->x->a, "%s returns %s and writes no float view: there is nothing to differentiate",
+                            f->fn.id, ret ? type_str(g->x->a, ret) : "nothing"));
+        return NULL;
+    }
+    if (!pick_params(g))
+        return NULL;
+    Vec ps = {0};
+    for (int k = 0; k < f->fn.params.n; k++) {
+        Node *p = f->fn.params.v[k];
+        vec_push(g->x->a, &ps, node_param(&g->b, p->param.id, ast_clone(g->x->a, p->param.type)));
+    }
+    vec_push(g->x->a, &ps, node_param(&g->b, fresh(g, "seed"), float_type(g, ret)));
+    for (int k = 0; k < f->fn.params.n; k++) {
+        Node *p = f->fn.params.v[k];
+        if (!ptrset_has(&g->diff, p->param.sym))
+            continue;
+        const char *id = fresh(g, arena_printf(g->x->a, "d_%s", p->param.id));
+        strmap_put(g->x->a, &g->adj, p->param.id, (void *)id);
+        Node *t = ast_clone(g->x->a, p->param.type);
+        if (t->kind == N_TYPE && t->type.access == ACC_RO) {
+            t->type.access = ACC_RW;
+            t->type.id = "rw";
+        } else {
+            t = node_view_type(&g->b, ACC_RW, float_type(g, p->param.sym->ty), NULL);
+        }
+        vec_push(g->x->a, &ps, node_param(&g->b, id, t));
+    }
+    Node *fn = node_fn(&g->b, arena_printf(g->x->a, "%s_grad", f->fn.id), (Node **)ps.v, ps.n,
+                       ast_clone(g->x->a, f->fn.ret), NULL);
+    fn->fn.derived = true;
+    return fn;
+}
+
+Node *grad_signature(Ctx *x, Node *derive, Node *f)
+{
+    Grad g;
+    grad_init(&g, x, derive, f);
+    return signature(&g);
+}
+
+
+static Node *node_float(Grad *g, const char *text)
+{
+    Node *n = node_new(g->x->a, N_FLOAT, g->b.at);
+    n->lit.text = text;
+    n->lit.fval = strtod(text, NULL);
+    return n;
+}
+
+static Node *node_float0(Grad *g)
+{
+    return node_float(g, "0.0");
+}
+
+static Node *node_type_name(Grad *g, const Type *t)
+{
+    return name(g, t->kind == TY_F32 ? "f32" : "f64");
+}
+
+/* buffer id:T[n] = zeroed; */
+static Node *node_buffer(Grad *g, const char *id, const Type *elem, Node *n)
+{
+    Node *b = node_new(g->x->a, N_BUFFER, g->b.at);
+    b->buffer.id = id;
+    b->buffer.elem = float_type(g, elem);
+    b->buffer.size = n;
+    b->buffer.zeroed = true;
+    b->buffer.place = PLACE_HOST;
+    return b;
+}
+
+/* ------------------------------------------------------------ the sweep */
+
+typedef struct {
+    Grad *g;
+    Vec *out;             /* Node*: the statements being written */
+} Sweep;
+
+static void emit(Sweep *s, Node *st)
+{
+    vec_push(s->g->x->a, s->out, st);
+}
+
+static Node *clone(Grad *g, const Node *e)
+{
+    return ast_clone(g->x->a, e);
+}
+
+/* A local holding e, named from stem: the adjoint expressions are used
+ * more than once, and a name is cheaper than the tree twice. */
+static const char *bind(Sweep *s, const char *stem, Node *e)
+{
+    const char *id = fresh(s->g, stem);
+    emit(s, node_let(&s->g->b, id, false, NULL, e));
+    return id;
+}
+
+/* Does e reach a differentiated parameter or a float let (whose adjoint
+ * may lead to one)? A part that does not contributes nothing. */
+typedef struct {
+    Grad *g;
+    bool found;
+} Reach;
+
+static bool depends_visit(Node *n, void *c)
+{
+    Reach *r = c;
+    if (n->kind == N_NAME && n->name.sym && strmap_get(&r->g->adj, n->name.id) &&
+        (ptrset_has(&r->g->diff, n->name.sym) || n->name.sym->kind == SYM_LOCAL))
+        r->found = true;
+    return !r->found;
+}
+
+static bool depends(Sweep *s, Node *e)
+{
+    Reach r = {s->g, false};
+    walk_tree(e, WALK_CODE, depends_visit, &r);
+    return r.found;
+}
+
+static void back(Sweep *s, Node *e, const char *adj);
+
+/* adj times e's partial in a, pushed back into a. */
+static void back_scaled(Sweep *s, Node *a, TokKind op, const char *adj, Node *by)
+{
+    if (!depends(s, a))
+        return;
+    back(s, a, bind(s, "g", node_binary(&s->g->b, op, name(s->g, adj), by)));
+}
+
+/* The adjoint's additions into a differentiated parameter, an element of
+ * a differentiated view, or a float let. */
+static void add_into(Sweep *s, Node *target, const char *adj)
+{
+    emit(s, node_assign(&s->g->b, T_PLUSEQ, target, name(s->g, adj)));
+}
+
+static void back_call(Sweep *s, Node *e, const char *adj);
+
+static void back(Sweep *s, Node *e, const char *adj)
+{
+    Grad *g = s->g;
+    if (g->failed || !e)
+        return;
+    switch (e->kind) {
+    case N_INT: case N_FLOAT: return;
+    case N_NAME: {
+        const char *a = strmap_get(&g->adj, e->name.id);
+        if (a && e->name.sym && (ptrset_has(&g->diff, e->name.sym) || e->name.sym->kind == SYM_LOCAL))
+            add_into(s, name(g, a), adj);
+        return;
+    }
+    case N_INDEX: {
+        Sym *root = view_root(e->index.base);
+        const char *a = root ? strmap_get(&g->adj, root->id) : NULL;
+        if (!a || !ptrset_has(&g->diff, root))
+            return;   /* data: no adjoint */
+        if (e->index.base->kind != N_NAME) {
+            refuse(g, e, E_GRAD_FORM, "index the differentiated view itself, not a part of it",
+                   arena_printf(g->x->a, "%s reads a part of %s", expand_expr_short(g->x->a, e, 40), root->id));
+            return;
+        }
+        add_into(s, node_index(&g->b, name(g, a), clone(g, e->index.index)), adj);
+        return;
+    }
+    case N_UNARY:
+        if (e->unary.op == T_MINUS && is_float(e->ty)) {
+            if (depends(s, e->unary.a))
+                back(s, e->unary.a, bind(s, "g", node_unary(&g->b, T_MINUS, name(g, adj))));
+            return;
+        }
+        break;
+    case N_BINARY: {
+        Node *a = e->binary.a, *b = e->binary.b;
+        if (!is_float(e->ty))
+            break;
+        switch (e->binary.op) {
+        case T_PLUS:
+            back(s, a, adj);
+            back(s, b, adj);
+            return;
+        case T_MINUS:
+            back(s, a, adj);
+            if (depends(s, b))
+                back(s, b, bind(s, "g", node_unary(&g->b, T_MINUS, name(g, adj))));
+            return;
+        case T_STAR:
+            back_scaled(s, a, T_STAR, adj, clone(g, b));
+            back_scaled(s, b, T_STAR, adj, clone(g, a));
+            return;
+        case T_SLASH:   /* d(a / b) = da / b - a db / b^2 */
+            back_scaled(s, a, T_SLASH, adj, clone(g, b));
+            if (depends(s, b))
+                back(s, b, bind(s, "g", node_unary(&g->b, T_MINUS,
+                                                   node_binary(&g->b, T_SLASH,
+                                                               node_binary(&g->b, T_STAR, name(g, adj), clone(g, a)),
+                                                               node_binary(&g->b, T_STAR, clone(g, b), clone(g, b))))));
+            return;
+        default:
+            break;
+        }
+        break;
+    }
+    case N_CALL:
+        back_call(s, e, adj);
+        return;
+    case N_COLLECT:
+        if (e->collect.kind == COLLECT_REDUCE && e->collect.op && !strcmp(e->collect.op, "+") &&
+            e->collect.mode != MODE_WARP && !e->collect.keep && !e->collect.dest && is_float(e->ty)) {
+            if (e->collect.mode == MODE_PARALLEL) {
+                unsupported(g->x, e->span, "derive grad through reduce + parallel (the next increment of derive "
+                            "grad)", "sum with reduce + for for now");
+                g->failed = true;
+                return;
+            }
+            /* each term's adjoint is the sum's: a loop over the terms */
+            Vec body = {0};
+            Sweep in = {g, &body};
+            back(&in, e->collect.value, adj);
+            emit(s, node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent),
+                             node_block(&g->b, (Node **)body.v, body.n)));
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    refuse(g, e, E_GRAD_FORM, "derive grad takes lets, returns, if, + - * /, sqrt, abs, floor, ceil, trunc, "
+           "f32/f64 conversions, std.math.exp and log, reduce + sums and calls of derived functions",
+           arena_printf(g->x->a, "%s is not a form derive grad differentiates", expand_expr_short(g->x->a, e, 40)));
+}
+
+/* The derive that makes `id`_grad, or NULL. */
+static Node *derive_of(Grad *g, const char *id)
+{
+    const Node *prog = g->x->c->program;
+    for (int i = 0; i < prog->block.stmts.n; i++) {
+        Node *d = prog->block.stmts.v[i];
+        if (d && d->kind == N_DERIVE && d->derive.target && !strcmp(d->derive.target, id))
+            return d;
+    }
+    return NULL;
+}
+
+/* Whether callee's derive differentiates its parameter p. */
+static bool derive_takes(const Node *d, const Node *p)
+{
+    if (!d->derive.has_list)
+        return differentiable(p->param.sym ? p->param.sym->ty : NULL);
+    for (int i = 0; i < d->derive.only.n; i++)
+        if (!strcmp(d->derive.only.v[i], p->param.id))
+            return true;
+    return false;
+}
+
+/* h(args) where h has a gradient of its own: h_grad(args, adj, adjoints),
+ * a scalar's adjoint into a local then pushed back into its argument, a
+ * view f differentiates given f's own adjoint (h_grad adds into it), a view
+ * of data a scratch adjoint. An argument that carries a gradient into a
+ * parameter h's derive leaves out is E-GRAD-CALL. */
+static void back_derived(Sweep *s, Node *e, Node *h, Node *d, const char *adj)
+{
+    Grad *g = s->g;
+    Vec args = {0}, later = {0};   /* later: (argument, local) pairs to push back after the call */
+    for (int i = 0; i < e->call.args.n; i++)
+        vec_push(g->x->a, &args, clone(g, e->call.args.v[i]));
+    vec_push(g->x->a, &args, name(g, adj));
+    for (int i = 0; i < h->fn.params.n && i < e->call.args.n; i++) {
+        Node *p = h->fn.params.v[i], *a = e->call.args.v[i];
+        const Type *t = p->param.sym ? p->param.sym->ty : NULL;
+        if (!derive_takes(d, p)) {
+            if (t && differentiable(t) && depends(s, a))
+                refuse(g, a, E_GRAD_CALL, arena_printf(g->x->a, "list %s in `derive grad[...] for %s;`", p->param.id,
+                                                       h->fn.id),
+                       arena_printf(g->x->a, "%s carries a gradient into %s's parameter %s, which %s_grad does not "
+                                             "differentiate", expand_expr_short(g->x->a, a, 40), h->fn.id, p->param.id,
+                                    h->fn.id));
+            continue;
+        }
+        if (is_float(t)) {
+            const char *id = fresh(g, arena_printf(g->x->a, "d_%s", p->param.id));
+            emit(s, node_let(&g->b, id, true, float_type(g, t), node_float0(g)));
+            vec_push(g->x->a, &args, name(g, id));
+            vec_push(g->x->a, &later, a);
+            vec_push(g->x->a, &later, (void *)id);
+            continue;
+        }
+        Sym *root = view_root(a);
+        if (a->kind == N_NAME && root && ptrset_has(&g->diff, root)) {
+            vec_push(g->x->a, &args, name(g, strmap_get(&g->adj, root->id)));
+        } else if (!depends(s, a)) {   /* data: its gradient goes nowhere */
+            const char *id = fresh(g, "scratch");
+            Node *buf = node_buffer(g, id, t->elem, node_call(&g->b, name(g, "len"), (Node *[]){clone(g, a)}, 1));
+            emit(s, buf);
+            vec_push(g->x->a, &args, name(g, id));
+        } else {
+            refuse(g, a, E_GRAD_CALL, "pass the differentiated view itself",
+                   arena_printf(g->x->a, "%s passes a part of a differentiated view to %s", expand_expr_short(g->x->a, a, 40),
+                                h->fn.id));
+            return;
+        }
+    }
+    Node *call = node_call(&g->b, name(g, arena_printf(g->x->a, "%s_grad", h->fn.id)), (Node **)args.v, args.n);
+    bind(s, "r", call);   /* h's value, which the sweep does not need */
+    for (int i = 0; i + 1 < later.n; i += 2)
+        back(s, later.v[i], later.v[i + 1]);
+}
+
+static void back_call(Sweep *s, Node *e, const char *adj)
+{
+    Grad *g = s->g;
+    Node *a0 = e->call.args.n ? e->call.args.v[0] : NULL;
+    switch (e->call.ck) {
+    case CALL_BUILTIN:
+        switch ((Builtin)e->call.builtin) {
+        case B_FLOOR: case B_CEIL: case B_TRUNC: return;   /* derivative 0 */
+        case B_SQRT:   /* d sqrt(a) = da / (2 sqrt(a)) */
+            back_scaled(s, a0, T_SLASH, adj, node_binary(&g->b, T_STAR, node_float(g, "2.0"), clone(g, e)));
+            return;
+        case B_ABS: {   /* d |a| = da for a >= 0 (1 at zero), -da below */
+            if (!depends(s, a0) || !is_float(e->ty))
+                break;
+            Vec neg = {0}, pos = {0};
+            Sweep sn = {g, &neg}, sp = {g, &pos};
+            back(&sn, a0, bind(&sn, "g", node_unary(&g->b, T_MINUS, name(g, adj))));
+            back(&sp, a0, adj);
+            emit(s, node_if(&g->b, node_binary(&g->b, T_LT, clone(g, a0), node_float0(g)),
+                            node_block(&g->b, (Node **)neg.v, neg.n), node_block(&g->b, (Node **)pos.v, pos.n)));
+            return;
+        }
+        default:
+            break;
+        }
+        break;
+    case CALL_CONVERT:   /* f64(a) of an f32, f32(a) of an f64: the adjoint converted back */
+        if (!a0 || !is_float(a0->ty) || !is_float(e->ty))
+            return;   /* from an integer: nothing to push back */
+        if (depends(s, a0))
+            back(s, a0, bind(s, "g", node_call(&g->b, node_type_name(g, a0->ty), (Node *[]){name(g, adj)}, 1)));
+        return;
+    case CALL_MATH:
+        if (e->call.math && !strcmp(e->call.math, "exp")) {   /* d exp(a) = exp(a) da */
+            back_scaled(s, a0, T_STAR, adj, clone(g, e));
+            return;
+        }
+        if (e->call.math && !strcmp(e->call.math, "log")) {   /* d log(a) = da / a */
+            back_scaled(s, a0, T_SLASH, adj, clone(g, a0));
+            return;
+        }
+        break;
+    case CALL_FN: {
+        Node *h = e->call.target;
+        Node *d = h && h->fn.id ? derive_of(g, h->fn.id) : NULL;
+        if (d) {
+            back_derived(s, e, h, d, adj);
+            return;
+        }
+        bool carries = false;
+        for (int i = 0; i < e->call.args.n && !carries; i++)
+            carries = is_float(((Node *)e->call.args.v[i])->ty) || differentiable(((Node *)e->call.args.v[i])->ty)
+                          ? depends(s, e->call.args.v[i]) : false;
+        if (!carries)
+            return;   /* a value of data alone */
+        refuse(g, e, E_GRAD_CALL, arena_printf(g->x->a, "write `derive grad for %s;`", h ? h->fn.id : "it"),
+               arena_printf(g->x->a, "%s has no derived gradient, and its arguments carry one",
+                            expand_expr_short(g->x->a, e, 40)));
+        return;
+    }
+    default:
+        break;
+    }
+    refuse(g, e, E_GRAD_FORM, "derive grad takes lets, returns, if, + - * /, sqrt, abs, floor, ceil, trunc, "
+           "f32/f64 conversions, std.math.exp and log, reduce + sums and calls of derived functions",
+           arena_printf(g->x->a, "%s is not a form derive grad differentiates", expand_expr_short(g->x->a, e, 40)));
+}
+
+/* ------------------------------------------------------------ the body */
+
+/* At `return e`: the result kept, an adjoint for each float let on the
+ * path, seed pushed back through e, then through each let in reverse. */
+static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const char *seed)
+{
+    Sweep s = {g, out};
+    const char *r = bind(&s, "result", clone(g, e));
+    for (int i = 0; i < lets->n; i++) {
+        Node *l = lets->v[i];
+        const char *a = fresh(g, arena_printf(g->x->a, "d_%s", l->let.id));
+        emit(&s, node_let(&g->b, a, true, float_type(g, l->let.sym->ty), node_float0(g)));
+        strmap_put(g->x->a, &g->adj, l->let.id, (void *)a);
+    }
+    back(&s, e, seed);
+    for (int i = lets->n - 1; i >= 0; i--) {
+        Node *l = lets->v[i];
+        back(&s, l->let.init, strmap_get(&g->adj, l->let.id));
+    }
+    for (int i = 0; i < lets->n; i++)   /* another path's lets are its own */
+        strmap_put(g->x->a, &g->adj, ((Node *)lets->v[i])->let.id, NULL);
+    emit(&s, node_return(&g->b, name(g, r)));
+}
+
+static Node *path(Grad *g, Node **sts, int n, Vec lets, const char *seed);
+
+/* A branch of an if: its statements, with the path's lets so far. */
+static Node *branch(Grad *g, Node *b, const Vec *lets, const char *seed)
+{
+    if (!b)
+        return NULL;
+    if (b->kind == N_BLOCK)
+        return path(g, (Node **)b->block.stmts.v, b->block.stmts.n, *lets, seed);
+    return path(g, &b, 1, *lets, seed);   /* else if */
+}
+
+static bool ends_in_return(Node *b)
+{
+    if (!b)
+        return false;
+    if (b->kind == N_RETURN)
+        return true;
+    if (b->kind == N_IF)
+        return ends_in_return(b->if_.then) && ends_in_return(b->if_.els);
+    return b->kind == N_BLOCK && b->block.stmts.n && ends_in_return(b->block.stmts.v[b->block.stmts.n - 1]);
+}
+
+/* Statements sts[0..n) of a path whose lets so far are `lets`, as f_grad's
+ * block: each let copied (the forward run), each return with its sweep. */
+static Node *path(Grad *g, Node **sts, int n, Vec lets, const char *seed)
+{
+    Vec out = {0};
+    for (int i = 0; i < n && !g->failed; i++) {
+        Node *st = sts[i];
+        switch (st->kind) {
+        case N_LET:
+            if (st->let.mut) {
+                refuse(g, st, E_GRAD_FORM, "make it an immutable let",
+                       arena_printf(g->x->a, "let mut %s is not a form derive grad differentiates yet (a float let "
+                                             "mut summed in a loop comes in the next increment)", st->let.id));
+                break;
+            }
+            vec_push(g->x->a, &out, clone(g, st));
+            if (st->let.sym && is_float(st->let.sym->ty))
+                vec_push(g->x->a, &lets, st);
+            break;
+        case N_RETURN:
+            if (!st->unary.a)
+                break;
+            sweep(g, &out, st->unary.a, &lets, seed);
+            return node_block(&g->b, (Node **)out.v, out.n);
+        case N_IF: {
+            if (!ends_in_return(st->if_.then)) {
+                refuse(g, st, E_GRAD_FORM, "let each path of the if return",
+                       "an if whose then path does not return is not a form derive grad differentiates");
+                break;
+            }
+            Node *els = st->if_.els ? branch(g, st->if_.els, &lets, seed)
+                                    : path(g, sts + i + 1, n - i - 1, lets, seed);
+            vec_push(g->x->a, &out, node_if(&g->b, clone(g, st->if_.cond), branch(g, st->if_.then, &lets, seed), els));
+            return node_block(&g->b, (Node **)out.v, out.n);
+        }
+        default:
+            refuse(g, st, E_GRAD_FORM, "write f as lets, ifs whose paths return, and a return",
+                   arena_printf(g->x->a, "this %s is not a form derive grad differentiates yet",
+                                node_kind_name(st->kind)));
+            break;
+        }
+    }
+    if (!g->failed)
+        refuse(g, g->f, E_GRAD_FORM, "end each path with a return", "a path of the function ends without a return");
+    return node_block(&g->b, (Node **)out.v, out.n);
+}
+
+bool grad_body(Ctx *x, Node *derive, Node *f, Node *fn)
+{
+    Grad g;
+    grad_init(&g, x, derive, f);
+    if (!pick_params(&g))
+        return false;
+    int nf = f->fn.params.n, k = nf + 1;
+    for (int i = 0; i < fn->fn.params.n; i++)
+        strmap_put(x->a, &g.names, ((Node *)fn->fn.params.v[i])->param.id, (void *)1);
+    for (int i = 0; i < nf; i++) {
+        Node *p = f->fn.params.v[i];
+        if (ptrset_has(&g.diff, p->param.sym))
+            strmap_put(x->a, &g.adj, p->param.id, (void *)((Node *)fn->fn.params.v[k++])->param.id);
+    }
+    const char *seed = ((Node *)fn->fn.params.v[nf])->param.id;
+    Node *b = f->fn.body;
+    Vec none = {0};
+    if (f->fn.expr_body) {
+        Node *ret = node_return(&g.b, b);
+        fn->fn.body = path(&g, &ret, 1, none, seed);
+    } else {
+        fn->fn.body = path(&g, (Node **)b->block.stmts.v, b->block.stmts.n, none, seed);
+    }
+    return !g.failed;
+}
