@@ -40,6 +40,8 @@ typedef struct {
     PtrSet diff;          /* Sym*: f's differentiated parameters */
     StrMap names;         /* every name f uses, and each made here: fresh ones avoid them */
     StrMap adj;           /* a differentiated parameter's or a float let's id -> its adjoint's id */
+    PtrSet outs;          /* Sym*: f's rw float views, each written once, with a d_out adjoint */
+    StrMap dout;          /* an rw float view's id -> its d_out's id */
     bool failed;
 } Grad;
 
@@ -155,15 +157,13 @@ static Node *signature(Grad *g)
 {
     Node *f = g->f;
     Type *ret = f->fn.sym && f->fn.sym->ty && f->fn.sym->ty->kind == TY_FN ? f->fn.sym->ty->ret : NULL;
-    if (!is_float(ret)) {
-        for (int k = 0; k < f->fn.params.n; k++) {
-            const Type *t = ((Node *)f->fn.params.v[k])->param.sym->ty;
-            if (t && t->kind == TY_VIEW && t->access == ACC_RW && is_float(t->elem)) {
-                unsupported(g->x, g->derive->span, "derive grad for a function that writes float views (the "
-                            "next increment of derive grad)", NULL);
-                return NULL;
-            }
-        }
+    for (int k = 0; k < f->fn.params.n; k++) {
+        Node *p = f->fn.params.v[k];
+        const Type *t = p->param.sym->ty;
+        if (t && t->kind == TY_VIEW && t->access == ACC_RW && is_float(t->elem))
+            ptrset_add(g->x->a, &g->outs, p->param.sym);
+    }
+    if (!is_float(ret) && g->outs.n == 0) {
         refuse(g, g->derive, E_GRAD, "differentiate a function that returns f32 or f64, or writes a float view",
                arena_printf(g->x->a, "%s returns %s and writes no float view: there is nothing to differentiate",
                             f->fn.id, ret ? type_str(g->x->a, ret) : "nothing"));
@@ -176,7 +176,8 @@ static Node *signature(Grad *g)
         Node *p = f->fn.params.v[k];
         vec_push(g->x->a, &ps, node_param(&g->b, p->param.id, ast_clone(g->x->a, p->param.type)));
     }
-    vec_push(g->x->a, &ps, node_param(&g->b, fresh(g, "seed"), float_type(g, ret)));
+    if (is_float(ret))
+        vec_push(g->x->a, &ps, node_param(&g->b, fresh(g, "seed"), float_type(g, ret)));
     for (int k = 0; k < f->fn.params.n; k++) {
         Node *p = f->fn.params.v[k];
         if (!ptrset_has(&g->diff, p->param.sym))
@@ -191,6 +192,15 @@ static Node *signature(Grad *g)
             t = node_view_type(&g->b, ACC_RW, float_type(g, p->param.sym->ty), NULL);
         }
         vec_push(g->x->a, &ps, node_param(&g->b, id, t));
+    }
+    for (int k = 0; k < f->fn.params.n; k++) {   /* d_out:ro<T>[n] for each float view f writes */
+        Node *p = f->fn.params.v[k];
+        if (!ptrset_has(&g->outs, p->param.sym))
+            continue;
+        Node *t = ast_clone(g->x->a, p->param.type);
+        t->type.access = ACC_RO;
+        t->type.id = "ro";
+        vec_push(g->x->a, &ps, node_param(&g->b, fresh(g, arena_printf(g->x->a, "d_%s", p->param.id)), t));
     }
     Node *fn = node_fn(&g->b, arena_printf(g->x->a, "%s_grad", f->fn.id), (Node **)ps.v, ps.n,
                        ast_clone(g->x->a, f->fn.ret), NULL);
@@ -236,11 +246,25 @@ static Node *node_buffer(Grad *g, const char *id, const Type *elem, Node *n)
     return b;
 }
 
+
+/* parallel var in n { body } */
+static Node *node_region(Grad *g, const char *var, Node *n, Node *body)
+{
+    Node *r = node_new(g->x->a, N_PARALLEL, g->b.at);
+    r->loop.var = var;
+    r->loop.hi = n;
+    r->loop.body = body;
+    return r;
+}
+
 /* ------------------------------------------------------------ the sweep */
 
 typedef struct {
     Grad *g;
     Vec *out;             /* Node*: the statements being written */
+    const Sym *lane;      /* in a region's backward lane: the lane's name (NULL elsewhere) */
+    Node *own;            /* ... and the index of the element the lane writes */
+    PtrSet locals;        /* ... and the lets of the lane's own body */
 } Sweep;
 
 static void emit(Sweep *s, Node *st)
@@ -313,8 +337,15 @@ static void back(Sweep *s, Node *e, const char *adj)
     case N_INT: case N_FLOAT: return;
     case N_NAME: {
         const char *a = strmap_get(&g->adj, e->name.id);
-        if (a && e->name.sym && (ptrset_has(&g->diff, e->name.sym) || e->name.sym->kind == SYM_LOCAL))
-            add_into(s, name(g, a), adj);
+        if (!a || !e->name.sym || !(ptrset_has(&g->diff, e->name.sym) || e->name.sym->kind == SYM_LOCAL))
+            return;
+        if (s->lane && !ptrset_has(&s->locals, e->name.sym)) {
+            refuse(g, e, E_GRAD_FORM, "differentiate the region's views, or sum it in a sequential loop",
+                   arena_printf(g->x->a, "every lane reads %s, so its adjoint is a sum over the lanes, which a "
+                                         "region's backward sweep does not make yet", e->name.id));
+            return;
+        }
+        add_into(s, name(g, a), adj);
         return;
     }
     case N_INDEX: {
@@ -322,6 +353,14 @@ static void back(Sweep *s, Node *e, const char *adj)
         const char *a = root ? strmap_get(&g->adj, root->id) : NULL;
         if (!a || !ptrset_has(&g->diff, root))
             return;   /* data: no adjoint */
+        Node *ix = e->index.index;
+        if (s->lane && !(ix->kind == N_NAME && ix->name.sym == s->lane) && !(s->own && ast_equal(ix, s->own))) {
+            refuse(g, e, E_GRAD_RACE, arena_printf(g->x->a, "read %s at [%s] in the region, or differentiate a "
+                                                            "sequential loop", root->id, s->lane->id),
+                   arena_printf(g->x->a, "the adjoint of %s adds into %s at another lane's element",
+                                expand_expr_short(g->x->a, e, 40), a));
+            return;
+        }
         if (e->index.base->kind != N_NAME) {
             refuse(g, e, E_GRAD_FORM, "index the differentiated view itself, not a part of it",
                    arena_printf(g->x->a, "%s reads a part of %s", expand_expr_short(g->x->a, e, 40), root->id));
@@ -374,18 +413,21 @@ static void back(Sweep *s, Node *e, const char *adj)
     case N_COLLECT:
         if (e->collect.kind == COLLECT_REDUCE && e->collect.op && !strcmp(e->collect.op, "+") &&
             e->collect.mode != MODE_WARP && !e->collect.keep && !e->collect.dest && is_float(e->ty)) {
-            if (e->collect.mode == MODE_PARALLEL) {
-                unsupported(g->x, e->span, "derive grad through reduce + parallel (the next increment of derive "
-                            "grad)", "sum with reduce + for for now");
-                g->failed = true;
-                return;
-            }
-            /* each term's adjoint is the sum's: a loop over the terms */
+            /* each term's adjoint is the sum's: a loop over the terms, or for a pooled sum a region in
+             * which each lane adds into its own elements */
             Vec body = {0};
-            Sweep in = {g, &body};
+            bool pooled = e->collect.mode == MODE_PARALLEL;
+            Sweep in = *s;
+            in.out = &body;
+            if (pooled) {
+                in.lane = e->collect.sym;
+                in.own = NULL;
+                in.locals = (PtrSet){0};
+            }
             back(&in, e->collect.value, adj);
-            emit(s, node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent),
-                             node_block(&g->b, (Node **)body.v, body.n)));
+            Node *blk = node_block(&g->b, (Node **)body.v, body.n);
+            emit(s, pooled ? node_region(g, e->collect.var, clone(g, e->collect.extent), blk)
+                           : node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent), blk));
             return;
         }
         break;
@@ -488,7 +530,9 @@ static void back_call(Sweep *s, Node *e, const char *adj)
             if (!depends(s, a0) || !is_float(e->ty))
                 break;
             Vec neg = {0}, pos = {0};
-            Sweep sn = {g, &neg}, sp = {g, &pos};
+            Sweep sn = *s, sp = *s;   /* in a lane, the lane's branches */
+            sn.out = &neg;
+            sp.out = &pos;
             back(&sn, a0, bind(&sn, "g", node_unary(&g->b, T_MINUS, name(g, adj))));
             back(&sp, a0, adj);
             emit(s, node_if(&g->b, node_binary(&g->b, T_LT, clone(g, a0), node_float0(g)),
@@ -543,38 +587,116 @@ static void back_call(Sweep *s, Node *e, const char *adj)
 
 /* ------------------------------------------------------------ the body */
 
-/* At `return e`: the result kept, an adjoint for each float let on the
- * path, seed pushed back through e, then through each let in reverse. */
-static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const char *seed)
+/* The lets of a lane's or a loop's body, and the one write of an output
+ * view that ends it: `out[i] = e`. NULL (after E-GRAD-FORM) for anything
+ * else. */
+static Node *one_write(Grad *g, Node *body, Vec *lets)
 {
-    Sweep s = {g, out};
-    const char *r = bind(&s, "result", clone(g, e));
-    for (int i = 0; i < lets->n; i++) {
-        Node *l = lets->v[i];
-        const char *a = fresh(g, arena_printf(g->x->a, "d_%s", l->let.id));
-        emit(&s, node_let(&g->b, a, true, float_type(g, l->let.sym->ty), node_float0(g)));
-        strmap_put(g->x->a, &g->adj, l->let.id, (void *)a);
+    Node *w = NULL;
+    for (int i = 0; body && i < body->block.stmts.n && !g->failed; i++) {
+        Node *st = body->block.stmts.v[i];
+        if (st->kind == N_LET && !st->let.mut && !w) {
+            vec_push(g->x->a, lets, st);
+            continue;
+        }
+        Node *l = st->kind == N_ASSIGN ? st->assign.lhs : NULL;
+        if (!w && l && st->assign.op == T_ASSIGN && l->kind == N_INDEX && ptrset_has(&g->outs, view_root(l->index.base))) {
+            w = st;
+            continue;
+        }
+        refuse(g, st, E_GRAD_FORM, "write each output element once: lets, then `out[i] = e;`",
+               "a loop or region derive grad differentiates holds lets and one write of an output view, and this "
+               "statement is neither");
     }
-    back(&s, e, seed);
+    if (!w && !g->failed)
+        refuse(g, body, E_GRAD_FORM, "end it with `out[i] = e;`", "the loop or region writes no output view");
+    return g->failed ? NULL : w;
+}
+
+/* A let's adjoint local, zero, into out; its id into g->adj. */
+static void let_adjoint(Sweep *s, Node *l)
+{
+    Grad *g = s->g;
+    const char *a = fresh(g, arena_printf(g->x->a, "d_%s", l->let.id));
+    emit(s, node_let(&g->b, a, true, float_type(g, l->let.sym->ty), node_float0(g)));
+    strmap_put(g->x->a, &g->adj, l->let.id, (void *)a);
+}
+
+/* The backward sweep of one write of an output view (a statement, or the
+ * body of a loop or region around it): the lets again, d_out at the
+ * element pushed back through the value, then through the lets. */
+static void back_write(Sweep *s, Node *st)
+{
+    Grad *g = s->g;
+    Vec lets = {0}, body = {0};
+    Node *w = st->kind == N_ASSIGN ? st : one_write(g, st->loop.body, &lets);
+    if (!w)
+        return;
+    bool region = st->kind == N_PARALLEL;
+    Sweep in = {g, st->kind == N_ASSIGN ? s->out : &body, region ? st->loop.sym : NULL,
+                region ? w->assign.lhs->index.index : NULL, {0}};
+    for (int i = 0; i < lets.n; i++) {
+        Node *l = lets.v[i];
+        emit(&in, clone(g, l));
+        ptrset_add(g->x->a, &in.locals, l->let.sym);
+    }
+    for (int i = 0; i < lets.n; i++)
+        if (is_float(((Node *)lets.v[i])->let.sym->ty))
+            let_adjoint(&in, lets.v[i]);
+    Node *lhs = w->assign.lhs;
+    const char *d = strmap_get(&g->dout, view_root(lhs->index.base)->id);
+    back(&in, w->assign.rhs, bind(&in, "g", node_index(&g->b, name(g, d), clone(g, lhs->index.index))));
+    for (int i = lets.n - 1; i >= 0; i--) {
+        Node *l = lets.v[i];
+        if (is_float(l->let.sym->ty))
+            back(&in, l->let.init, strmap_get(&g->adj, l->let.id));
+    }
+    if (st->kind == N_ASSIGN)
+        return;
+    Node *blk = node_block(&g->b, (Node **)body.v, body.n);
+    emit(s, region ? node_region(g, st->loop.var, clone(g, st->loop.hi), blk)
+                   : node_for(&g->b, st->loop.var, clone(g, st->loop.lo), clone(g, st->loop.hi), blk));
+}
+
+/* At `return e` (e NULL: the end of a function that returns nothing): the
+ * result kept, an adjoint for each float let on the path, seed pushed back
+ * through e, then each write of an output view's sweep, then each let's
+ * adjoint through its value, in reverse. */
+static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes, const char *seed)
+{
+    Sweep s = {g, out, NULL, NULL, {0}};
+    const char *r = e ? bind(&s, "result", clone(g, e)) : NULL;
+    for (int i = 0; i < lets->n; i++)
+        let_adjoint(&s, lets->v[i]);
+    if (e)
+        back(&s, e, seed);
+    for (int i = writes->n - 1; i >= 0; i--)
+        back_write(&s, writes->v[i]);
     for (int i = lets->n - 1; i >= 0; i--) {
         Node *l = lets->v[i];
         back(&s, l->let.init, strmap_get(&g->adj, l->let.id));
     }
     for (int i = 0; i < lets->n; i++)   /* another path's lets are its own */
         strmap_put(g->x->a, &g->adj, ((Node *)lets->v[i])->let.id, NULL);
-    emit(&s, node_return(&g->b, name(g, r)));
+    if (r)
+        emit(&s, node_return(&g->b, name(g, r)));
 }
 
-static Node *path(Grad *g, Node **sts, int n, Vec lets, const char *seed);
+typedef struct {
+    Vec lets;             /* N_LET: the float lets on the path */
+    Vec writes;           /* the writes of output views on the path (a statement, a loop, a region) */
+} Path;
 
-/* A branch of an if: its statements, with the path's lets so far. */
-static Node *branch(Grad *g, Node *b, const Vec *lets, const char *seed)
+static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed);
+
+/* A branch of an if: its statements, with the path so far. */
+static Node *branch(Grad *g, Node *b, const Path *p, const char *seed)
 {
     if (!b)
         return NULL;
     if (b->kind == N_BLOCK)
-        return path(g, (Node **)b->block.stmts.v, b->block.stmts.n, *lets, seed);
-    return path(g, &b, 1, *lets, seed);   /* else if */
+        return path(g, (Node **)b->block.stmts.v, b->block.stmts.n, *p, seed);
+    return path(g, &b, 1, *p, seed);   /* else if */
 }
 
 static bool ends_in_return(Node *b)
@@ -588,9 +710,19 @@ static bool ends_in_return(Node *b)
     return b->kind == N_BLOCK && b->block.stmts.n && ends_in_return(b->block.stmts.v[b->block.stmts.n - 1]);
 }
 
-/* Statements sts[0..n) of a path whose lets so far are `lets`, as f_grad's
- * block: each let copied (the forward run), each return with its sweep. */
-static Node *path(Grad *g, Node **sts, int n, Vec lets, const char *seed)
+/* Whether st writes an output view: `out[i] = e`, or a loop or region
+ * around one. */
+static bool is_write(Grad *g, Node *st)
+{
+    if (st->kind == N_ASSIGN)
+        return st->assign.lhs->kind == N_INDEX && ptrset_has(&g->outs, view_root(st->assign.lhs->index.base));
+    return (st->kind == N_FOR || st->kind == N_PARALLEL) && st->loop.body;
+}
+
+/* Statements sts[0..n) of a path, as f_grad's block: each let and write
+ * copied (the forward run), each return with its sweep, and the end of a
+ * function without a result with the sweep of its writes. */
+static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
 {
     Vec out = {0};
     for (int i = 0; i < n && !g->failed; i++) {
@@ -605,12 +737,10 @@ static Node *path(Grad *g, Node **sts, int n, Vec lets, const char *seed)
             }
             vec_push(g->x->a, &out, clone(g, st));
             if (st->let.sym && is_float(st->let.sym->ty))
-                vec_push(g->x->a, &lets, st);
+                vec_push(g->x->a, &p.lets, st);
             break;
         case N_RETURN:
-            if (!st->unary.a)
-                break;
-            sweep(g, &out, st->unary.a, &lets, seed);
+            sweep(g, &out, st->unary.a, &p.lets, &p.writes, seed);
             return node_block(&g->b, (Node **)out.v, out.n);
         case N_IF: {
             if (!ends_in_return(st->if_.then)) {
@@ -618,21 +748,55 @@ static Node *path(Grad *g, Node **sts, int n, Vec lets, const char *seed)
                        "an if whose then path does not return is not a form derive grad differentiates");
                 break;
             }
-            Node *els = st->if_.els ? branch(g, st->if_.els, &lets, seed)
-                                    : path(g, sts + i + 1, n - i - 1, lets, seed);
-            vec_push(g->x->a, &out, node_if(&g->b, clone(g, st->if_.cond), branch(g, st->if_.then, &lets, seed), els));
+            Node *els = st->if_.els ? branch(g, st->if_.els, &p, seed) : path(g, sts + i + 1, n - i - 1, p, seed);
+            vec_push(g->x->a, &out, node_if(&g->b, clone(g, st->if_.cond), branch(g, st->if_.then, &p, seed), els));
             return node_block(&g->b, (Node **)out.v, out.n);
         }
         default:
-            refuse(g, st, E_GRAD_FORM, "write f as lets, ifs whose paths return, and a return",
+            if (is_write(g, st)) {
+                for (int k = 0; k < p.writes.n; k++)
+                    if (((Node *)p.writes.v[k])->kind != N_ASSIGN || st->kind != N_ASSIGN) {
+                        refuse(g, st, E_GRAD_FORM, "write each output view in one loop or region",
+                               "a second loop or region writing output views: derive grad differentiates one "
+                               "write of each element");
+                        break;
+                    }
+                vec_push(g->x->a, &out, clone(g, st));
+                vec_push(g->x->a, &p.writes, st);
+                break;
+            }
+            refuse(g, st, E_GRAD_FORM, "write f as lets, ifs whose paths return, loops or regions that write "
+                   "each output element once, and a return",
                    arena_printf(g->x->a, "this %s is not a form derive grad differentiates yet",
                                 node_kind_name(st->kind)));
             break;
         }
     }
-    if (!g->failed)
+    if (!g->failed && seed)
         refuse(g, g->f, E_GRAD_FORM, "end each path with a return", "a path of the function ends without a return");
+    if (!g->failed)
+        sweep(g, &out, NULL, &p.lets, &p.writes, NULL);
     return node_block(&g->b, (Node **)out.v, out.n);
+}
+
+/* A read of an output view: its d_out stands for what follows its one
+ * write, so f reading it back is not differentiated. */
+static bool outs_read_visit(Node *n, void *c)
+{
+    Grad *g = c;
+    if (g->failed)
+        return false;
+    if (n->kind == N_ASSIGN && n->assign.lhs->kind == N_INDEX && n->assign.op == T_ASSIGN) {
+        walk_tree(n->assign.lhs->index.index, WALK_CODE, outs_read_visit, c);
+        walk_tree(n->assign.rhs, WALK_CODE, outs_read_visit, c);
+        return false;
+    }
+    Sym *root = n->kind == N_INDEX ? view_root(n->index.base) : n->kind == N_NAME ? n->name.sym : NULL;
+    if (root && ptrset_has(&g->outs, root))
+        refuse(g, n, E_GRAD_FORM, arena_printf(g->x->a, "write the output view once and read it nowhere in %s",
+                                               g->f->fn.id),
+               arena_printf(g->x->a, "%s reads %s, an output view it writes", g->f->fn.id, root->id));
+    return true;
 }
 
 bool grad_body(Ctx *x, Node *derive, Node *f, Node *fn)
@@ -641,21 +805,34 @@ bool grad_body(Ctx *x, Node *derive, Node *f, Node *fn)
     grad_init(&g, x, derive, f);
     if (!pick_params(&g))
         return false;
-    int nf = f->fn.params.n, k = nf + 1;
+    Type *ret = f->fn.sym->ty->ret;
+    for (int k = 0; k < f->fn.params.n; k++) {
+        Node *p = f->fn.params.v[k];
+        const Type *t = p->param.sym->ty;
+        if (t && t->kind == TY_VIEW && t->access == ACC_RW && is_float(t->elem))
+            ptrset_add(x->a, &g.outs, p->param.sym);
+    }
+    int nf = f->fn.params.n, k = nf;
     for (int i = 0; i < fn->fn.params.n; i++)
         strmap_put(x->a, &g.names, ((Node *)fn->fn.params.v[i])->param.id, (void *)1);
+    const char *seed = is_float(ret) ? ((Node *)fn->fn.params.v[k++])->param.id : NULL;
     for (int i = 0; i < nf; i++) {
         Node *p = f->fn.params.v[i];
         if (ptrset_has(&g.diff, p->param.sym))
             strmap_put(x->a, &g.adj, p->param.id, (void *)((Node *)fn->fn.params.v[k++])->param.id);
     }
-    const char *seed = ((Node *)fn->fn.params.v[nf])->param.id;
+    for (int i = 0; i < nf; i++) {
+        Node *p = f->fn.params.v[i];
+        if (ptrset_has(&g.outs, p->param.sym))
+            strmap_put(x->a, &g.dout, p->param.id, (void *)((Node *)fn->fn.params.v[k++])->param.id);
+    }
+    walk_tree(f->fn.body, WALK_CODE, outs_read_visit, &g);
     Node *b = f->fn.body;
-    Vec none = {0};
+    Path none = {{0}, {0}};
     if (f->fn.expr_body) {
-        Node *ret = node_return(&g.b, b);
-        fn->fn.body = path(&g, &ret, 1, none, seed);
-    } else {
+        Node *r = node_return(&g.b, b);
+        fn->fn.body = path(&g, &r, 1, none, seed);
+    } else if (!g.failed) {
         fn->fn.body = path(&g, (Node **)b->block.stmts.v, b->block.stmts.n, none, seed);
     }
     return !g.failed;

@@ -9,7 +9,7 @@
 #   math_agree    the portable std.math functions (runtime/cairn_math.h): every f32 input of each
 #                 one-argument function hashed on the device and on host threads, 2^26 pairs of each
 #                 two-argument one, and 2^22 f64 inputs of each compared bit for bit
-#   device programs   every tests/dev/*.cairn, tests/tensor/*.cairn and tests/spec/d*.cairn that
+#   device programs   every tests/dev/*.cairn, tests/tensor/*.cairn, tests/grad/*.cairn and tests/spec/d*.cairn that
 #                 expects `run` (a host-only one is built and run as it is elsewhere), built by
 #                 cairn for the target (nvcc, one emitted file) and run on the GPU: the same exit code,
 #                 stdout and guard message the emulated run gives (a device guard's printf goes to
@@ -140,7 +140,7 @@ done
 # the time, so every program is built first, as many at once as there are cores, then each runs alone.
 mkdir -p "$OUTDIR/dev"
 npass=0; nfail=0
-run_tests=$(for f in tests/dev/*.cairn tests/tensor/*.cairn tests/spec/d*.cairn; do
+run_tests=$(for f in tests/dev/*.cairn tests/tensor/*.cairn tests/grad/*.cairn tests/spec/d*.cairn; do
     [ -z "${ONLY:-}" ] || echo "$f" | grep -qE -- "$ONLY" || continue
     awk '!/^\/\//{exit} {print}' "$f" | grep -q '^// expect: run exit' && echo "$f"; done)
 export CAIRN ARCH OUTDIR
