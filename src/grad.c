@@ -42,6 +42,7 @@ typedef struct {
     StrMap adj;           /* a differentiated parameter's or a float let's id -> its adjoint's id */
     PtrSet outs;          /* Sym*: f's rw float views, each written once, with a d_out adjoint */
     StrMap dout;          /* an rw float view's id -> its d_out's id */
+    PtrMap sums;          /* a summing float let mut (N_LET) -> the one loop that adds into it */
     bool failed;
 } Grad;
 
@@ -622,6 +623,111 @@ static void let_adjoint(Sweep *s, Node *l)
     strmap_put(g->x->a, &g->adj, l->let.id, (void *)a);
 }
 
+/* The body of a loop that adds into a summing let mut: immutable lets,
+ * then `acc += e`. The add; NULL when the loop is something else. */
+static Node *sum_body(Grad *g, Node *loop, Vec *lets)
+{
+    Node *b = loop->loop.body, *add = NULL;
+    for (int i = 0; b && i < b->block.stmts.n; i++) {
+        Node *st = b->block.stmts.v[i];
+        if (st->kind == N_LET && !st->let.mut && !add) {
+            vec_push(g->x->a, lets, st);
+            continue;
+        }
+        if (!add && st->kind == N_ASSIGN && st->assign.op == T_PLUSEQ && st->assign.lhs->kind == N_NAME) {
+            add = st;
+            continue;
+        }
+        return NULL;
+    }
+    return add;
+}
+
+typedef struct {
+    const Sym *sym;
+    bool found;
+} Reads;
+
+static bool reads_visit(Node *n, void *c)
+{
+    Reads *r = c;
+    if (n->kind == N_NAME && n->name.sym == r->sym)
+        r->found = true;
+    return !r->found;
+}
+
+static bool reads_sym(Node *n, const Sym *sym)
+{
+    Reads r = {sym, false};
+    if (n)
+        walk_tree(n, WALK_CODE, reads_visit, &r);
+    return r.found;
+}
+
+/* A summing let mut read before its loop has added every term: what f
+ * computes there is its start alone, which its adjoint would not say. */
+static bool read_early(Grad *g, Node *st, const Vec *lets)
+{
+    for (int i = 0; i < lets->n; i++) {
+        Node *l = lets->v[i];
+        if (!l->let.mut || ptrmap_get(&g->sums, l) || !reads_sym(st, l->let.sym))
+            continue;
+        refuse(g, st, E_GRAD_FORM, arena_printf(g->x->a, "read %s after the loop that sums into it", l->let.id),
+               arena_printf(g->x->a, "%s is read or assigned before one loop's `%s += e` has added every term",
+                            l->let.id, l->let.id));
+        return true;
+    }
+    return false;
+}
+
+/* The summing let mut a loop adds into (recorded on the path), or NULL. */
+static Node *summed(Grad *g, Node *loop, const Vec *lets)
+{
+    if (loop->kind != N_FOR)
+        return NULL;
+    Vec ls = {0};
+    Node *add = sum_body(g, loop, &ls);
+    if (!add)
+        return NULL;
+    for (int i = 0; i < lets->n; i++) {
+        Node *l = lets->v[i];
+        if (!l->let.mut || l->let.sym != add->assign.lhs->name.sym)
+            continue;
+        bool again = reads_sym(add->assign.rhs, l->let.sym);   /* acc += acc * x: no longer a sum */
+        for (int k = 0; k < ls.n && !again; k++)
+            again = reads_sym(((Node *)ls.v[k])->let.init, l->let.sym);
+        if (again) {
+            refuse(g, loop, E_GRAD_FORM, arena_printf(g->x->a, "add terms that do not read %s", l->let.id),
+                   arena_printf(g->x->a, "the loop reads %s while it sums into it: not a sum", l->let.id));
+            return NULL;
+        }
+        return l;
+    }
+    return NULL;
+}
+
+/* A loop body's or lane's backward part: its lets recomputed, with
+ * adjoints, then `adj` (an expression, or the name adj_id) pushed back
+ * through value, then through the lets in reverse. */
+static void back_body(Sweep *in, const Vec *lets, Node *value, Node *adj, const char *adj_id)
+{
+    Grad *g = in->g;
+    for (int i = 0; i < lets->n; i++) {
+        Node *l = lets->v[i];
+        emit(in, clone(g, l));
+        ptrset_add(g->x->a, &in->locals, l->let.sym);
+    }
+    for (int i = 0; i < lets->n; i++)
+        if (is_float(((Node *)lets->v[i])->let.sym->ty))
+            let_adjoint(in, lets->v[i]);
+    back(in, value, adj_id ? adj_id : bind(in, "g", adj));
+    for (int i = lets->n - 1; i >= 0; i--) {
+        Node *l = lets->v[i];
+        if (is_float(l->let.sym->ty))
+            back(in, l->let.init, strmap_get(&g->adj, l->let.id));
+    }
+}
+
 /* The backward sweep of one write of an output view (a statement, or the
  * body of a loop or region around it): the lets again, d_out at the
  * element pushed back through the value, then through the lets. */
@@ -635,22 +741,9 @@ static void back_write(Sweep *s, Node *st)
     bool region = st->kind == N_PARALLEL;
     Sweep in = {g, st->kind == N_ASSIGN ? s->out : &body, region ? st->loop.sym : NULL,
                 region ? w->assign.lhs->index.index : NULL, {0}};
-    for (int i = 0; i < lets.n; i++) {
-        Node *l = lets.v[i];
-        emit(&in, clone(g, l));
-        ptrset_add(g->x->a, &in.locals, l->let.sym);
-    }
-    for (int i = 0; i < lets.n; i++)
-        if (is_float(((Node *)lets.v[i])->let.sym->ty))
-            let_adjoint(&in, lets.v[i]);
     Node *lhs = w->assign.lhs;
     const char *d = strmap_get(&g->dout, view_root(lhs->index.base)->id);
-    back(&in, w->assign.rhs, bind(&in, "g", node_index(&g->b, name(g, d), clone(g, lhs->index.index))));
-    for (int i = lets.n - 1; i >= 0; i--) {
-        Node *l = lets.v[i];
-        if (is_float(l->let.sym->ty))
-            back(&in, l->let.init, strmap_get(&g->adj, l->let.id));
-    }
+    back_body(&in, &lets, w->assign.rhs, node_index(&g->b, name(g, d), clone(g, lhs->index.index)), NULL);
     if (st->kind == N_ASSIGN)
         return;
     Node *blk = node_block(&g->b, (Node **)body.v, body.n);
@@ -674,7 +767,17 @@ static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes
         back_write(&s, writes->v[i]);
     for (int i = lets->n - 1; i >= 0; i--) {
         Node *l = lets->v[i];
-        back(&s, l->let.init, strmap_get(&g->adj, l->let.id));
+        const char *a = strmap_get(&g->adj, l->let.id);
+        Node *loop = ptrmap_get(&g->sums, l);
+        if (loop) {   /* acc = its start plus each iteration's term: the loop again, each term given a */
+            Vec lets2 = {0}, body = {0};
+            Node *add = sum_body(g, loop, &lets2);
+            Sweep in = {g, &body, NULL, NULL, {0}};
+            back_body(&in, &lets2, add->assign.rhs, NULL, a);
+            emit(&s, node_for(&g->b, loop->loop.var, clone(g, loop->loop.lo), clone(g, loop->loop.hi),
+                              node_block(&g->b, (Node **)body.v, body.n)));
+        }
+        back(&s, l->let.init, a);
     }
     for (int i = 0; i < lets->n; i++)   /* another path's lets are its own */
         strmap_put(g->x->a, &g->adj, ((Node *)lets->v[i])->let.id, NULL);
@@ -727,12 +830,13 @@ static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
     Vec out = {0};
     for (int i = 0; i < n && !g->failed; i++) {
         Node *st = sts[i];
+        if (!summed(g, st, &p.lets) && !g->failed && read_early(g, st, &p.lets))
+            break;
         switch (st->kind) {
         case N_LET:
-            if (st->let.mut) {
-                refuse(g, st, E_GRAD_FORM, "make it an immutable let",
-                       arena_printf(g->x->a, "let mut %s is not a form derive grad differentiates yet (a float let "
-                                             "mut summed in a loop comes in the next increment)", st->let.id));
+            if (st->let.mut && !(st->let.sym && is_float(st->let.sym->ty) && st->let.init)) {
+                refuse(g, st, E_GRAD_FORM, "make it an immutable let, or a float let mut one loop sums into",
+                       arena_printf(g->x->a, "let mut %s is not a form derive grad differentiates", st->let.id));
                 break;
             }
             vec_push(g->x->a, &out, clone(g, st));
@@ -752,7 +856,19 @@ static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
             vec_push(g->x->a, &out, node_if(&g->b, clone(g, st->if_.cond), branch(g, st->if_.then, &p, seed), els));
             return node_block(&g->b, (Node **)out.v, out.n);
         }
-        default:
+        default: {
+            Node *acc = summed(g, st, &p.lets);
+            if (acc) {
+                if (ptrmap_get(&g->sums, acc)) {
+                    refuse(g, st, E_GRAD_FORM, arena_printf(g->x->a, "sum into %s in one loop", acc->let.id),
+                           arena_printf(g->x->a, "a second loop adds into %s: derive grad differentiates a let mut "
+                                                 "that one loop sums into", acc->let.id));
+                    break;
+                }
+                ptrmap_put(g->x->a, &g->sums, acc, st);
+                vec_push(g->x->a, &out, clone(g, st));
+                break;
+            }
             if (is_write(g, st)) {
                 for (int k = 0; k < p.writes.n; k++)
                     if (((Node *)p.writes.v[k])->kind != N_ASSIGN || st->kind != N_ASSIGN) {
@@ -766,10 +882,11 @@ static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
                 break;
             }
             refuse(g, st, E_GRAD_FORM, "write f as lets, ifs whose paths return, loops or regions that write "
-                   "each output element once, and a return",
-                   arena_printf(g->x->a, "this %s is not a form derive grad differentiates yet",
+                   "each output element once, a float let mut one loop sums into, and a return",
+                   arena_printf(g->x->a, "this %s is not a form derive grad differentiates",
                                 node_kind_name(st->kind)));
             break;
+        }
         }
     }
     if (!g->failed && seed)

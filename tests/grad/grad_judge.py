@@ -5,7 +5,7 @@
     python3 grad_judge.py CAIRN SEED COUNT WORKDIR
 
 Draws COUNT random functions gK(a, b, c, w) over f64 in the forms derive grad differentiates: immutable
-lets, + - * /, unary -, sqrt, std.math.exp and std.math.log (their arguments kept in range: a
+lets, a float let mut one loop sums into, + - * /, unary -, sqrt, std.math.exp and std.math.log (their arguments kept in range: a
 denominator or a log's argument is e * e + 1, an exp's is scaled down), calls of a derived helper
 h(u, v), a `reduce + for` over a view w of three elements, and ifs whose paths return (branching on a
 parameter against a constant the points keep away from). Each goes into one program with `derive grad
@@ -55,6 +55,12 @@ def function(rng, k):
     lines = []
     for i in range(rng.randint(0, 3)):
         e = expr(rng, 2, names)
+        if rng.random() < 0.2:   # a float let mut one loop sums into
+            lines.append("  let mut t%d:f64 = %s;" % (i, e))
+            lines.append("  for i in 0..3 { let u = w[i] * %s; t%d += u * %s; }" %
+                         (rng.choice(names), i, expr(rng, 1, names)))
+            names.append("t%d" % i)
+            continue
         if rng.random() < 0.3:
             e = "(reduce + for i in 3 yield w[i] * %s)" % rng.choice(names)
         lines.append("  let t%d = %s;" % (i, e))
