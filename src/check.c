@@ -1093,6 +1093,7 @@ static void check_derived(Ctx *x, Node *d)
         for (int i = 0; i < stmts->n; i++)
             if (stmts->v[i] == g)
                 stmts->v[i] = stmts->v[--stmts->n];
+        d->derive.made = NULL;
         return;
     }
     vec_push(x->a, &x->c->fns, g);

@@ -716,6 +716,21 @@ static void print_derive(Printer *pr, const Node *d)
         put(pr, "]");
     }
     put(pr, " for %s;", d->derive.target);
+    if (!d->derive.made)
+        return;
+    /* what the checker wrote for it (cairn expand checks a program with derives), as comment lines:
+     * the source stays the same program when parsed back */
+    Arena *a = arena_new();
+    Printer fp = {.arena = a};
+    print_fn(&fp, d->derive.made);
+    put(pr, "\n// written by derive grad:");
+    for (const char *p = fp.buf, *e; p && *p; p = *e ? e + 1 : e) {
+        e = strchr(p, '\n');
+        if (!e)
+            e = p + strlen(p);
+        put(pr, "\n// %.*s", (int)(e - p), p);
+    }
+    arena_free(a);
 }
 
 static void print_plan(Printer *pr, const Node *pl)
@@ -752,6 +767,8 @@ void expand_program(FILE *out, const Node *prog)
     for (int i = 0; i < ds->n; i++) {
         const Node *d = ds->v[i];
         const Node *prev = i ? ds->v[i - 1] : NULL;
+        if (d->kind == N_FN && d->fn.derived)
+            continue;   /* printed as comments after its derive */
         /* A blank line around functions and plans; consts, layouts and
          * derives of one kind stay together. */
         if (prev && (d->kind == N_FN || d->kind == N_PLAN || prev->kind != d->kind))

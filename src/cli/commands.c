@@ -59,6 +59,14 @@ static const char expand_help[] =
     "a line, every parenthesis the precedence needs. Parsing the output gives\n"
     "the same program. Exits 1 when FILE does not parse.\n";
 
+static bool has_derive(const Node *prog)
+{
+    for (int i = 0; prog && i < prog->block.stmts.n; i++)
+        if (((const Node *)prog->block.stmts.v[i])->kind == N_DERIVE)
+            return true;
+    return false;
+}
+
 int cmd_expand(int argc, char **argv)
 {
     Options o;
@@ -78,6 +86,10 @@ int cmd_expand(int argc, char **argv)
         return EXIT_USAGE;
     }
     bool ok = unit_parse(&u);
+    /* a program that derives gradients is checked too, so what derive grad writes is printed (as
+     * comments after each derive); a refused one prints as parsed, its diagnostics on stderr */
+    if (ok && has_derive(u.program))
+        (void)unit_check(&u);
     if (ok)
         expand_program(stdout, u.program);
     unit_free(&u);
