@@ -260,13 +260,19 @@ static Node *node_region(Grad *g, const char *var, Node *n, Node *body)
 
 /* ------------------------------------------------------------ the sweep */
 
-typedef struct {
+typedef struct Sweep Sweep;
+static void emit_region(Sweep *s, const char *var, Node *n, Node *body, const Vec *parts, Placement place);
+
+
+struct Sweep {
     Grad *g;
     Vec *out;             /* Node*: the statements being written */
     const Sym *lane;      /* in a region's backward lane: the lane's name (NULL elsewhere) */
     Node *own;            /* ... and the index of the element the lane writes */
     PtrSet locals;        /* ... and the lets of the lane's own body */
-} Sweep;
+    Vec *parts;           /* ... and, per scalar adjoint its lanes add into, (adjoint id, part buffer id,
+                             its Type): each lane adds into its own element of the part, summed after */
+};
 
 static void emit(Sweep *s, Node *st)
 {
@@ -285,6 +291,32 @@ static const char *bind(Sweep *s, const char *stem, Node *e)
     const char *id = fresh(s->g, stem);
     emit(s, node_let(&s->g->b, id, false, NULL, e));
     return id;
+}
+
+/* A backward region: each part buffer (one element a lane, where the lanes
+ * add what they owe a scalar adjoint) declared zeroed before it, in the
+ * region's memory, and summed into its adjoint after it, exactly
+ * (reduce + parallel). */
+static void emit_region(Sweep *s, const char *var, Node *n, Node *body, const Vec *parts, Placement place)
+{
+    Grad *g = s->g;
+    for (int i = 0; i + 2 < parts->n; i += 3) {
+        Node *b = node_buffer(g, parts->v[i + 1], parts->v[i + 2], clone(g, n));
+        b->buffer.place = place;
+        b->buffer.place_written = place != PLACE_HOST;
+        emit(s, b);
+    }
+    emit(s, node_region(g, var, n, body));
+    for (int i = 0; i + 2 < parts->n; i += 3) {
+        Node *sum = node_new(g->x->a, N_COLLECT, g->b.at);
+        sum->collect.kind = COLLECT_REDUCE;
+        sum->collect.op = "+";
+        sum->collect.mode = MODE_PARALLEL;
+        sum->collect.var = var;
+        sum->collect.extent = clone(g, n);
+        sum->collect.value = node_index(&g->b, name(g, parts->v[i + 1]), name(g, var));
+        emit(s, node_assign(&g->b, T_PLUSEQ, name(g, parts->v[i]), sum));
+    }
 }
 
 /* Does e reach a differentiated parameter or a float let (whose adjoint
@@ -340,10 +372,18 @@ static void back(Sweep *s, Node *e, const char *adj)
         const char *a = strmap_get(&g->adj, e->name.id);
         if (!a || !e->name.sym || !(ptrset_has(&g->diff, e->name.sym) || e->name.sym->kind == SYM_LOCAL))
             return;
-        if (s->lane && !ptrset_has(&s->locals, e->name.sym)) {
-            refuse(g, e, E_GRAD_FORM, "differentiate the region's views, or sum it in a sequential loop",
-                   arena_printf(g->x->a, "every lane reads %s, so its adjoint is a sum over the lanes, which a "
-                                         "region's backward sweep does not make yet", e->name.id));
+        if (s->lane && !ptrset_has(&s->locals, e->name.sym)) {   /* every lane reads it: a part a lane */
+            const char *part = NULL;
+            for (int i = 0; i + 2 < s->parts->n && !part; i += 3)
+                if (!strcmp(s->parts->v[i], a))
+                    part = s->parts->v[i + 1];
+            if (!part) {
+                part = fresh(g, arena_printf(g->x->a, "part_%s", a));
+                vec_push(g->x->a, s->parts, (void *)a);
+                vec_push(g->x->a, s->parts, (void *)part);
+                vec_push(g->x->a, s->parts, (void *)e->ty);
+            }
+            add_into(s, node_index(&g->b, name(g, part), name(g, s->lane->id)), adj);
             return;
         }
         add_into(s, name(g, a), adj);
@@ -416,7 +456,7 @@ static void back(Sweep *s, Node *e, const char *adj)
             e->collect.mode != MODE_WARP && !e->collect.keep && !e->collect.dest && is_float(e->ty)) {
             /* each term's adjoint is the sum's: a loop over the terms, or for a pooled sum a region in
              * which each lane adds into its own elements */
-            Vec body = {0};
+            Vec body = {0}, parts = {0};
             bool pooled = e->collect.mode == MODE_PARALLEL;
             Sweep in = *s;
             in.out = &body;
@@ -424,11 +464,15 @@ static void back(Sweep *s, Node *e, const char *adj)
                 in.lane = e->collect.sym;
                 in.own = NULL;
                 in.locals = (PtrSet){0};
+                in.parts = &parts;
             }
             back(&in, e->collect.value, adj);
             Node *blk = node_block(&g->b, (Node **)body.v, body.n);
-            emit(s, pooled ? node_region(g, e->collect.var, clone(g, e->collect.extent), blk)
-                           : node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent), blk));
+            if (pooled)
+                emit_region(s, e->collect.var, clone(g, e->collect.extent), blk, &parts,
+                            e->collect.device ? PLACE_DEVICE : PLACE_HOST);
+            else
+                emit(s, node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent), blk));
             return;
         }
         break;
@@ -739,16 +783,19 @@ static void back_write(Sweep *s, Node *st)
     if (!w)
         return;
     bool region = st->kind == N_PARALLEL;
+    Vec parts = {0};
     Sweep in = {g, st->kind == N_ASSIGN ? s->out : &body, region ? st->loop.sym : NULL,
-                region ? w->assign.lhs->index.index : NULL, {0}};
+                region ? w->assign.lhs->index.index : NULL, {0}, &parts};
     Node *lhs = w->assign.lhs;
     const char *d = strmap_get(&g->dout, view_root(lhs->index.base)->id);
     back_body(&in, &lets, w->assign.rhs, node_index(&g->b, name(g, d), clone(g, lhs->index.index)), NULL);
     if (st->kind == N_ASSIGN)
         return;
     Node *blk = node_block(&g->b, (Node **)body.v, body.n);
-    emit(s, region ? node_region(g, st->loop.var, clone(g, st->loop.hi), blk)
-                   : node_for(&g->b, st->loop.var, clone(g, st->loop.lo), clone(g, st->loop.hi), blk));
+    if (region)
+        emit_region(s, st->loop.var, clone(g, st->loop.hi), blk, &parts, st->loop.device ? PLACE_DEVICE : PLACE_HOST);
+    else
+        emit(s, node_for(&g->b, st->loop.var, clone(g, st->loop.lo), clone(g, st->loop.hi), blk));
 }
 
 /* At `return e` (e NULL: the end of a function that returns nothing): the
@@ -757,7 +804,7 @@ static void back_write(Sweep *s, Node *st)
  * adjoint through its value, in reverse. */
 static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes, const char *seed)
 {
-    Sweep s = {g, out, NULL, NULL, {0}};
+    Sweep s = {g, out, NULL, NULL, {0}, NULL};
     const char *r = e ? bind(&s, "result", clone(g, e)) : NULL;
     for (int i = 0; i < lets->n; i++)
         let_adjoint(&s, lets->v[i]);
@@ -772,7 +819,7 @@ static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes
         if (loop) {   /* acc = its start plus each iteration's term: the loop again, each term given a */
             Vec lets2 = {0}, body = {0};
             Node *add = sum_body(g, loop, &lets2);
-            Sweep in = {g, &body, NULL, NULL, {0}};
+            Sweep in = {g, &body, NULL, NULL, {0}, NULL};
             back_body(&in, &lets2, add->assign.rhs, NULL, a);
             emit(&s, node_for(&g->b, loop->loop.var, clone(g, loop->loop.lo), clone(g, loop->loop.hi),
                               node_block(&g->b, (Node **)body.v, body.n)));
