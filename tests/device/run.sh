@@ -35,6 +35,7 @@
 #                 skipped where torch is not installed
 #   torch_binding the Python package (python/cairn) with CUDA tensors: cq_ on torch's stream with
 #                 no wait, cf_ bound to it, every refusal (tests/python/check_torch.py)
+#   grad_torch    derive grad's gradients against torch.autograd (tests/grad/check_torch_grad.py)
 # SKIP="float_agree math_agree" leaves those two out (each prints a SKIP line): for a run whose
 # math and storage-float code is that of a recorded one. ONLY=ERE runs only the device programs whose
 # path matches it, with the run_scan_tiles reruns when it is among them, and skips the rest (each
@@ -290,4 +291,10 @@ CAIRN=$PWD/bin/cairn CAIRN_CACHE="$OUTDIR/pycache" PYTHONPATH=$PWD/python \
 rc=$?
 cat "$OUTDIR/torch_binding.log"
 if [ $rc = 0 ]; then echo "PASS torch_binding"; elif [ $rc = 3 ]; then echo "SKIP torch_binding"; else echo "FAIL torch_binding"; fail=1; fi
+
+# derive grad against torch.autograd (tests/grad/check_torch_grad.py), on the machine torch is on.
+CAIRN=$PWD/bin/cairn CAIRN_CACHE="$OUTDIR/pycache" python3 tests/grad/check_torch_grad.py >"$OUTDIR/grad_torch.log" 2>&1
+rc=$?
+cat "$OUTDIR/grad_torch.log"
+if [ $rc = 0 ]; then echo "PASS grad_torch"; elif [ $rc = 77 ]; then echo "SKIP grad_torch"; else echo "FAIL grad_torch"; fail=1; fi
 exit $fail
