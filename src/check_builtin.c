@@ -1184,6 +1184,16 @@ static bool frag_coords(Ctx *x, Node *e, int first)
     return ok;
 }
 
+/* A load's or a store's tile, layout and fragment coordinates, typed; false
+ * after a report. */
+static bool frag_place_ok(Ctx *x, Node *e, const Type *f, Type **tile, const Layout **L)
+{
+    *tile = frag_tile_arg(x, e, 0, f);
+    *L = frag_layout(x, e, 1);
+    bool coords = frag_coords(x, e, 2);
+    return !is_error(*tile) && *L && coords;
+}
+
 /* mma_load[F](tile, L, i, j). Its own rules first, then where it stands
  * (a swizzled tile is E-LAYOUT-CONSUMER wherever it is written). */
 static Type *check_mma_load(Ctx *x, Node *e)
@@ -1208,12 +1218,9 @@ static Type *check_mma_load(Ctx *x, Node *e)
         check_args_loose(x, e);
         return f;
     }
-    Type *tile = frag_tile_arg(x, e, 0, f);
-    const Layout *L = frag_layout(x, e, 1);
-    bool coords = frag_coords(x, e, 2);
-    if (is_error(tile) || !L || !coords)
-        return type_error();
-    if (!layout_fits(x, e, f, L, tile) || !frag_bounds(x, e, 0, f, L, tile))
+    Type *tile;
+    const Layout *L;
+    if (!frag_place_ok(x, e, f, &tile, &L) || !layout_fits(x, e, f, L, tile) || !frag_bounds(x, e, 0, f, L, tile))
         return type_error();
     if (!frag_inside(x, e->span, "mma_load") || check_index_placement(x, e, arg(e, 0), tile))
         return type_error();
@@ -1234,10 +1241,9 @@ static Type *check_mma_store(Ctx *x, Node *e)
         check_args_loose(x, e);
         return f;
     }
-    Type *tile = frag_tile_arg(x, e, 0, f);
-    const Layout *L = frag_layout(x, e, 1);
-    bool coords = frag_coords(x, e, 2);
-    if (is_error(tile) || !L || !coords)
+    Type *tile;
+    const Layout *L;
+    if (!frag_place_ok(x, e, f, &tile, &L))
         return type_error();
     if (!tile->shared || tile->access != ACC_RW) {
         diag_error(x->sink, arg(e, 0)->span, E_FRAGMENT, "store into a shared array of the block, then copy out",

@@ -770,24 +770,11 @@ static void record(Run *r, Node *at, Node *view, Node *idx, EvKind k, int pos)
     const Sym *arr = view_root(view);
     if (!arr)
         return;
-    Ev *e = arena_alloc(r->B->a, sizeof *e);
-    e->arr = arr;
-    e->kind = k;
-    e->node = at;
-    e->phase = r->phase;
-    e->thread = r->thread;
-    e->sure = r->maybe == 0;
-    e->uniform = ptrset_has(&r->B->uniform, at);
-    e->together = r->split == 0;
-    e->niter = r->niter;
-    memcpy(e->iter, r->iter, sizeof e->iter);
-    e->pos = pos;
-    e->known = false;
+    Ev *e = record_ev(r, at, arr, k, pos);
     if (idx && view->kind == N_NAME) {
         SVal v = sym_eval(r->env, idx);
         e->known = sform_is_const(&v.f, &e->elem);
     }
-    vec_push(r->B->a, r->evs, e);
 }
 
 static void run_stmt(Run *r, Node *n);
