@@ -33,14 +33,6 @@
 
 /* ---------------------------------------------------------------- scopes */
 
-static uint32_t hash_str(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 Scope *scope_push(Ctx *x)
 {
     Scope *s = arena_alloc(x->a, sizeof *s);
@@ -95,7 +87,7 @@ static void scope_grow(Arena *a, Scope *s)
 /* Adds y to s; returns the symbol already there under that name, if any. */
 static Sym *scope_put(Arena *a, Scope *s, Sym *y)
 {
-    uint32_t h = hash_str(y->id);
+    uint32_t h = str_hash(y->id);
     Sym *old = scope_get(s, y->id, h);
     if (old)
         return old;
@@ -114,7 +106,7 @@ Sym *scope_find(Ctx *x, const char *id, Scope **where)
 {
     if (!id)
         return NULL;
-    uint32_t h = hash_str(id);
+    uint32_t h = str_hash(id);
     for (Scope *s = x->scope; s; s = s->parent) {
         Sym *y = scope_get(s, id, h);
         if (y) {
@@ -163,7 +155,7 @@ Sym *sym_new(Ctx *x, SymKind k, const char *id, Node *decl, Type *ty)
 
 static bool is_type_name(Ctx *x, const char *id)
 {
-    Sym *u = scope_get(x->universe, id, hash_str(id));
+    Sym *u = scope_get(x->universe, id, str_hash(id));
     return u && u->builtin < 0 && u->ty && u->ty->kind != TY_OPAQUE;
 }
 
@@ -508,7 +500,7 @@ static Type *prim_by_name(Ctx *x, const char *id)
 {
     if (!id)
         return NULL;
-    Sym *u = scope_get(x->universe, id, hash_str(id));
+    Sym *u = scope_get(x->universe, id, str_hash(id));
     if (u && u->builtin < 0 && type_is_scalar(u->ty))
         return u->ty;
     return NULL;
@@ -868,43 +860,6 @@ static const char *instance_key(Ctx *x, const char *id, const int64_t *vals, int
     return k;
 }
 
-void *strmap_get(const StrMap *m, const char *k)
-{
-    if (!m->cap)
-        return NULL;
-    for (uint32_t i = hash_str(k) & (uint32_t)(m->cap - 1);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
-        if (!m->keys[i])
-            return NULL;
-        if (strcmp(m->keys[i], k) == 0)
-            return m->vals[i];
-    }
-}
-
-/* k -> v, in place of what k mapped to. */
-void strmap_put(Arena *a, StrMap *m, const char *k, void *v)
-{
-    for (uint32_t i = m->cap ? hash_str(k) & (uint32_t)(m->cap - 1) : 0; m->cap && m->keys[i];
-         i = (i + 1) & (uint32_t)(m->cap - 1))
-        if (strcmp(m->keys[i], k) == 0) {
-            m->vals[i] = v;
-            return;
-        }
-    if ((m->n + 1) * 10 > m->cap * 7) {
-        StrMap g = {.cap = m->cap ? m->cap * 2 : 16};
-        g.keys = arena_alloc(a, sizeof *g.keys * (size_t)g.cap);
-        g.vals = arena_alloc(a, sizeof *g.vals * (size_t)g.cap);
-        for (int i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                strmap_put(a, &g, m->keys[i], m->vals[i]);
-        *m = g;
-    }
-    uint32_t i = hash_str(k) & (uint32_t)(m->cap - 1);
-    while (m->keys[i])
-        i = (i + 1) & (uint32_t)(m->cap - 1);
-    m->keys[i] = k;
-    m->vals[i] = v;
-    m->n++;
-}
 
 /* Evaluates the compile-time arguments of `f[..](..)`; false (after a
  * report, or silently while the caller's own generics are unknown). */

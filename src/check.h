@@ -48,14 +48,6 @@ typedef struct {
     const char *help;
 } Deferred;
 
-/* A string-keyed hash map (instances of generics by "f|2,3"). */
-typedef struct {
-    const char **keys;
-    void **vals;
-    int cap, n;
-} StrMap;
-void *strmap_get(const StrMap *m, const char *k);   /* NULL when absent */
-void strmap_put(Arena *a, StrMap *m, const char *k, void *v);
 
 typedef struct {
     const char *op, *rounding, *overflow;   /* overflow: "" when not listed */

@@ -398,3 +398,51 @@ Sym *pipe_op_of(const Node *e)
         return NULL;
     return pipeline_named(e->call.callee->field.base);
 }
+
+/* ------------------------------------------------------------ string maps */
+
+uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+void *strmap_get(const StrMap *m, const char *k)
+{
+    if (!m->cap)
+        return NULL;
+    for (uint32_t i = str_hash(k) & (uint32_t)(m->cap - 1);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
+        if (!m->keys[i])
+            return NULL;
+        if (strcmp(m->keys[i], k) == 0)
+            return m->vals[i];
+    }
+}
+
+/* k -> v, in place of what k mapped to. */
+void strmap_put(Arena *a, StrMap *m, const char *k, void *v)
+{
+    for (uint32_t i = m->cap ? str_hash(k) & (uint32_t)(m->cap - 1) : 0; m->cap && m->keys[i];
+         i = (i + 1) & (uint32_t)(m->cap - 1))
+        if (strcmp(m->keys[i], k) == 0) {
+            m->vals[i] = v;
+            return;
+        }
+    if ((m->n + 1) * 10 > m->cap * 7) {
+        StrMap g = {.cap = m->cap ? m->cap * 2 : 16};
+        g.keys = arena_alloc(a, sizeof *g.keys * (size_t)g.cap);
+        g.vals = arena_alloc(a, sizeof *g.vals * (size_t)g.cap);
+        for (int i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                strmap_put(a, &g, m->keys[i], m->vals[i]);
+        *m = g;
+    }
+    uint32_t i = str_hash(k) & (uint32_t)(m->cap - 1);
+    while (m->keys[i])
+        i = (i + 1) & (uint32_t)(m->cap - 1);
+    m->keys[i] = k;
+    m->vals[i] = v;
+    m->n++;
+}

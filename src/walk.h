@@ -76,6 +76,16 @@ typedef struct {
 void *ptrmap_get(const PtrMap *m, const void *k);      /* NULL when absent */
 void ptrmap_put(Arena *a, PtrMap *m, const void *k, void *v);
 
+/* A string-keyed map (instances of generics by "f|2,3", derive grad's names). */
+typedef struct {
+    const char **keys;
+    void **vals;
+    int cap, n;
+} StrMap;
+void *strmap_get(const StrMap *m, const char *k);   /* NULL when absent */
+void strmap_put(Arena *a, StrMap *m, const char *k, void *v);   /* replaces what k mapped to */
+uint32_t str_hash(const char *s);                   /* FNV-1a */
+
 /* ------------------------------------------------------------ building */
 
 /* Well-formed nodes for passes that make code (derive grad): each gets the
