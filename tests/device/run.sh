@@ -38,8 +38,9 @@
 #   grad_torch    derive grad's gradients against torch.autograd (tests/grad/check_torch_grad.py)
 # SKIP="float_agree math_agree" leaves those two out (each prints a SKIP line): for a run whose
 # math and storage-float code is that of a recorded one. ONLY=ERE runs only the device programs whose
-# path matches it, with the run_scan_tiles reruns when it is among them, and skips the rest (each
-# prints a SKIP line): for a quick look at one area between full runs.
+# path matches it, with the run_scan_tiles reruns when it is among them, and the named tests it
+# matches (mma_contract, tile64, ...), and skips the rest (each prints a SKIP line): for a quick look
+# at one area between full runs.
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-build/gpu}
@@ -58,6 +59,7 @@ fail=0
 skipped() {
     case " ${SKIP:-} " in *" $1 "*) echo "SKIP $1: named in SKIP"; return 0 ;; esac
     [ -z "${ONLY:-}" ] && return 1
+    echo "$1" | grep -qE -- "$ONLY" && return 1   # ONLY names it too
     echo "SKIP $1: ONLY=$ONLY"
 }
 for t in float_agree math_agree; do

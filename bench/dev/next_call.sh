@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One device call for what sessions 19 and 20 built without a GPU (issues 16, 18, 19), in the order
+# the notes give, each step's log under OUT; under 10 minutes on an H100/H200 with bin/cairn carried:
+#   1. the tensor cores and derive grad on the GPU: tests/tensor and tests/grad programs, mma_contract,
+#      tile64, tile32 and grad_torch (tests/device/run.sh with ONLY)
+#   2. the multiplies against cuBLAS at 4096^3 and 8192^3 (bench/dev/mma_run.sh, one run)
+#   3. f against f_grad on the GPU at 2^20 and 2^24 (bench/grad/dev_run.sh)
+#   4. the scan, compaction and exact-sum programs again (the tile-prefix refactor of session 19 has
+#      not run on a GPU) with the one-read compaction built in, then the variants (issue 16)
+#   bash bench/dev/next_call.sh OUT
+set -u
+OUT=${1:?usage: bench/dev/next_call.sh OUT}
+mkdir -p "$OUT"
+cd "$(dirname "$0")/../.."
+export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
+SKIP="float_agree math_agree" ONLY='tensor|grad|mma_contract|tile64|tile32|grad_torch' \
+    timeout 240 bash tests/device/run.sh "$OUT/suite" >"$OUT/suite.log" 2>&1
+echo "suite: exit $? ($(grep -c '^PASS' "$OUT/suite.log") PASS, $(grep -c '^FAIL' "$OUT/suite.log") FAIL)"
+grep -E '^FAIL' "$OUT/suite.log" | head -20
+RUNS=1 BENCH_ARGS="--reps 7" timeout 200 bash bench/dev/mma_run.sh "$OUT/mma" >"$OUT/mma.log" 2>&1
+echo "mma: exit $?"; grep -vE '^#|^run' "$OUT/mma.log" | head -20
+timeout 60 bash bench/grad/dev_run.sh >"$OUT/grad.log" 2>&1
+echo "grad: exit $?"; cat "$OUT/grad.log"
+SKIP="float_agree math_agree" ONLY='compact|scan_tiles|exact_sum' SCAN_AGAIN=10 \
+    timeout 150 bash tests/device/run.sh "$OUT/suite16" >"$OUT/suite16.log" 2>&1
+echo "suite16: exit $? ($(grep -c '^PASS' "$OUT/suite16.log") PASS, $(grep -c '^FAIL' "$OUT/suite16.log") FAIL)"
+tar -czf "$OUT/logs.tgz" -C "$OUT" suite.log mma.log grad.log suite16.log 2>/dev/null
