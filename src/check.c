@@ -1011,9 +1011,11 @@ static void declare_derived(Ctx *x, Node *d)
         why = arena_printf(x->a, "derive grad for %s: %s is %s", f_id, f_id,
                            f->fn.is_extern ? "an extern kernel" : f->fn.is_kernel ? "a kernel fn" : "generic");
         help = "derive the gradient of a plain function (of a generic, wrap an instance in one)";
-    } else if (scope_find(x, arena_printf(x->a, "%s_grad", f_id), NULL)) {
-        why = arena_printf(x->a, "derive grad for %s: %s_grad is declared already", f_id, f_id);
-        help = "rename that function, or drop the derive";
+    } else if ((fs = scope_find(x, arena_printf(x->a, "%s_grad", f_id), NULL)) != NULL) {
+        bool twice = fs->kind == SYM_FN && (!fs->decl || (fs->decl->kind == N_FN && fs->decl->fn.derived));
+        why = twice ? arena_printf(x->a, "derive grad for %s: %s is derived twice", f_id, f_id)
+                    : arena_printf(x->a, "derive grad for %s: %s_grad is declared already", f_id, f_id);
+        help = twice ? "keep one derive a function" : "rename that function, or drop the derive";
     }
     if (why) {
         diag_error(x->sink, d->span, E_GRAD, help, "%s", why);

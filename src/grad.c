@@ -167,7 +167,7 @@ static Node *signature(Grad *g)
     if (!is_float(ret) && g->outs.n == 0) {
         refuse(g, g->derive, E_GRAD, "differentiate a function that returns f32 or f64, or writes a float view",
                arena_printf(g->x->a, "%s returns %s and writes no float view: there is nothing to differentiate",
-                            f->fn.id, ret ? type_str(g->x->a, ret) : "nothing"));
+                            f->fn.id, ret && ret->kind != TY_VOID ? type_str(g->x->a, ret) : "nothing"));
         return NULL;
     }
     if (!pick_params(g))
@@ -869,6 +869,21 @@ static bool is_write(Grad *g, Node *st)
     return (st->kind == N_FOR || st->kind == N_PARALLEL) && st->loop.body;
 }
 
+/* A statement as a message names it. */
+static const char *stmt_words(Grad *g, Node *st)
+{
+    switch (st->kind) {
+    case N_WHILE: return "a while loop";
+    case N_FOR: return "this for loop";
+    case N_PARALLEL: return "this region";
+    case N_COOP: return "a cooperative region";
+    case N_EXPR_STMT: return arena_printf(g->x->a, "the statement `%s`", expand_expr_short(g->x->a, st->unary.a, 40));
+    case N_ASSIGN: return arena_printf(g->x->a, "the assignment to `%s`", expand_expr_short(g->x->a, st->assign.lhs, 40));
+    case N_BUFFER: return "a buffer";
+    default: return "this statement";
+    }
+}
+
 /* Statements sts[0..n) of a path, as f_grad's block: each let and write
  * copied (the forward run), each return with its sweep, and the end of a
  * function without a result with the sweep of its writes. */
@@ -930,8 +945,7 @@ static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
             }
             refuse(g, st, E_GRAD_FORM, "write f as lets, ifs whose paths return, loops or regions that write "
                    "each output element once, a float let mut one loop sums into, and a return",
-                   arena_printf(g->x->a, "this %s is not a form derive grad differentiates",
-                                node_kind_name(st->kind)));
+                   arena_printf(g->x->a, "%s is not a form derive grad differentiates", stmt_words(g, st)));
             break;
         }
         }
