@@ -54,6 +54,10 @@
  *   cn_dev_count_snapshot()          the counting machine's counters
  *   cn_coop_launch(s, k, grid, args) a cooperative region's launch, with its
  *                                    block names and finish (cairn_coopdev.h)
+ *   cn_dev_current() / cn_dev_select(d)   the calling thread's current device,
+ *                                    and making d current (cudaGetDevice and
+ *                                    cudaSetDevice; the emulated machine keeps
+ *                                    its own, over cn_dev_emu_devices(n) devices)
  *
  * There is no device-wide synchronisation in the seam at all, so nothing can
  * wait on work that is not its own stream's.
@@ -177,6 +181,8 @@
  * stops at the threads the device holds at once (every multiprocessor
  * full). A launch is never more than this many blocks, whatever the device. */
 #define CN_DEV_MAX_BLOCKS (1u << 20)
+/* Devices the runtime keeps an execution context for, per thread. */
+#define CN_DEV_MAX_DEVICES 16
 /* Kernels whose full grid a stream remembers (cn_dev_grid). */
 #define CN_DEV_GRIDS 8
 
@@ -205,6 +211,7 @@ struct cn_dev_stream {
 #endif
     bool made;                        /* created here (destroy releases it) */
     bool adopted;                     /* a caller's stream: never destroyed here */
+    int device;                       /* the device current when it was made (cn_dev_current) */
     unsigned sms;                     /* CUDA: the device's multiprocessors, 0 until asked */
     const void *grid_of[CN_DEV_GRIDS]; /* CUDA: the last kernels launched here (a ring) ... */
     unsigned grid[CN_DEV_GRIDS];       /* ... and the blocks of each the device holds at once */
@@ -530,11 +537,28 @@ static inline void cn_dev_cuda_check(cudaError_t err, const char *call, const st
         cn_dev_cuda_fail(err, call, s);
 }
 
+/* The device current in the calling thread (cudaGetDevice), and making d
+ * current: the runtime keeps a context per device (cairn_exec.h). */
+static inline int cn_dev_current(void)
+{
+    int d = 0;
+    cn_dev_cuda_check(cudaGetDevice(&d), "cudaGetDevice", NULL);
+    if (d < 0 || d >= CN_DEV_MAX_DEVICES)
+        cn_dev_die("the current device is past the devices the runtime keeps contexts for", NULL);
+    return d;
+}
+
+static inline void cn_dev_select(int d)
+{
+    cn_dev_cuda_check(cudaSetDevice(d), "cudaSetDevice", NULL);
+}
+
 static inline void cn_dev_stream_create(struct cn_dev_stream *s)
 {
     memset(s, 0, sizeof *s);
     cn_dev_cuda_check(cudaStreamCreateWithFlags(&s->cu, cudaStreamNonBlocking), "cudaStreamCreate", NULL);
     s->made = true;
+    s->device = cn_dev_current();
 }
 
 static inline void cn_dev_stream_adopt(struct cn_dev_stream *s, void *raw)
@@ -898,10 +922,33 @@ static inline void cn_emu_run_lanes(void *launch, size_t lo, size_t hi)
     cn_emu_lane_now = saved;
 }
 
+/* The emulated machine's devices: cn_emu_devices of them (1 unless a test
+ * asks for more with cn_dev_emu_devices), each thread's current one its own,
+ * 0 at first, as CUDA's is. Their memory is all the host's; what differs per
+ * device is the runtime's bookkeeping (cairn_exec.h's contexts), which is
+ * what the counting machine shows on the CPU. */
+__attribute__((weak)) int cn_emu_devices = 1;
+__attribute__((weak)) CN_THREAD_LOCAL int cn_emu_device_now;
+
+static inline void cn_dev_emu_devices(int n)
+{
+    cn_emu_devices = n < 1 ? 1 : n > CN_DEV_MAX_DEVICES ? CN_DEV_MAX_DEVICES : n;
+}
+
+static inline int cn_dev_current(void) { return cn_emu_device_now; }
+
+static inline void cn_dev_select(int d)
+{
+    if (d < 0 || d >= cn_emu_devices)
+        cn_dev_die("cn_dev_select: no such device on the emulated machine", NULL);
+    cn_emu_device_now = d;
+}
+
 static inline void cn_dev_stream_create(struct cn_dev_stream *s)
 {
     memset(s, 0, sizeof *s);
     s->made = true;
+    s->device = cn_emu_device_now;
     CN_DEV_COUNT(stream_create, 1);
 }
 

@@ -9,9 +9,11 @@
  *
  * The context
  * -----------
- * Each host thread has one, made by its first device operation and kept
- * until the thread ends (a pthread key's destructor releases it; the main
- * thread's lives until exit). It holds:
+ * Each host thread has one per device, made by its first device operation
+ * while that device is current (cudaGetDevice; cudaSetDevice moves a thread
+ * between devices, and the next entry runs on the new one's context) and
+ * kept until the thread ends (a pthread key's destructor releases them all;
+ * the main thread's live until exit). It holds:
  *
  *   own, event      the thread's stream and its event, made with the context;
  *   run             where synchronous device work goes: &own, or a caller's
@@ -116,6 +118,7 @@ struct cn_exec_slot {
 };
 
 struct cn_exec {
+    int device;                /* the device it serves: its streams and its arena are that device's */
     struct cn_dev_stream own;  /* made with the context */
     struct cn_dev_stream bound; /* a caller's stream, adopted */
     struct cn_dev_stream *run; /* &own or &bound */
@@ -135,8 +138,9 @@ struct cn_ticket {
     unsigned gen;
 };
 
-/* The thread's context: weak, so every translation unit shares it. */
-__attribute__((weak)) CN_THREAD_LOCAL struct cn_exec *cn_exec_tls;
+/* The thread's contexts, one per device (the device current when device
+ * work starts picks it): weak, so every translation unit shares them. */
+__attribute__((weak)) CN_THREAD_LOCAL struct cn_exec *cn_exec_tls[CN_DEV_MAX_DEVICES];
 __attribute__((weak)) pthread_key_t cn_exec_key;
 __attribute__((weak)) pthread_once_t cn_exec_key_once = PTHREAD_ONCE_INIT;
 
@@ -144,8 +148,13 @@ __attribute__((weak)) pthread_once_t cn_exec_key_once = PTHREAD_ONCE_INIT;
 
 static inline void cn_exec_observe(struct cn_exec *x);
 
+/* Its device made current while its streams, events and arena go (a thread
+ * may have moved to another since), then the thread's own put back. */
 static inline void cn_exec_destroy(struct cn_exec *x)
 {
+    int was = cn_dev_current();
+    if (was != x->device)
+        cn_dev_select(x->device);
     cn_exec_observe(x);
     for (unsigned k = 0; k < x->nslots; k++) {
         struct cn_exec_slot *t = &x->slots[k];
@@ -158,15 +167,28 @@ static inline void cn_exec_destroy(struct cn_exec *x)
     cn_dev_event_destroy(&x->event);
     cn_dev_stream_destroy(&x->own);
     free(x);
+    if (was != cn_dev_current())
+        cn_dev_select(was);
 }
 
-/* The pthread key's destructor: a thread that ends gives its context back. */
+/* Gives back every context of the calling thread. */
+static inline void cn_exec_release_all(void)
+{
+    for (int d = 0; d < CN_DEV_MAX_DEVICES; d++) {
+        struct cn_exec *x = cn_exec_tls[d];
+        if (x) {
+            cn_exec_tls[d] = NULL;
+            cn_exec_destroy(x);
+        }
+    }
+}
+
+/* The pthread key's destructor: a thread that ends gives its contexts back
+ * (the key holds any non-NULL value while the thread has one). */
 static inline void cn_exec_thread_exit(void *p)
 {
-    if (p) {
-        cn_exec_tls = NULL;
-        cn_exec_destroy((struct cn_exec *)p);
-    }
+    if (p)
+        cn_exec_release_all();
 }
 
 static inline void cn_exec_make_key(void)
@@ -187,38 +209,40 @@ static inline size_t cn_exec_env_budget(void)
     return (size_t)v;
 }
 
-__attribute__((cold, noinline)) static struct cn_exec *cn_exec_make(void)
+__attribute__((cold, noinline)) static struct cn_exec *cn_exec_make(int d)
 {
     pthread_once(&cn_exec_key_once, cn_exec_make_key);
     struct cn_exec *x = (struct cn_exec *)calloc(1, sizeof *x);
     if (!x)
         cn_dev_die("out of host memory for the execution context", NULL);
+    x->device = d;
     cn_dev_stream_create(&x->own);
     cn_dev_event_create(&x->event);
     x->run = &x->own;
     x->arena_budget = cn_exec_env_budget();
-    cn_exec_tls = x;
+    cn_exec_tls[d] = x;
     pthread_setspecific(cn_exec_key, x);
     return x;
 }
 
-/* The fast path is one thread-local load; making the context is out of line. */
+/* The current device's context: the device asked for (cudaGetDevice, a
+ * thread-local read in CUDA's runtime), then one thread-local load; making
+ * the context is out of line. So a thread that moves between devices
+ * (cudaSetDevice), or two threads on two, run each entry on its own
+ * device's streams and arena. */
 static inline struct cn_exec *cn_exec_get(void)
 {
-    struct cn_exec *x = cn_exec_tls;
-    return __builtin_expect(x != NULL, 1) ? x : cn_exec_make();
+    int d = cn_dev_current();
+    struct cn_exec *x = cn_exec_tls[d];
+    return __builtin_expect(x != NULL, 1) ? x : cn_exec_make(d);
 }
 
-static inline struct cn_exec *cn_exec_current(void) { return cn_exec_tls; }
+static inline struct cn_exec *cn_exec_current(void) { return cn_exec_tls[cn_dev_current()]; }
 
 static inline void cn_exec_release_thread(void)
 {
-    struct cn_exec *x = cn_exec_tls;
-    if (!x)
-        return;
-    cn_exec_tls = NULL;
+    cn_exec_release_all();
     pthread_setspecific(cn_exec_key, NULL);
-    cn_exec_destroy(x);
 }
 
 /* ------------------------------------------------------ the one wait */
@@ -234,7 +258,7 @@ static inline void cn_exec_observe(struct cn_exec *x)
 /* Return to a C caller, or leave main: nothing may stay unwaited. */
 static inline void cn_exec_leave(void)
 {
-    struct cn_exec *x = cn_exec_tls;
+    struct cn_exec *x = cn_exec_current();
     if (x)
         cn_exec_observe(x);
 }
@@ -262,18 +286,20 @@ static inline void cn_exec_bind_stream(void *raw)
  * back at the end, with nothing of its own changed. */
 static inline struct cn_exec *cn_exec_enqueue_begin(struct cn_exec *q, void *raw)
 {
-    struct cn_exec *saved = cn_exec_tls;
+    int d = cn_dev_current();
+    struct cn_exec *saved = cn_exec_tls[d];
     memset(q, 0, sizeof *q);
+    q->device = d;
     cn_dev_stream_adopt(&q->own, raw);
+    q->own.device = d;
     q->run = &q->own;
-    cn_exec_tls = q;
+    cn_exec_tls[d] = q;
     return saved;
 }
 
 static inline void cn_exec_enqueue_end(struct cn_exec *q, struct cn_exec *saved)
 {
-    (void)q;
-    cn_exec_tls = saved;
+    cn_exec_tls[q->device] = saved;
 }
 
 /* ---------------------------------------------------- synchronous work */
@@ -445,8 +471,11 @@ static inline struct cn_exec_slot *cn_exec_ticket_slot(const struct cn_ticket *t
     struct cn_exec *x = t->x;
     if (CN_UNLIKELY(!x || t->slot >= x->nslots || !x->slots[t->slot].live || x->slots[t->slot].gen != t->gen))
         cn_exec_ticket_fail(f, l, c, "a ticket that is not live (waited already, or another thread's)");
-    if (CN_UNLIKELY(x != cn_exec_tls))
+    if (CN_UNLIKELY(x != cn_exec_tls[x->device]))
         cn_exec_ticket_fail(f, l, c, "a ticket of another thread's execution context");
+    if (CN_UNLIKELY(x->device != cn_dev_current()))
+        cn_exec_ticket_fail(f, l, c, "a ticket of work on another device than the current one: make its device "
+                                     "current before the wait");
     return &x->slots[t->slot];
 }
 

@@ -29,6 +29,7 @@
 #                 families from moderate to adversarial, each output within the contract's bound
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
 #   tile64, tile32   examples/tensor's fragment matrix multiplies: every output within the bound
+#   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
 #   torch_cq      PyTorch calls the cq_ entry on its current stream (tests/device/torch_cq.py);
@@ -77,7 +78,7 @@ done
 # Cooperative regions' device runtime (runtime/cairn_coopdev.h): grids past the grid limit and
 # past 2^31 blocks, the finish in a loop and in a replayed CUDA graph, and the counter's two traps;
 # and the exact sum's last step (runtime/cairn_devsum.h) against the host's rounding.
-for t in coop_grid coop_finish dsum_finish; do
+for t in coop_grid coop_finish dsum_finish two_devices; do
     skipped $t && continue
     cc=${ARCH#sm_}
     if ! nvcc -std=c++17 -O2 -gencode=arch=compute_$cc,code=$ARCH -Iruntime \
