@@ -28,6 +28,7 @@
  * Guarantees: a tree the checker resolves as it resolves parsed code.
  */
 #include "check.h"
+#include "sym.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -782,6 +783,16 @@ static void back_write(Sweep *s, Node *st)
     Node *w = st->kind == N_ASSIGN ? st : one_write(g, st->loop.body, &lets);
     if (!w)
         return;
+    /* a loop writes each element once only where its write's index is its counter (a region's lanes
+     * are proved apart by the race rule, a statement writes once) */
+    Node *ix = w->assign.lhs->index.index;
+    if (st->kind == N_FOR && !(ix->kind == N_NAME && ix->name.sym && ix->name.sym == st->loop.sym)) {
+        refuse(g, ix, E_GRAD_FORM, arena_printf(g->x->a, "index the output by the loop's counter: `%s[%s] = e;`",
+                                                expand_expr_short(g->x->a, w->assign.lhs->index.base, 20), st->loop.var),
+               arena_printf(g->x->a, "the loop writes %s at an index other than its counter, so derive grad cannot "
+                                     "show it writes each element once", expand_expr_short(g->x->a, w->assign.lhs, 40)));
+        return;
+    }
     bool region = st->kind == N_PARALLEL;
     Vec parts = {0};
     Sweep in = {g, st->kind == N_ASSIGN ? s->out : &body, region ? st->loop.sym : NULL,
@@ -860,6 +871,17 @@ static bool ends_in_return(Node *b)
     return b->kind == N_BLOCK && b->block.stmts.n && ends_in_return(b->block.stmts.v[b->block.stmts.n - 1]);
 }
 
+/* Two writes of output views by statements: of two views, or of one at two
+ * constant indices. */
+static bool apart(Grad *g, Node *a, Node *b)
+{
+    Node *la = a->assign.lhs, *lb = b->assign.lhs;
+    int64_t i, j;
+    if (view_root(la->index.base) != view_root(lb->index.base))
+        return true;
+    return sym_const(g->x->a, la->index.index, &i) && sym_const(g->x->a, lb->index.index, &j) && i != j;
+}
+
 /* Whether st writes an output view: `out[i] = e`, or a loop or region
  * around one. */
 static bool is_write(Grad *g, Node *st)
@@ -932,13 +954,17 @@ static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
                 break;
             }
             if (is_write(g, st)) {
-                for (int k = 0; k < p.writes.n; k++)
-                    if (((Node *)p.writes.v[k])->kind != N_ASSIGN || st->kind != N_ASSIGN) {
+                for (int k = 0; k < p.writes.n && !g->failed; k++) {
+                    Node *o = p.writes.v[k];
+                    if (o->kind != N_ASSIGN || st->kind != N_ASSIGN)
                         refuse(g, st, E_GRAD_FORM, "write each output view in one loop or region",
                                "a second loop or region writing output views: derive grad differentiates one "
                                "write of each element");
-                        break;
-                    }
+                    else if (!apart(g, o, st))
+                        refuse(g, st, E_GRAD_FORM, "write each element once, at constant indices",
+                               arena_printf(g->x->a, "%s may be written twice: derive grad differentiates one write "
+                                                     "of each element", expand_expr_short(g->x->a, st->assign.lhs, 40)));
+                }
                 vec_push(g->x->a, &out, clone(g, st));
                 vec_push(g->x->a, &p.writes, st);
                 break;
