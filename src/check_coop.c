@@ -464,20 +464,6 @@ static void check_warp_guards(Uni *u, Node *at, const char *what)
 
 static void uni_stmt(Uni *u, Node *n);
 
-/* A fragment operation a warp runs together (numerics.md, "Tensor-core
- * fragments"): a fill, a load, a store, a multiply. mma_get and mma_set
- * reach the lane's own element and are not. */
-static bool frag_warp_op(const Node *e)
-{
-    if (e->kind != N_CALL || e->call.ck != CALL_BUILTIN)
-        return false;
-    switch (e->call.builtin) {
-    case B_MMA_FILL: case B_MMA_LOAD: case B_MMA_STORE: return true;
-    case B_MMA_UNORDERED: return e->call.args.n == 3;
-    default: return false;
-    }
-}
-
 /* A fragment operation: under conditions that keep each warp whole, and
  * naming one fragment in every thread of the warp: its row and column, or
  * its fill's value, the same across the warp. */
@@ -551,7 +537,7 @@ static void uni_expr(Uni *u, Node *e)
             uni_expr(u, e->call.args.v[i]);
         if (e->call.ck == CALL_BUILTIN && e->call.builtin >= B_SHUFFLE && e->call.builtin <= B_WARP_MATCH)
             check_warp_guards(u, e, arena_printf(u->B->a, "%s(..)", builtin_name((Builtin)e->call.builtin)));
-        if (frag_warp_op(e))
+        if (frag_is_warp_op(e))
             check_frag_op(u, e);
         return;
     default:
@@ -813,30 +799,18 @@ static void run_frag(Run *r, Node *e)
         record_ev(r, e, arr, k, pos);   /* an element the run cannot name */
         return;
     }
-    int fr, fc;
-    frag_tile(f, &fr, &fc);
-    int64_t r0 = fi * fr, c0 = fj * fc;
-    if (r0 < 0 || c0 < 0 || r0 + fr > L->rows || c0 + fc > L->cols)
-        return;   /* outside the tile: the operation's guard stops the thread */
-    if (f->frag == FRAG_MMA_ACC) {
-        for (int v = 0; v < FRAG_MMA_ACC_VALUES; v++) {
-            int rr, cc;
-            frag_mma_acc_elem((int)(r->thread % 32), v, &rr, &cc);
-            Ev *ev = record_ev(r, e, arr, k, pos);
-            ev->elem = layout_offset(L, r0 + rr, c0 + cc);
-            ev->known = true;
-        }
-        return;
-    }
-    if (r->thread % 32 != 0)
-        return;
-    for (int rr = 0; rr < fr; rr++)
-        for (int cc = 0; cc < fc; cc++) {
-            Ev *ev = record_ev(r, e, arr, k, pos);
+    int64_t el[512];
+    bool whole;
+    int n = frag_elems(f, L, (int64_t)fi, (int64_t)fj, (int)(r->thread % 32), el, &whole);
+    if (whole && r->thread % 32 != 0)
+        return;   /* the warp's access, made where its lane 0 runs */
+    for (int q = 0; q < n; q++) {   /* n is 0 outside the tile: the operation's guard stops the thread */
+        Ev *ev = record_ev(r, e, arr, k, pos);
+        if (whole)
             ev->thread = r->B->T + 2 * (r->thread / 32) + store;
-            ev->elem = layout_offset(L, r0 + rr, c0 + cc);
-            ev->known = true;
-        }
+        ev->elem = el[q];
+        ev->known = true;
+    }
 }
 
 /* load_wide / store_wide of a shared array (wide.h): each of its K

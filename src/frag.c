@@ -6,6 +6,7 @@
  * one table here; no other file spells a fragment's name.
  */
 #include "frag.h"
+#include "layout.h"
 
 #include <string.h>
 
@@ -131,4 +132,37 @@ void frag_mma_acc_elem(int lane, int v, int *row, int *col)
 {
     *row = lane / 4 + 8 * (v / 2);
     *col = 2 * (lane % 4) + v % 2;
+}
+
+bool frag_is_warp_op(const Node *e)
+{
+    if (e->kind != N_CALL || e->call.ck != CALL_BUILTIN)
+        return false;
+    switch (e->call.builtin) {
+    case B_MMA_FILL: case B_MMA_LOAD: case B_MMA_STORE: return true;
+    case B_MMA_UNORDERED: return e->call.args.n == 3;
+    default: return false;
+    }
+}
+
+int frag_elems(const Type *f, const Layout *L, int64_t fi, int64_t fj, int lane, int64_t *out, bool *whole)
+{
+    int fr, fc, n = 0;
+    frag_tile(f, &fr, &fc);
+    int64_t r0 = fi * fr, c0 = fj * fc;
+    *whole = f->frag != FRAG_MMA_ACC;
+    if (r0 < 0 || c0 < 0 || r0 + fr > L->rows || c0 + fc > L->cols)
+        return 0;
+    if (!*whole) {
+        for (int v = 0; v < FRAG_MMA_ACC_VALUES; v++) {
+            int rr, cc;
+            frag_mma_acc_elem(lane, v, &rr, &cc);
+            out[n++] = layout_offset(L, r0 + rr, c0 + cc);
+        }
+        return n;
+    }
+    for (int rr = 0; rr < fr; rr++)
+        for (int cc = 0; cc < fc; cc++)
+            out[n++] = layout_offset(L, r0 + rr, c0 + cc);
+    return n;
 }

@@ -78,6 +78,17 @@ void frag_tile(const Type *t, int *rows, int *cols);
  * (l / 4 + 8 (v / 2), 2 (l % 4) + v % 2). */
 enum { FRAG_MMA_ACC_VALUES = 4 };
 void frag_mma_acc_elem(int lane, int v, int *row, int *col);
+/* A fragment operation a warp runs together (numerics.md): a fill, a load,
+ * a store, a multiply; mma_get and mma_set reach the lane's own element
+ * and are not. */
+bool frag_is_warp_op(const Node *e);
+/* The elements (offsets through L) a load or store of fragment (fi, fj) of
+ * type f touches, into out (512 at most); 0 outside L's tile. *whole: the
+ * access is the warp's as a whole (every family's operands, a WMMA
+ * accumulator: no lane is named), else lane `lane`'s own share (an
+ * mma.sync accumulator). What check_coop.c's phase rule records. */
+struct Layout;
+int frag_elems(const Type *f, const struct Layout *L, int64_t fi, int64_t fj, int lane, int64_t *out, bool *whole);
 /* The target features a type needs for the fragments in it: the family's,
  * and bf16 for a bf16 fragment (a bit per TargetFeature). */
 unsigned frag_needs(const Type *t);

@@ -77,6 +77,9 @@ struct SKey {
 
 /* ---- forms */
 SForm sform_any(void);
+/* sform.c's number helpers, for sym.c: v in t's range; op(a, b) on constants (false: none). */
+bool sform_num_fits(SNum v, const Type *t);
+bool sform_atom_apply(TokKind op, SNum a, SNum b, SNum *out);
 SForm sform_const(SNum k);
 SForm sform_key(const SKey *k);
 bool sform_is_const(const SForm *f, SNum *k);
