@@ -381,6 +381,8 @@ struct Node {
             Node *base, *index;
             bool covered;             /* set by the analysis pass: a guard before the lane loop checks it */
             int preload;              /* set by it too: 1 + the slot a device lane's load put it in, or 0 */
+            Node *adjoint_of;         /* set by grad.c: the read of f whose adjoint this element of f_grad
+                                         receives (the race rule then names it: E-GRAD-RACE) */
         } index;
         struct {                      /* N_SLICE */
             Node *base, *lo, *hi;

@@ -44,6 +44,8 @@ typedef struct {
     PtrSet outs;          /* Sym*: f's rw float views, each written once, with a d_out adjoint */
     StrMap dout;          /* an rw float view's id -> its d_out's id */
     PtrMap sums;          /* a summing float let mut (N_LET) -> the one loop that adds into it */
+    PtrSet active;        /* Sym*: the float lets whose value reaches a differentiated parameter (a let
+                             of data alone, f32(cols), gets no sweep through its value) */
     bool failed;
 } Grad;
 
@@ -270,7 +272,7 @@ struct Sweep {
     Vec *out;             /* Node*: the statements being written */
     const Sym *lane;      /* in a region's backward lane: the lane's name (NULL elsewhere) */
     Node *own;            /* ... and the index of the element the lane writes */
-    PtrSet locals;        /* ... and the lets of the lane's own body */
+    PtrSet *locals;       /* ... and the names its own body binds (lets, loop counters) */
     Vec *parts;           /* ... and, per scalar adjoint its lanes add into, (adjoint id, part buffer id,
                              its Type): each lane adds into its own element of the part, summed after */
 };
@@ -330,20 +332,57 @@ typedef struct {
 static bool depends_visit(Node *n, void *c)
 {
     Reach *r = c;
-    if (n->kind == N_NAME && n->name.sym && strmap_get(&r->g->adj, n->name.id) &&
-        (ptrset_has(&r->g->diff, n->name.sym) || n->name.sym->kind == SYM_LOCAL))
+    if (n->kind == N_NAME && n->name.sym &&
+        (ptrset_has(&r->g->diff, n->name.sym) || ptrset_has(&r->g->active, n->name.sym)))
         r->found = true;
     return !r->found;
 }
 
-static bool depends(Sweep *s, Node *e)
+static bool reaches(Grad *g, Node *e)
 {
-    Reach r = {s->g, false};
-    walk_tree(e, WALK_CODE, depends_visit, &r);
+    Reach r = {g, false};
+    if (e)
+        walk_tree(e, WALK_CODE, depends_visit, &r);
     return r.found;
 }
 
+static bool depends(Sweep *s, Node *e)
+{
+    return reaches(s->g, e);
+}
+
+/* A float let enters the sweep: active where its value reaches a
+ * differentiated parameter (a summing let mut always: its loop adds terms
+ * its start does not show). */
+static void let_active(Grad *g, Node *l)
+{
+    if (l->let.sym && (l->let.mut || reaches(g, l->let.init)))
+        ptrset_add(g->x->a, &g->active, l->let.sym);
+}
+
 static void back(Sweep *s, Node *e, const char *adj);
+
+typedef struct {
+    const PtrSet *set;
+    bool found;
+} Binds;
+
+static bool binds_visit(Node *n, void *c)
+{
+    Binds *b = c;
+    if (n->kind == N_NAME && n->name.sym && ptrset_has(b->set, n->name.sym))
+        b->found = true;
+    return !b->found;
+}
+
+/* Does e read a name in set (a lane's own lets and counters)? */
+static bool binds_any(Node *e, const PtrSet *set)
+{
+    Binds b = {set, false};
+    if (set && e)
+        walk_tree(e, WALK_CODE, binds_visit, &b);
+    return b.found;
+}
 
 /* adj times e's partial in a, pushed back into a. */
 static void back_scaled(Sweep *s, Node *a, TokKind op, const char *adj, Node *by)
@@ -373,7 +412,7 @@ static void back(Sweep *s, Node *e, const char *adj)
         const char *a = strmap_get(&g->adj, e->name.id);
         if (!a || !e->name.sym || !(ptrset_has(&g->diff, e->name.sym) || e->name.sym->kind == SYM_LOCAL))
             return;
-        if (s->lane && !ptrset_has(&s->locals, e->name.sym)) {   /* every lane reads it: a part a lane */
+        if (s->lane && !ptrset_has(s->locals, e->name.sym)) {   /* every lane reads it: a part a lane */
             const char *part = NULL;
             for (int i = 0; i + 2 < s->parts->n && !part; i += 3)
                 if (!strcmp(s->parts->v[i], a))
@@ -396,7 +435,9 @@ static void back(Sweep *s, Node *e, const char *adj)
         if (!a || !ptrset_has(&g->diff, root))
             return;   /* data: no adjoint */
         Node *ix = e->index.index;
-        if (s->lane && !(ix->kind == N_NAME && ix->name.sym == s->lane) && !(s->own && ast_equal(ix, s->own))) {
+        bool lane_made = s->lane && binds_any(ix, s->locals);
+        if (s->lane && !(ix->kind == N_NAME && ix->name.sym == s->lane) && !(s->own && ast_equal(ix, s->own)) &&
+            !lane_made) {
             refuse(g, e, E_GRAD_RACE, arena_printf(g->x->a, "read %s at [%s] in the region, or differentiate a "
                                                             "sequential loop", root->id, s->lane->id),
                    arena_printf(g->x->a, "the adjoint of %s adds into %s at another lane's element",
@@ -408,7 +449,15 @@ static void back(Sweep *s, Node *e, const char *adj)
                    arena_printf(g->x->a, "%s reads a part of %s", expand_expr_short(g->x->a, e, 40), root->id));
             return;
         }
-        add_into(s, node_index(&g->b, name(g, a), clone(g, e->index.index)), adj);
+        /* an index the lane computes (a row r * cols + j of a lane's own row): where another lane
+         * adds into the same element, the race rule, checking f_grad, refuses it as E-GRAD-RACE at
+         * this read */
+        Node *into = node_index(&g->b, name(g, a), clone(g, e->index.index));
+        if (lane_made) {
+            into->span = e->span;
+            into->index.adjoint_of = e;
+        }
+        add_into(s, into, adj);
         return;
     }
     case N_UNARY:
@@ -458,14 +507,17 @@ static void back(Sweep *s, Node *e, const char *adj)
             /* each term's adjoint is the sum's: a loop over the terms, or for a pooled sum a region in
              * which each lane adds into its own elements */
             Vec body = {0}, parts = {0};
+            PtrSet locals = {0};
             bool pooled = e->collect.mode == MODE_PARALLEL;
             Sweep in = *s;
             in.out = &body;
             if (pooled) {
                 in.lane = e->collect.sym;
                 in.own = NULL;
-                in.locals = (PtrSet){0};
+                in.locals = &locals;
                 in.parts = &parts;
+            } else if (s->lane) {
+                ptrset_add(g->x->a, s->locals, e->collect.sym);   /* a sum inside a lane: its counter is the lane's */
             }
             back(&in, e->collect.value, adj);
             Node *blk = node_block(&g->b, (Node **)body.v, body.n);
@@ -633,9 +685,10 @@ static void back_call(Sweep *s, Node *e, const char *adj)
 
 /* ------------------------------------------------------------ the body */
 
-/* The lets of a lane's or a loop's body, and the one write of an output
- * view that ends it: `out[i] = e`. NULL (after E-GRAD-FORM) for anything
- * else. */
+/* The lets of a lane's or a loop's body, and what ends it: the one write
+ * of an output view (`out[i] = e`), or one for loop whose body is of this
+ * form in turn (a nest: a lane per row, a loop over its columns). NULL
+ * (after E-GRAD-FORM) for anything else. */
 static Node *one_write(Grad *g, Node *body, Vec *lets)
 {
     Node *w = NULL;
@@ -650,9 +703,13 @@ static Node *one_write(Grad *g, Node *body, Vec *lets)
             w = st;
             continue;
         }
-        refuse(g, st, E_GRAD_FORM, "write each output element once: lets, then `out[i] = e;`",
-               "a loop or region derive grad differentiates holds lets and one write of an output view, and this "
-               "statement is neither");
+        if (!w && st->kind == N_FOR && st->loop.body) {   /* a nest: its body is of this form in turn */
+            w = st;
+            continue;
+        }
+        refuse(g, st, E_GRAD_FORM, "write each output element once: lets, then `out[i] = e;` or a loop of that form",
+               "a loop or region derive grad differentiates holds lets and one write of an output view (or one loop "
+               "around it), and this statement is neither");
     }
     if (!w && !g->failed)
         refuse(g, body, E_GRAD_FORM, "end it with `out[i] = e;`", "the loop or region writes no output view");
@@ -751,57 +808,201 @@ static Node *summed(Grad *g, Node *loop, const Vec *lets)
     return NULL;
 }
 
-/* A loop body's or lane's backward part: its lets recomputed, with
- * adjoints, then `adj` (an expression, or the name adj_id) pushed back
- * through value, then through the lets in reverse. */
-static void back_body(Sweep *in, const Vec *lets, Node *value, Node *adj, const char *adj_id)
+/* A loop body's or lane's lets recomputed, each float one with a zero
+ * adjoint (the first half of its backward part). */
+static void lets_again(Sweep *in, const Vec *lets)
 {
     Grad *g = in->g;
     for (int i = 0; i < lets->n; i++) {
         Node *l = lets->v[i];
         emit(in, clone(g, l));
-        ptrset_add(g->x->a, &in->locals, l->let.sym);
+        if (in->locals)
+            ptrset_add(g->x->a, in->locals, l->let.sym);
+        if (is_float(l->let.sym->ty))
+            let_active(g, l);
     }
     for (int i = 0; i < lets->n; i++)
         if (is_float(((Node *)lets->v[i])->let.sym->ty))
             let_adjoint(in, lets->v[i]);
-    back(in, value, adj_id ? adj_id : bind(in, "g", adj));
+}
+
+/* ... and each let's adjoint pushed back through its value, in reverse
+ * (the second half). */
+static void lets_back(Sweep *in, const Vec *lets)
+{
     for (int i = lets->n - 1; i >= 0; i--) {
         Node *l = lets->v[i];
         if (is_float(l->let.sym->ty))
-            back(in, l->let.init, strmap_get(&g->adj, l->let.id));
+            back(in, l->let.init, strmap_get(&in->g->adj, l->let.id));
     }
 }
 
-/* The backward sweep of one write of an output view (a statement, or the
- * body of a loop or region around it): the lets again, d_out at the
- * element pushed back through the value, then through the lets. */
+/* A loop body's or lane's backward part: its lets recomputed, with
+ * adjoints, then `adj` (an expression, or the name adj_id) pushed back
+ * through value, then through the lets in reverse. */
+static void back_body(Sweep *in, const Vec *lets, Node *value, Node *adj, const char *adj_id)
+{
+    lets_again(in, lets);
+    back(in, value, adj_id ? adj_id : bind(in, "g", adj));
+    lets_back(in, lets);
+}
+
+/* The backward part of a write nest's body (one_write's form): its lets
+ * again, then d_out at the element pushed back through the write's value,
+ * or the inner loop's own backward loop, then the lets in reverse. */
+static void back_nest(Sweep *in, Node *body)
+{
+    Grad *g = in->g;
+    Vec lets = {0};
+    Node *w = one_write(g, body, &lets);
+    if (!w)
+        return;
+    lets_again(in, &lets);
+    if (w->kind == N_ASSIGN) {
+        Node *lhs = w->assign.lhs;
+        const char *d = strmap_get(&g->dout, view_root(lhs->index.base)->id);
+        back(in, w->assign.rhs, bind(in, "g", node_index(&g->b, name(g, d), clone(g, lhs->index.index))));
+    } else {
+        Vec inner = {0};
+        Sweep loop = *in;
+        loop.out = &inner;
+        if (in->locals)
+            ptrset_add(g->x->a, in->locals, w->loop.sym);
+        back_nest(&loop, w->loop.body);
+        emit(in, node_for(&g->b, w->loop.var, clone(g, w->loop.lo), clone(g, w->loop.hi),
+                          node_block(&g->b, (Node **)inner.v, inner.n)));
+    }
+    lets_back(in, &lets);
+}
+
+/* The write at the bottom of a nest (one_write's form), the nest's loops
+ * (fors, not a region's lane) into loops[0..*n), outermost first; NULL
+ * after E-GRAD-FORM. */
+enum { NEST_MAX = 8 };
+static Node *nest_write(Grad *g, Node *st, Node **loops, int *n)
+{
+    *n = 0;
+    while (!g->failed) {
+        if (st->kind == N_ASSIGN)
+            return st;
+        if (st->kind == N_FOR) {
+            if (*n == NEST_MAX) {
+                refuse(g, st, E_GRAD_FORM, "nest fewer loops", "derive grad differentiates nests of at most 8 loops");
+                return NULL;
+            }
+            loops[(*n)++] = st;
+        }
+        Vec lets = {0};
+        st = one_write(g, st->loop.body, &lets);
+        if (!st)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Whether a nest's write is one-to-one in its loops' counters (a region's
+ * lanes are apart by the race rule, which f passed). With the counters
+ * c_1 (innermost) .. c_k and index = a_1 c_1 + ... + a_k c_k + rest: a_1
+ * not zero and each a_{m+1} = a_m (hi_m - lo_m), the strides of a mixed
+ * radix (`r * cols + j` for j in 0..cols); then two iterations with one
+ * index are one iteration. a_1 is not zero when it is a non-zero constant,
+ * or the extent of a loop or region of the nest: where an iteration runs,
+ * that extent is at least 1 (`y[r * cols + j]` for r in 0..rows in a lane
+ * j of `parallel j in cols`). */
+static bool nonzero_in_nest(const SForm *a, const SForm *ext, int n)
+{
+    SNum c;
+    if (sform_is_const(a, &c))
+        return c != 0;
+    for (int i = 0; i < n; i++) {
+        SForm neg;
+        if (sform_equal(a, &ext[i]) || (sform_scale(&neg, &ext[i], -1) && sform_equal(a, &neg)))
+            return true;
+    }
+    return false;
+}
+
+static bool writes_once(Grad *g, Node *st, Node *w, Node **loops, int n)
+{
+    if (n == 0)
+        return true;
+    SEnv *e = senv_new(g->x->a, SN_FIXED);
+    const SKey *keys[NEST_MAX];
+    SForm ext[NEST_MAX + 1];   /* each loop's hi - lo, then the region's extent */
+    int k = 0, nx = 0;
+    if (st->kind == N_PARALLEL) {
+        SVal r = sym_eval(e, st->loop.hi);
+        if (!r.f.any)
+            ext[n] = r.f, nx = 1;
+    }
+    for (Node *l = st; l && l != w;) {
+        if (l->kind == N_FOR) {
+            SVal lo = sym_eval(e, l->loop.lo), hi = sym_eval(e, l->loop.hi);
+            keys[k] = senv_counter(e, l->loop.sym, &lo, &hi);
+            if (lo.f.any || hi.f.any || !sform_add(&ext[k], &hi.f, &lo.f, -1))
+                return false;
+            k++;
+        }
+        Node *next = NULL;
+        for (int i = 0; i < l->loop.body->block.stmts.n; i++) {
+            Node *b = l->loop.body->block.stmts.v[i];
+            if (b->kind == N_LET)
+                sym_let(e, b);
+            else
+                next = b;
+        }
+        l = next;
+    }
+    SForm rest = sym_eval(e, w->assign.lhs->index.index).f, stride;
+    for (int i = k - 1; i >= 0; i--) {
+        SForm coef, r;
+        if (rest.any || !sform_split(&rest, keys[i], &coef, &r))
+            return false;
+        if (i == k - 1 ? !nonzero_in_nest(&coef, ext, k) && !(nx && nonzero_in_nest(&coef, &ext[n], 1))
+                       : !sform_equal(&coef, &stride))
+            return false;
+        if (!sform_mul(&stride, &coef, &ext[i]))
+            return false;
+        rest = r;
+    }
+    for (int i = 0; i < k; i++)
+        if (sform_has(&rest, keys[i]))
+            return false;
+    return true;
+}
+
+/* The backward sweep of one write of an output view (a statement, or a
+ * loop or region nest around it): the lets again, d_out at the element
+ * pushed back through the value, then through the lets. */
 static void back_write(Sweep *s, Node *st)
 {
     Grad *g = s->g;
-    Vec lets = {0}, body = {0};
-    Node *w = st->kind == N_ASSIGN ? st : one_write(g, st->loop.body, &lets);
+    if (st->kind == N_ASSIGN) {
+        Node *lhs = st->assign.lhs;
+        const char *d = strmap_get(&g->dout, view_root(lhs->index.base)->id);
+        back(s, st->assign.rhs, bind(s, "g", node_index(&g->b, name(g, d), clone(g, lhs->index.index))));
+        return;
+    }
+    Node *loops[NEST_MAX];
+    int n;
+    Node *w = nest_write(g, st, loops, &n);
     if (!w)
         return;
-    /* a loop writes each element once only where its write's index is its counter (a region's lanes
-     * are proved apart by the race rule, a statement writes once) */
-    Node *ix = w->assign.lhs->index.index;
-    if (st->kind == N_FOR && !(ix->kind == N_NAME && ix->name.sym && ix->name.sym == st->loop.sym)) {
-        refuse(g, ix, E_GRAD_FORM, arena_printf(g->x->a, "index the output by the loop's counter: `%s[%s] = e;`",
-                                                expand_expr_short(g->x->a, w->assign.lhs->index.base, 20), st->loop.var),
-               arena_printf(g->x->a, "the loop writes %s at an index other than its counter, so derive grad cannot "
-                                     "show it writes each element once", expand_expr_short(g->x->a, w->assign.lhs, 40)));
+    if (!writes_once(g, st, w, loops, n)) {
+        Node *ix = w->assign.lhs->index.index;
+        refuse(g, ix, E_GRAD_FORM, "index the output one-to-one by the loops' counters: `out[i]`, `out[r * cols + j]` "
+                                   "with j in 0..cols",
+               arena_printf(g->x->a, "the loop writes %s at an index derive grad cannot prove one-to-one in its "
+                                     "counters, so it may write an element twice", expand_expr_short(g->x->a, w->assign.lhs, 40)));
         return;
     }
     bool region = st->kind == N_PARALLEL;
-    Vec parts = {0};
-    Sweep in = {g, st->kind == N_ASSIGN ? s->out : &body, region ? st->loop.sym : NULL,
-                region ? w->assign.lhs->index.index : NULL, {0}, &parts};
-    Node *lhs = w->assign.lhs;
-    const char *d = strmap_get(&g->dout, view_root(lhs->index.base)->id);
-    back_body(&in, &lets, w->assign.rhs, node_index(&g->b, name(g, d), clone(g, lhs->index.index)), NULL);
-    if (st->kind == N_ASSIGN)
-        return;
+    Vec body = {0}, parts = {0};
+    PtrSet locals = {0};
+    Sweep in = {g, &body, region ? st->loop.sym : NULL, region ? w->assign.lhs->index.index : NULL, &locals, &parts};
+    if (!region)
+        ptrset_add(g->x->a, &locals, st->loop.sym);
+    back_nest(&in, st->loop.body);
     Node *blk = node_block(&g->b, (Node **)body.v, body.n);
     if (region)
         emit_region(s, st->loop.var, clone(g, st->loop.hi), blk, &parts, st->loop.device ? PLACE_DEVICE : PLACE_HOST);
@@ -815,7 +1016,7 @@ static void back_write(Sweep *s, Node *st)
  * adjoint through its value, in reverse. */
 static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes, const char *seed)
 {
-    Sweep s = {g, out, NULL, NULL, {0}, NULL};
+    Sweep s = {g, out, NULL, NULL, NULL, NULL};
     const char *r = e ? bind(&s, "result", clone(g, e)) : NULL;
     for (int i = 0; i < lets->n; i++)
         let_adjoint(&s, lets->v[i]);
@@ -830,7 +1031,7 @@ static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes
         if (loop) {   /* acc = its start plus each iteration's term: the loop again, each term given a */
             Vec lets2 = {0}, body = {0};
             Node *add = sum_body(g, loop, &lets2);
-            Sweep in = {g, &body, NULL, NULL, {0}, NULL};
+            Sweep in = {g, &body, NULL, NULL, NULL, NULL};
             back_body(&in, &lets2, add->assign.rhs, NULL, a);
             emit(&s, node_for(&g->b, loop->loop.var, clone(g, loop->loop.lo), clone(g, loop->loop.hi),
                               node_block(&g->b, (Node **)body.v, body.n)));
@@ -924,8 +1125,10 @@ static Node *path(Grad *g, Node **sts, int n, Path p, const char *seed)
                 break;
             }
             vec_push(g->x->a, &out, clone(g, st));
-            if (st->let.sym && is_float(st->let.sym->ty))
+            if (st->let.sym && is_float(st->let.sym->ty)) {
+                let_active(g, st);
                 vec_push(g->x->a, &p.lets, st);
+            }
             break;
         case N_RETURN:
             sweep(g, &out, st->unary.a, &p.lets, &p.writes, seed);

@@ -233,12 +233,78 @@ static bool spans_apart(const Lane *L, const SForm *alo, const SForm *alen, cons
     return fits_window(&Ca, &d, alen, blen);
 }
 
+/* Whether s = q * p for an integer q (forms; s 0 is q = 0). */
+static bool multiple_of(const SForm *s, const SForm *p)
+{
+    SNum q, ks, kp;
+    if (s->any || p->any)
+        return false;
+    if (p->n == 0) {
+        return sform_is_const(s, &ks) && sform_is_const(p, &kp) && kp != 0 && ks % kp == 0;
+    }
+    const STerm *lead = &p->t[0];
+    const STerm *match = NULL;
+    for (int i = 0; i < s->n && !match; i++)
+        if (s->t[i].deg == lead->deg && !memcmp(s->t[i].v, lead->v, sizeof lead->v[0] * (size_t)lead->deg))
+            match = &s->t[i];
+    if (!match)
+        return sform_is_const(s, &ks) && ks == 0;
+    if (match->c % lead->c != 0)
+        return false;
+    q = match->c / lead->c;
+    SForm t;
+    return sform_scale(&t, p, q) && sform_equal(&t, s);
+}
+
+/* A lane's access as a stride: lo = c * i + sum S_m * k_m + K, with c a
+ * non-zero constant, each loop counter's coefficient S_m a multiple of
+ * c * E (E the lane count: i in [0, E)), K free of what varies, and a
+ * constant length in [1, |c|]. Lane i's elements then lie in
+ * c * i + K + c * E * z + [0, |c|) for integers z. */
+static bool strided_form(const Lane *L, const SForm *lo, const SForm *len, SNum *c, SForm *K)
+{
+    SForm C, rest, P;
+    SNum w;
+    if (lo->any || !L->key->hi || L->key->hi->any || !sform_is_const(len, &w) || !sform_split(lo, L->key, &C, &rest) ||
+        !sform_is_const(&C, c) || *c == 0 || w < 1 || w > (*c < 0 ? -*c : *c) || !sform_scale(&P, L->key->hi, *c))
+        return false;
+    const SKey *ks[CTR_MAX];
+    int n = counters_of(&rest, ks, 0);
+    if (n < 0)
+        return false;
+    for (int m = 0; m < n; m++) {
+        SForm S, r;
+        if (!sform_split(&rest, ks[m], &S, &r) || !multiple_of(&S, &P))
+            return false;
+        rest = r;
+    }
+    if (form_varies(&rest))
+        return false;
+    *K = rest;
+    return true;
+}
+
+/* Two strided accesses (strided_form) with one c and one K are apart: for
+ * lanes i != j, c * (i - j) + c * E * z lies in (-|c|, |c|) only for
+ * i - j = -E * z, and |i - j| < E makes that z = 0, i = j. So a lane per
+ * column reaching `y[r * cols + j]` for every row r is apart from the
+ * others. */
+static bool strided_apart(const Lane *L, const Acc *A, const Acc *B)
+{
+    SNum ca, cb;
+    SForm Ka, Kb;
+    return strided_form(L, &A->lo, &A->len, &ca, &Ka) && strided_form(L, &B->lo, &B->len, &cb, &Kb) && ca == cb &&
+           sform_equal(&Ka, &Kb);
+}
+
 /* A in lane i and B in lane j != i touch no common element: shown for the
  * accesses themselves, or for the parts they lie in (a superset). */
 static bool proved_apart(const Lane *L, const Acc *A, const Acc *B)
 {
     if (A->whole || B->whole)
         return false;
+    if (strided_apart(L, A, B))
+        return true;
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
             if (spans_apart(L, a ? &A->fclo : &A->flo, a ? &A->fclen : &A->flen, b ? &B->fclo : &B->flo,
@@ -477,9 +543,27 @@ static bool find_meeting(const Lane *L, const Acc *A, const Acc *B, SNum *li, SN
 
 typedef enum { APART, MET, UNPROVED } Verdict;
 
+/* The read of f whose adjoint a write of f_grad adds (derive grad marks
+ * it), or NULL: a race there is the gradient's, E-GRAD-RACE at the read. */
+static const Node *adjoint_read(const Acc *A)
+{
+    return A->node && A->node->kind == N_INDEX ? A->node->index.adjoint_of : NULL;
+}
+
+static const char *const GRAD_RACE_HELP = "read a differentiated view in a region only at elements no other lane "
+                                          "reads, or differentiate a sequential loop";
+
 /* The message for two writes not proved apart and with no witness. */
 static void report_unproved_writes(Lane *L, const Acc *B)
 {
+    const Node *r = adjoint_read(B);
+    if (r) {
+        LANE_ERROR(L, r->span, E_GRAD_RACE, GRAD_RACE_HELP,
+                   "the adjoint of %s adds into %s, which is not proved apart from another lane's elements, in the "
+                   "backward region of the derive at line %d",
+                   expand_expr(L->a, (Node *)r), expand_expr(L->a, B->node), L->region->span.line);
+        return;
+    }
     LANE_ERROR(L, B->at, E_PARALLEL_RACE, "index the view by the lane: `out[i]`, `out[2 * i + 1]`, or a part `out[4 * i .. 4 * i + 4]`",
                "lanes %s and %s may both write %s: the index is not proved one-to-one in %s (%s, line %d), in %s",
                lane_eq(L, 0), lane_eq(L, 1), expand_expr(L->a, B->node),
@@ -501,6 +585,15 @@ static Verdict writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
     if (find_meeting(L, A, B, &i, &j, &e, &all)) {
         const char *el = A->whole && B->whole ? arena_printf(L->a, "all of %s", vid)
                                               : arena_printf(L->a, "%s[%lld]", vid, (long long)e);
+        const Node *r = adjoint_read(B) ? adjoint_read(B) : adjoint_read(A);
+        if (r) {
+            LANE_ERROR(L, r->span, E_GRAD_RACE, GRAD_RACE_HELP,
+                       "the adjoint of %s adds into %s at another lane's element: lanes %s and %s both add into %s, in "
+                       "the backward region of the derive at line %d",
+                       expand_expr(L->a, (Node *)r), vid, lane_eq(L, (long long)(i < j ? i : j)),
+                       lane_eq(L, (long long)(i < j ? j : i)), el, L->region->span.line);
+            return MET;
+        }
         LANE_ERROR(L, B->at, E_PARALLEL_RACE, "let each lane write only its own elements: `out[i]`, `out[4 * i .. 4 * i + 4]`",
                    "lanes %s and %s both write %s: %s (line %d)%s%s, in %s", lane_eq(L, (long long)(i < j ? i : j)),
                    lane_eq(L, (long long)(i < j ? j : i)), el, acc_text(L, A), A->at.line, A->node == B->node ? "" : "; and ",

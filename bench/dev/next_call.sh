@@ -11,17 +11,18 @@
 set -u
 OUT=${1:?usage: bench/dev/next_call.sh OUT}
 mkdir -p "$OUT"
+W=/tmp/ncall; mkdir -p $W   # work folders stay on the device machine: at most 8 files come back
 cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
 SKIP="float_agree math_agree" ONLY='tensor|grad|mma_contract|tile64|tile32|grad_torch' \
-    timeout 240 bash tests/device/run.sh "$OUT/suite" >"$OUT/suite.log" 2>&1
+    timeout 210 bash tests/device/run.sh "$W/suite" >"$OUT/suite.log" 2>&1
 echo "suite: exit $? ($(grep -c '^PASS' "$OUT/suite.log") PASS, $(grep -c '^FAIL' "$OUT/suite.log") FAIL)"
 grep -E '^FAIL' "$OUT/suite.log" | head -20
-RUNS=1 BENCH_ARGS="--reps 7" timeout 200 bash bench/dev/mma_run.sh "$OUT/mma" >"$OUT/mma.log" 2>&1
+RUNS=1 BENCH_ARGS="--reps 7" timeout 170 bash bench/dev/mma_run.sh "$W/mma" >"$OUT/mma.log" 2>&1
 echo "mma: exit $?"; grep -vE '^#|^run' "$OUT/mma.log" | head -20
-timeout 60 bash bench/grad/dev_run.sh >"$OUT/grad.log" 2>&1
+timeout 50 bash bench/grad/dev_run.sh >"$OUT/grad.log" 2>&1
 echo "grad: exit $?"; cat "$OUT/grad.log"
 SKIP="float_agree math_agree" ONLY='compact|scan_tiles|exact_sum' SCAN_AGAIN=10 \
-    timeout 150 bash tests/device/run.sh "$OUT/suite16" >"$OUT/suite16.log" 2>&1
+    timeout 120 bash tests/device/run.sh "$W/suite16" >"$OUT/suite16.log" 2>&1
 echo "suite16: exit $? ($(grep -c '^PASS' "$OUT/suite16.log") PASS, $(grep -c '^FAIL' "$OUT/suite16.log") FAIL)"
-tar -czf "$OUT/logs.tgz" -C "$OUT" suite.log mma.log grad.log suite16.log 2>/dev/null
+tar -czf "$OUT/work.tgz" -C $W . 2>/dev/null; ls -la "$OUT"

@@ -11,7 +11,9 @@ h(u, v), a `reduce + for` over a view w of three elements, and ifs whose paths r
 parameter against a constant the points keep away from). Each goes into one program with `derive grad
 for f;` and a main that calls f_grad at three points and holds every partial (a, b, c and each w[j])
 to the central difference (f(p + h) - f(p - h)) / 2h, h = 1e-6 (|p| + 1), within 1e-5 relative plus
-1e-8 absolute, printing `K 1` when all agree and `K 0` otherwise. The oracle is numeric
+1e-8 absolute, printing `K 1` when all agree and `K 0` otherwise. Every fourth function is a loop nest
+mK(rows, cols, a, x, y) writing each y[r * cols + j] once (a lane per row with a sum over its row, a
+lane per column, or a sequential nest), whose J^T u is held to central differences the same way. The oracle is numeric
 differentiation inside the program: nothing of the derivation is shared with it.
 
 Prints FAIL lines and `N passed, N failed, 0 skipped`.
@@ -77,6 +79,65 @@ def function(rng, k):
     return src, guard
 
 
+def nest_function(rng, k):
+    """mK(rows, cols, a, x, y): a loop nest writing y[r * cols + j] once each, in one of three forms:
+    a lane per row (with a sum over its row), a lane per column, or a sequential nest. a is read by
+    every lane (its adjoint goes through part buffers), x at the lane's elements."""
+    form = rng.choice(["rows", "cols", "seq"])
+    el = "x[r * cols + j]"
+    outer, names = [], ["a"]
+    if form == "rows" and rng.random() < 0.7:
+        outer.append("let s = reduce + for q in cols yield x[r * cols + q] * %s;" % rng.choice(["a", "0.5"]))
+        names.append("s")
+    if rng.random() < 0.5:
+        outer.append("let t = %s;" % expr(rng, 1, list(names)))
+        names.append("t")
+    inner_names = names + [el]
+    inner = []
+    if rng.random() < 0.5:
+        inner.append("let v = %s;" % expr(rng, 2, inner_names))
+        inner_names = inner_names + ["v"]
+    write = "y[r * cols + j] = %s + %s;" % (el, expr(rng, 2, inner_names))
+    body = " ".join(inner + [write])
+    if form == "rows":
+        nest = "  parallel r in rows {\n    %s\n    for j in 0..cols { %s }\n  }" % (" ".join(outer), body)
+    elif form == "cols":
+        nest = "  parallel j in cols {\n    %s\n    for r in 0..rows { %s }\n  }" % (" ".join(outer), body)
+    else:
+        nest = "  for r in 0..rows {\n    %s\n    for j in 0..cols { %s }\n  }" % (" ".join(outer), body)
+    return ("fn m%d(rows:usize, cols:usize, a:f64, x:ro<f64>[rows * cols], y:rw<f64>[rows * cols]) {\n%s\n}\n"
+            "derive grad for m%d;\n" % (k, nest, k))
+
+
+def nest_check(k):
+    # J^T u for a u of mixed signs at two points, held to central differences
+    return """  {
+    let mut ok = true;
+    for q in 0..2 {
+      let a = 0.7 - f64(q) * 0.9;
+      for i in 0..6 { x[i] = 0.3 + f64(i) * 0.35 - f64(i %% 4) * 0.6 + f64(q) * 0.2; u[i] = 1.1 - f64(i) * 0.4; dx[i] = 0.0; }
+      let mut da:f64 = 0.0;
+      m%(k)d_grad(2, 3, a, x, y, da, dx, u);
+      let ha = 1e-6 * (abs(a) + 1.0);
+      m%(k)d(2, 3, a + ha, x, y);
+      m%(k)d(2, 3, a - ha, x, y2);
+      ok = ok && near(da, jtu(u, y, y2) / (2.0 * ha));
+      for j in 0..6 {
+        let keep = x[j];
+        let hx = 1e-6 * (abs(keep) + 1.0);
+        x[j] = keep + hx;
+        m%(k)d(2, 3, a, x, y);
+        x[j] = keep - hx;
+        m%(k)d(2, 3, a, x, y2);
+        x[j] = keep;
+        ok = ok && near(dx[j], jtu(u, y, y2) / (2.0 * hx));
+      }
+    }
+    if ok { println(%(k)d, 1); } else { println(%(k)d, 0); }
+  }
+""" % {"k": k}
+
+
 def check_block(k, guard):
     # three points; for a branch on a parameter, points keep 0.05 away from its cut (0.25)
     return """  {
@@ -117,6 +178,11 @@ def check_block(k, guard):
 HEADER = """fn h(u:f64, v:f64) -> f64 = u * std.math.exp(v * 0.1) + v;
 derive grad for h;
 fn near(got:f64, want:f64) -> bool = abs(got - want) <= 1e-5 * abs(want) + 1e-8 + 1e-6 * abs(got);
+fn jtu(u:ro<f64>[6], p:ro<f64>[6], m:ro<f64>[6]) -> f64 {
+  let mut s:f64 = 0.0;
+  for i in 0..6 { s = s + u[i] * (p[i] - m[i]); }
+  return s;
+}
 """
 
 
@@ -126,11 +192,16 @@ def main():
     os.makedirs(work, exist_ok=True)
     fns, checks = [], []
     for k in range(count):
+        if k % 4 == 3:   # every fourth: a loop nest writing a view
+            fns.append(nest_function(rng, k))
+            checks.append(nest_check(k))
+            continue
         src, guard = function(rng, k)
         fns.append(src)
         checks.append(check_block(k, guard))
-    prog = HEADER + "\n".join(fns) + "\nfn main() -> i32 {\n  buffer w:f64[3] = zeroed;\n  buffer dw:f64[3] = zeroed;\n" + \
-        "".join(checks) + "  return 0;\n}\n"
+    bufs = "".join("  buffer %s:f64[%d] = zeroed;\n" % (b, n)
+                   for b, n in (("w", 3), ("dw", 3), ("x", 6), ("dx", 6), ("u", 6), ("y", 6), ("y2", 6)))
+    prog = HEADER + "\n".join(fns) + "\nfn main() -> i32 {\n" + bufs + "".join(checks) + "  return 0;\n}\n"
     path = os.path.join(work, "grad_judge.cairn")
     with open(path, "w") as f:
         f.write(prog)

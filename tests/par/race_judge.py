@@ -530,8 +530,10 @@ class Gen:
         b = lay.base
         self.tags.add("loop")
         c = self.fresh("c")
-        kind = r.randrange(5)
+        kind = r.randrange(6)
         bad = self.bad()
+        if kind == 5:                                # a column: for c in 0..cols { y[c * n + i] }
+            return self.st_column(v, b, c, bad)
         hi, hi_p = ("cols + 1", "cols + 1") if bad and r.random() < 0.5 else ("cols", "cols")
         if kind == 0:                                # for c in 0..cols { y[i * cols + c] }
             f = (f"i + {c}", f"i + {c}") if bad and r.random() < 0.5 else Form(("cols",), b, c, 0).text()
@@ -559,6 +561,24 @@ class Gen:
             self.out.open(f"for {c} in 0..{K}", f"for {c} in range({K})")
             self.access(v, v, Form(("cols",), b, c, K - 1), v)
             self.out.close()
+
+    def st_column(self, v, b, c, bad):
+        """A lane's column of a matrix n lanes wide, over rows: y[c * S * n + S * i + b] (lane i's
+        elements in their own residue class modulo S * n), or (bad) a stride other than the width
+        (cols, n - 1, n + 1), which lets two lanes meet."""
+        r = self.rng
+        self.tags.add("column")
+        S = r.choice((1, 1, 2))
+        width = r.choice(("cols", "(n - 1)", "(n + 1)")) if bad else "n"
+        stride = f"{width} * {S}" if S > 1 else width
+        lane = f"{S} * i" if S > 1 else "i"
+        hi_c, hi_p = ("cols", "cols") if r.random() < 0.5 else ((str(r.randint(1, 3)),) * 2)
+        idx = f"{c} * {stride} + {lane}" + (f" + {b}" if b else "")
+        self.out.open(f"for {c} in 0..{hi_c}", f"for {c} in range({hi_p})")
+        self.access(v, v, (idx, idx), v)
+        if r.random() < 0.5:                         # a second access of the same column
+            self.access(v, v, (idx, idx), v)
+        self.out.close()
 
     # --- non-affine indices
 
