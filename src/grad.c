@@ -264,7 +264,8 @@ static Node *node_region(Grad *g, const char *var, Node *n, Node *body)
 /* ------------------------------------------------------------ the sweep */
 
 typedef struct Sweep Sweep;
-static void emit_region(Sweep *s, const char *var, Node *n, Node *body, const Vec *parts, Placement place);
+static void emit_region(Sweep *s, const char *var, const char *turn, Node *n, Node *body, const Vec *parts,
+                        Placement place);
 
 
 struct Sweep {
@@ -275,6 +276,8 @@ struct Sweep {
     PtrSet *locals;       /* ... and the names its own body binds (lets, loop counters) */
     Vec *parts;           /* ... and, per scalar adjoint its lanes add into, (adjoint id, part buffer id,
                              its Type): each lane adds into its own element of the part, summed after */
+    const char *turn;     /* ... and the name of the backward region's lane, which indexes the parts
+                             (emit_region: a lane of it takes the lanes t * P + turn in turn) */
 };
 
 static void emit(Sweep *s, Node *st)
@@ -296,28 +299,58 @@ static const char *bind(Sweep *s, const char *stem, Node *e)
     return id;
 }
 
-/* A backward region: each part buffer (one element a lane, where the lanes
- * add what they owe a scalar adjoint) declared zeroed before it, in the
- * region's memory, and summed into its adjoint after it, exactly
- * (reduce + parallel). */
-static void emit_region(Sweep *s, const char *var, Node *n, Node *body, const Vec *parts, Placement place)
+/* The lanes of a backward region with part buffers: at most this many
+ * parts, so a scalar's shares cost a constant memory (2 MiB of f64), not an
+ * element for each of f's lanes. */
+enum { PART_LANES = 1 << 18 };
+
+
+/* A backward region. Without part buffers, f's region again: `parallel var
+ * in n { body }`. With them (scalars every lane owes a share), P = min(n,
+ * PART_LANES) lanes, lane `turn` taking f's lanes turn, turn + P, ... in
+ * turn (adjacent lanes at adjacent elements, as a device wants them), each
+ * adding its shares into its own element of each part (zeroed, in the
+ * region's memory); after the region an exact reduce + parallel of each
+ * part adds it into its scalar's adjoint. Each part's element sums its
+ * shares in one fixed order, so the result does not depend on how lanes
+ * are scheduled. */
+static void emit_region(Sweep *s, const char *var, const char *turn, Node *n, Node *body, const Vec *parts,
+                        Placement place)
 {
     Grad *g = s->g;
+    if (parts->n == 0) {
+        emit(s, node_region(g, var, n, body));
+        return;
+    }
+    const char *p = bind(s, "lanes", node_call(&g->b, name(g, "min"),
+                                               (Node *[]){n, node_int(&g->b, PART_LANES)}, 2));
     for (int i = 0; i + 2 < parts->n; i += 3) {
-        Node *b = node_buffer(g, parts->v[i + 1], parts->v[i + 2], clone(g, n));
+        Node *b = node_buffer(g, parts->v[i + 1], parts->v[i + 2], name(g, p));
         b->buffer.place = place;
         b->buffer.place_written = place != PLACE_HOST;
         emit(s, b);
     }
-    emit(s, node_region(g, var, n, body));
+    /* for t in 0..(n - turn + P - 1) / P { let var = t * P + turn; body } */
+    const char *t = fresh(g, "t");
+    Node *trips = node_binary(&g->b, T_SLASH,
+                              node_binary(&g->b, T_MINUS,
+                                          node_binary(&g->b, T_PLUS, node_binary(&g->b, T_MINUS, clone(g, n), name(g, turn)),
+                                                      name(g, p)),
+                                          node_int(&g->b, 1)),
+                              name(g, p));
+    Node *at = node_let(&g->b, var, false, NULL,
+                        node_binary(&g->b, T_PLUS, node_binary(&g->b, T_STAR, name(g, t), name(g, p)), name(g, turn)));
+    Node *inner = node_block(&g->b, (Node *[]){at, body}, 2);
+    Node *loop = node_for(&g->b, t, node_int(&g->b, 0), trips, inner);
+    emit(s, node_region(g, turn, name(g, p), node_block(&g->b, &loop, 1)));
     for (int i = 0; i + 2 < parts->n; i += 3) {
         Node *sum = node_new(g->x->a, N_COLLECT, g->b.at);
         sum->collect.kind = COLLECT_REDUCE;
         sum->collect.op = "+";
         sum->collect.mode = MODE_PARALLEL;
-        sum->collect.var = var;
-        sum->collect.extent = clone(g, n);
-        sum->collect.value = node_index(&g->b, name(g, parts->v[i + 1]), name(g, var));
+        sum->collect.var = turn;
+        sum->collect.extent = name(g, p);
+        sum->collect.value = node_index(&g->b, name(g, parts->v[i + 1]), name(g, turn));
         emit(s, node_assign(&g->b, T_PLUSEQ, name(g, parts->v[i]), sum));
     }
 }
@@ -423,7 +456,7 @@ static void back(Sweep *s, Node *e, const char *adj)
                 vec_push(g->x->a, s->parts, (void *)part);
                 vec_push(g->x->a, s->parts, (void *)e->ty);
             }
-            add_into(s, node_index(&g->b, name(g, part), name(g, s->lane->id)), adj);
+            add_into(s, node_index(&g->b, name(g, part), name(g, s->turn)), adj);
             return;
         }
         add_into(s, name(g, a), adj);
@@ -516,13 +549,14 @@ static void back(Sweep *s, Node *e, const char *adj)
                 in.own = NULL;
                 in.locals = &locals;
                 in.parts = &parts;
+                in.turn = fresh(g, "turn");
             } else if (s->lane) {
                 ptrset_add(g->x->a, s->locals, e->collect.sym);   /* a sum inside a lane: its counter is the lane's */
             }
             back(&in, e->collect.value, adj);
             Node *blk = node_block(&g->b, (Node **)body.v, body.n);
             if (pooled)
-                emit_region(s, e->collect.var, clone(g, e->collect.extent), blk, &parts,
+                emit_region(s, e->collect.var, in.turn, clone(g, e->collect.extent), blk, &parts,
                             e->collect.device ? PLACE_DEVICE : PLACE_HOST);
             else
                 emit(s, node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent), blk));
@@ -999,13 +1033,14 @@ static void back_write(Sweep *s, Node *st)
     bool region = st->kind == N_PARALLEL;
     Vec body = {0}, parts = {0};
     PtrSet locals = {0};
-    Sweep in = {g, &body, region ? st->loop.sym : NULL, region ? w->assign.lhs->index.index : NULL, &locals, &parts};
+    Sweep in = {g, &body, region ? st->loop.sym : NULL, region ? w->assign.lhs->index.index : NULL, &locals, &parts,
+                region ? fresh(g, "turn") : NULL};
     if (!region)
         ptrset_add(g->x->a, &locals, st->loop.sym);
     back_nest(&in, st->loop.body);
     Node *blk = node_block(&g->b, (Node **)body.v, body.n);
     if (region)
-        emit_region(s, st->loop.var, clone(g, st->loop.hi), blk, &parts, st->loop.device ? PLACE_DEVICE : PLACE_HOST);
+        emit_region(s, st->loop.var, in.turn, clone(g, st->loop.hi), blk, &parts, st->loop.device ? PLACE_DEVICE : PLACE_HOST);
     else
         emit(s, node_for(&g->b, st->loop.var, clone(g, st->loop.lo), clone(g, st->loop.hi), blk));
 }
@@ -1016,7 +1051,7 @@ static void back_write(Sweep *s, Node *st)
  * adjoint through its value, in reverse. */
 static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes, const char *seed)
 {
-    Sweep s = {g, out, NULL, NULL, NULL, NULL};
+    Sweep s = {g, out, NULL, NULL, NULL, NULL, NULL};
     const char *r = e ? bind(&s, "result", clone(g, e)) : NULL;
     for (int i = 0; i < lets->n; i++)
         let_adjoint(&s, lets->v[i]);
@@ -1031,7 +1066,7 @@ static void sweep(Grad *g, Vec *out, Node *e, const Vec *lets, const Vec *writes
         if (loop) {   /* acc = its start plus each iteration's term: the loop again, each term given a */
             Vec lets2 = {0}, body = {0};
             Node *add = sum_body(g, loop, &lets2);
-            Sweep in = {g, &body, NULL, NULL, NULL, NULL};
+            Sweep in = {g, &body, NULL, NULL, NULL, NULL, NULL};
             back_body(&in, &lets2, add->assign.rhs, NULL, a);
             emit(&s, node_for(&g->b, loop->loop.var, clone(g, loop->loop.lo), clone(g, loop->loop.hi),
                               node_block(&g->b, (Node **)body.v, body.n)));

@@ -256,45 +256,56 @@ static bool multiple_of(const SForm *s, const SForm *p)
     return sform_scale(&t, p, q) && sform_equal(&t, s);
 }
 
-/* A lane's access as a stride: lo = c * i + sum S_m * k_m + K, with c a
- * non-zero constant, each loop counter's coefficient S_m a multiple of
- * c * E (E the lane count: i in [0, E)), K free of what varies, and a
- * constant length in [1, |c|]. Lane i's elements then lie in
- * c * i + K + c * E * z + [0, |c|) for integers z. */
-static bool strided_form(const Lane *L, const SForm *lo, const SForm *len, SNum *c, SForm *K)
+/* A lane's access as a residue class: lo = C * i + sum S_m * k_m + rest,
+ * with C the same in every lane, each stride counter k_m's coefficient S_m
+ * a multiple of C * E (E the lane count: i in [0, E)), and the other
+ * counters widened into [rest, rest + len) (their footprint over every
+ * iteration), with rest free of what varies and len at most |C|. Lane i's
+ * elements then lie in C * i + rest + C * E * z + [0, len) for integers z.
+ * C and len come back with C >= 0 (the access negated where C < 0 is the
+ * same set of offsets mirrored: both accesses of a pair must agree). */
+static bool strided_form(const Lane *L, const SForm *lo, const SForm *len, SForm *C, SForm *K, SForm *W)
 {
-    SForm C, rest, P;
-    SNum w;
-    if (lo->any || !L->key->hi || L->key->hi->any || !sform_is_const(len, &w) || !sform_split(lo, L->key, &C, &rest) ||
-        !sform_is_const(&C, c) || *c == 0 || w < 1 || w > (*c < 0 ? -*c : *c) || !sform_scale(&P, L->key->hi, *c))
+    SForm rest, P, w = *len, gap;
+    if (lo->any || len->any || form_varies(len) || !L->key->hi || L->key->hi->any || !sform_split(lo, L->key, C, &rest) ||
+        form_varies(C) || !sform_nonneg(C) || !sform_mul(&P, C, L->key->hi))
+        return false;
+    SNum c;
+    if (sform_is_const(C, &c) && c == 0)
         return false;
     const SKey *ks[CTR_MAX];
     int n = counters_of(&rest, ks, 0);
     if (n < 0)
         return false;
-    for (int m = 0; m < n; m++) {
+    for (int m = 0; m < n; m++) {   /* the stride counters out */
         SForm S, r;
-        if (!sform_split(&rest, ks[m], &S, &r) || !multiple_of(&S, &P))
+        if (!sform_split(&rest, ks[m], &S, &r))
             return false;
-        rest = r;
+        if (multiple_of(&S, &P))
+            rest = r;
     }
-    if (form_varies(&rest))
+    n = counters_of(&rest, ks, 0);  /* the others into the window, latest first */
+    for (int m = 0; m < n; m++)
+        if (!widen(ks[m], &rest, &w))
+            return false;
+    if (n < 0 || form_varies(&rest) || form_varies(&w) || !sform_add(&gap, C, &w, -1) || !sform_nonneg(&gap))
         return false;
     *K = rest;
+    *W = w;
     return true;
 }
 
-/* Two strided accesses (strided_form) with one c and one K are apart: for
- * lanes i != j, c * (i - j) + c * E * z lies in (-|c|, |c|) only for
- * i - j = -E * z, and |i - j| < E makes that z = 0, i = j. So a lane per
- * column reaching `y[r * cols + j]` for every row r is apart from the
- * others. */
+/* Two residue-class accesses (strided_form) with one C and one start are
+ * apart: for lanes i != j in [0, E), C * (i - j) + C * E * z lies in
+ * (-C, C) only for i - j = -E * z, and |i - j| < E makes that z = 0, so
+ * i = j. A lane per column reaching `y[r * cols + j]` for every row r is
+ * apart from the others, as is a lane per row's `y[r * cols + c]` for c
+ * in 0..cols once its rows are dealt out in turns (r = t * rows + j). */
 static bool strided_apart(const Lane *L, const Acc *A, const Acc *B)
 {
-    SNum ca, cb;
-    SForm Ka, Kb;
-    return strided_form(L, &A->lo, &A->len, &ca, &Ka) && strided_form(L, &B->lo, &B->len, &cb, &Kb) && ca == cb &&
-           sform_equal(&Ka, &Kb);
+    SForm Ca, Ka, Wa, Cb, Kb, Wb;
+    return strided_form(L, &A->lo, &A->len, &Ca, &Ka, &Wa) && strided_form(L, &B->lo, &B->len, &Cb, &Kb, &Wb) &&
+           sform_equal(&Ca, &Cb) && sform_equal(&Ka, &Kb);
 }
 
 /* A in lane i and B in lane j != i touch no common element: shown for the

@@ -568,6 +568,19 @@ class Gen:
         (cols, n - 1, n + 1), which lets two lanes meet."""
         r = self.rng
         self.tags.add("column")
+        if r.random() < 0.4:                         # rows dealt out in turns: row t * n + i, its q
+            W = r.randint(1, 3)
+            width = r.choice(("(n - 1)", "(n + 1)", "cols")) if bad and r.random() < 0.6 else "n"
+            qhi = W + 1 if bad and r.random() < 0.5 else W
+            q = self.fresh("q")
+            idx = f"({c} * {width} + i) * {W} + {q}" + (f" + {b}" if b else "")
+            hi_c = str(r.randint(1, 3))
+            self.out.open(f"for {c} in 0..{hi_c}", f"for {c} in range({hi_c})")
+            self.out.open(f"for {q} in 0..{qhi}", f"for {q} in range({qhi})")
+            self.access(v, v, (idx, idx), v)
+            self.out.close()
+            self.out.close()
+            return
         S = r.choice((1, 1, 2))
         width = r.choice(("cols", "(n - 1)", "(n + 1)")) if bad else "n"
         stride = f"{width} * {S}" if S > 1 else width
