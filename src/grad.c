@@ -265,7 +265,7 @@ static Node *node_region(Grad *g, const char *var, Node *n, Node *body)
 
 typedef struct Sweep Sweep;
 static void emit_region(Sweep *s, const char *var, const char *turn, Node *n, Node *body, const Vec *parts,
-                        Placement place);
+                        Placement place, bool turns);
 
 
 struct Sweep {
@@ -301,9 +301,29 @@ static const char *bind(Sweep *s, const char *stem, Node *e)
 
 /* The lanes of a backward region with part buffers: at most this many
  * parts, so a scalar's shares cost a constant memory (2 MiB of f64), not an
- * element for each of f's lanes. */
+ * element for each of f's lanes. Where f's lanes are a nest's (a row or a
+ * column each), taking them in turn would hide from the race rule that the
+ * lanes' elements are apart (a column j = t * P + turn of `y[r * cols +
+ * j]` is no longer a residue class the rule proves), so there each of f's
+ * lanes keeps its part element: one for each row or column f writes. */
 enum { PART_LANES = 1 << 18 };
 
+
+/* After a backward region, each part summed exactly into its adjoint. */
+static void emit_part_sums(Sweep *s, const char *turn, Node *n, const Vec *parts)
+{
+    Grad *g = s->g;
+    for (int i = 0; i + 2 < parts->n; i += 3) {
+        Node *sum = node_new(g->x->a, N_COLLECT, g->b.at);
+        sum->collect.kind = COLLECT_REDUCE;
+        sum->collect.op = "+";
+        sum->collect.mode = MODE_PARALLEL;
+        sum->collect.var = turn;
+        sum->collect.extent = clone(g, n);
+        sum->collect.value = node_index(&g->b, name(g, parts->v[i + 1]), name(g, turn));
+        emit(s, node_assign(&g->b, T_PLUSEQ, name(g, parts->v[i]), sum));
+    }
+}
 
 /* A backward region. Without part buffers, f's region again: `parallel var
  * in n { body }`. With them (scalars every lane owes a share), P = min(n,
@@ -315,11 +335,23 @@ enum { PART_LANES = 1 << 18 };
  * shares in one fixed order, so the result does not depend on how lanes
  * are scheduled. */
 static void emit_region(Sweep *s, const char *var, const char *turn, Node *n, Node *body, const Vec *parts,
-                        Placement place)
+                        Placement place, bool turns)
 {
     Grad *g = s->g;
     if (parts->n == 0) {
         emit(s, node_region(g, var, n, body));
+        return;
+    }
+    if (!turns) {   /* a part element for each of f's lanes */
+        for (int i = 0; i + 2 < parts->n; i += 3) {
+            Node *b = node_buffer(g, parts->v[i + 1], parts->v[i + 2], clone(g, n));
+            b->buffer.place = place;
+            b->buffer.place_written = place != PLACE_HOST;
+            emit(s, b);
+        }
+        emit(s, node_region(g, turn, clone(g, n), node_block(&g->b, (Node *[]){
+            node_let(&g->b, var, false, NULL, name(g, turn)), body}, 2)));
+        emit_part_sums(s, turn, n, parts);
         return;
     }
     const char *p = bind(s, "lanes", node_call(&g->b, name(g, "min"),
@@ -343,16 +375,7 @@ static void emit_region(Sweep *s, const char *var, const char *turn, Node *n, No
     Node *inner = node_block(&g->b, (Node *[]){at, body}, 2);
     Node *loop = node_for(&g->b, t, node_int(&g->b, 0), trips, inner);
     emit(s, node_region(g, turn, name(g, p), node_block(&g->b, &loop, 1)));
-    for (int i = 0; i + 2 < parts->n; i += 3) {
-        Node *sum = node_new(g->x->a, N_COLLECT, g->b.at);
-        sum->collect.kind = COLLECT_REDUCE;
-        sum->collect.op = "+";
-        sum->collect.mode = MODE_PARALLEL;
-        sum->collect.var = turn;
-        sum->collect.extent = name(g, p);
-        sum->collect.value = node_index(&g->b, name(g, parts->v[i + 1]), name(g, turn));
-        emit(s, node_assign(&g->b, T_PLUSEQ, name(g, parts->v[i]), sum));
-    }
+    emit_part_sums(s, turn, name(g, p), parts);
 }
 
 /* Does e reach a differentiated parameter or a float let (whose adjoint
@@ -557,7 +580,7 @@ static void back(Sweep *s, Node *e, const char *adj)
             Node *blk = node_block(&g->b, (Node **)body.v, body.n);
             if (pooled)
                 emit_region(s, e->collect.var, in.turn, clone(g, e->collect.extent), blk, &parts,
-                            e->collect.device ? PLACE_DEVICE : PLACE_HOST);
+                            e->collect.device ? PLACE_DEVICE : PLACE_HOST, true);
             else
                 emit(s, node_for(&g->b, e->collect.var, node_int(&g->b, 0), clone(g, e->collect.extent), blk));
             return;
@@ -1040,7 +1063,8 @@ static void back_write(Sweep *s, Node *st)
     back_nest(&in, st->loop.body);
     Node *blk = node_block(&g->b, (Node **)body.v, body.n);
     if (region)
-        emit_region(s, st->loop.var, in.turn, clone(g, st->loop.hi), blk, &parts, st->loop.device ? PLACE_DEVICE : PLACE_HOST);
+        emit_region(s, st->loop.var, in.turn, clone(g, st->loop.hi), blk, &parts, st->loop.device ? PLACE_DEVICE : PLACE_HOST,
+                    n == 0);
     else
         emit(s, node_for(&g->b, st->loop.var, clone(g, st->loop.lo), clone(g, st->loop.hi), blk));
 }
