@@ -383,6 +383,7 @@ struct Node {
             int preload;              /* set by it too: 1 + the slot a device lane's load put it in, or 0 */
             Node *adjoint_of;         /* set by grad.c: the read of f whose adjoint this element of f_grad
                                          receives (the race rule then names it: E-GRAD-RACE) */
+            const char *adjoint_fn;   /* ... and f's name, for the message */
         } index;
         struct {                      /* N_SLICE */
             Node *base, *lo, *hi;

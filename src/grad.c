@@ -512,6 +512,7 @@ static void back(Sweep *s, Node *e, const char *adj)
         if (lane_made) {
             into->span = e->span;
             into->index.adjoint_of = e;
+            into->index.adjoint_fn = g->f->fn.id;
         }
         add_into(s, into, adj);
         return;

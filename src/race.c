@@ -570,8 +570,8 @@ static void report_unproved_writes(Lane *L, const Acc *B)
     const Node *r = adjoint_read(B);
     if (r) {
         LANE_ERROR(L, r->span, E_GRAD_RACE, GRAD_RACE_HELP,
-                   "the adjoint of %s adds into %s, which is not proved apart from another lane's elements, in the "
-                   "backward region of the derive at line %d",
+                   "derive grad for %s: the adjoint of %s adds into %s, which is not proved apart from another "
+                   "lane's elements, in the backward region of the derive at line %d", B->node->index.adjoint_fn,
                    expand_expr(L->a, (Node *)r), expand_expr(L->a, B->node), L->region->span.line);
         return;
     }
@@ -596,12 +596,13 @@ static Verdict writes_conflict(Lane *L, Sym *v, const Acc *A, const Acc *B)
     if (find_meeting(L, A, B, &i, &j, &e, &all)) {
         const char *el = A->whole && B->whole ? arena_printf(L->a, "all of %s", vid)
                                               : arena_printf(L->a, "%s[%lld]", vid, (long long)e);
-        const Node *r = adjoint_read(B) ? adjoint_read(B) : adjoint_read(A);
+        const Acc *G = adjoint_read(B) ? B : A;
+        const Node *r = adjoint_read(G);
         if (r) {
             LANE_ERROR(L, r->span, E_GRAD_RACE, GRAD_RACE_HELP,
-                       "the adjoint of %s adds into %s at another lane's element: lanes %s and %s both add into %s, in "
-                       "the backward region of the derive at line %d",
-                       expand_expr(L->a, (Node *)r), vid, lane_eq(L, (long long)(i < j ? i : j)),
+                       "derive grad for %s: the adjoint of %s adds into %s at another lane's element: lanes %s and %s "
+                       "both add into %s, in the backward region of the derive at line %d",
+                       G->node->index.adjoint_fn, expand_expr(L->a, (Node *)r), vid, lane_eq(L, (long long)(i < j ? i : j)),
                        lane_eq(L, (long long)(i < j ? j : i)), el, L->region->span.line);
             return MET;
         }
