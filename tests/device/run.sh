@@ -36,7 +36,8 @@
 #                 skipped where torch is not installed
 #   torch_binding the Python package (python/cairn) with CUDA tensors: cq_ on torch's stream with
 #                 no wait, cf_ bound to it, every refusal (tests/python/check_torch.py)
-#   grad_torch    derive grad's gradients against torch.autograd (tests/grad/check_torch_grad.py)
+#   grad_torch    derive grad's gradients against torch.autograd (tests/grad/check_torch_grad.py): on the
+#                 host, on the host pool, emulated, and the @device twins on this GPU with CUDA tensors
 # SKIP="float_agree math_agree" leaves those two out (each prints a SKIP line): for a run whose
 # math and storage-float code is that of a recorded one. ONLY=ERE runs only the device programs whose
 # path matches it, with the run_scan_tiles reruns when it is among them, and the named tests it
@@ -211,11 +212,23 @@ if [ -x "$o/run_scan_tiles" ]; then
     else echo "FAIL run_scan_tiles: $differ of ${SCAN_AGAIN:-40} runs differ"; fail=1; fi
 fi
 
+# derive grad against torch.autograd (tests/grad/check_torch_grad.py), on the machine torch is on: the
+# host and pool functions, their @device twins emulated, and the twins built for $ARCH on CUDA tensors.
+# Run last, and also under ONLY when ONLY names it (the block below leaves early under ONLY).
+run_grad_torch() {
+    CAIRN=$PWD/bin/cairn CAIRN_CACHE="$OUTDIR/pycache" python3 tests/grad/check_torch_grad.py "$ARCH" \
+        >"$OUTDIR/grad_torch.log" 2>&1
+    local rc=$?
+    cat "$OUTDIR/grad_torch.log"
+    if [ $rc = 0 ]; then echo "PASS grad_torch"; elif [ $rc = 77 ]; then echo "SKIP grad_torch"; else echo "FAIL grad_torch"; fail=1; fi
+}
+
 # Pipelines in SASS: the H200 build of run_pipeline copies with LDGSTS (cp.async), commits with
 # LDGDEPBAR and waits with DEPBAR (cp.async.wait_group), and moves no local memory.
 o="$OUTDIR/dev/run_pipeline"
 if [ -n "${ONLY:-}" ]; then
     echo "SKIP run_pipeline SASS, graph_cq, entry_after_trap, torch_cq, torch_binding: ONLY=$ONLY"
+    skipped grad_torch || run_grad_torch
     exit $fail
 elif [ -x "$o/run_pipeline" ] && command -v cuobjdump >/dev/null 2>&1; then
     cuobjdump -sass "$o/run_pipeline" >"$o.sass" 2>&1
@@ -295,9 +308,5 @@ rc=$?
 cat "$OUTDIR/torch_binding.log"
 if [ $rc = 0 ]; then echo "PASS torch_binding"; elif [ $rc = 3 ]; then echo "SKIP torch_binding"; else echo "FAIL torch_binding"; fail=1; fi
 
-# derive grad against torch.autograd (tests/grad/check_torch_grad.py), on the machine torch is on.
-CAIRN=$PWD/bin/cairn CAIRN_CACHE="$OUTDIR/pycache" python3 tests/grad/check_torch_grad.py >"$OUTDIR/grad_torch.log" 2>&1
-rc=$?
-cat "$OUTDIR/grad_torch.log"
-if [ $rc = 0 ]; then echo "PASS grad_torch"; elif [ $rc = 77 ]; then echo "SKIP grad_torch"; else echo "FAIL grad_torch"; fail=1; fi
+skipped grad_torch || run_grad_torch
 exit $fail
