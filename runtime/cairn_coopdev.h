@@ -354,6 +354,23 @@ static inline struct cn_iv cn_iv_le(struct cn_iv v, struct cn_iv e) { return cn_
 static inline struct cn_iv cn_iv_gt(struct cn_iv v, struct cn_iv e) { return cn_iv_narrow(v, e.lo + 1, v.hi, e.empty); }
 static inline struct cn_iv cn_iv_ge(struct cn_iv v, struct cn_iv e) { return cn_iv_narrow(v, e.lo, v.hi, e.empty); }
 
+/* Two sound intervals of one value (its operations' own, and a
+ * condition's fact of it): both hold; bad only where neither shows every
+ * operation on the way fine. */
+static inline struct cn_iv cn_iv_meet(struct cn_iv a, struct cn_iv b)
+{
+    struct cn_iv r = a;
+    r.bad = a.bad && b.bad;
+    r.empty = a.empty || b.empty;
+    if (b.lo > r.lo)
+        r.lo = b.lo;
+    if (b.hi < r.hi)
+        r.hi = b.hi;
+    if (r.lo > r.hi)
+        r.empty = true, r.hi = r.lo;
+    return r;
+}
+
 /* Every value of a is computed without overflow: a marked operation. */
 static inline bool cn_iv_fine(struct cn_iv a) { return a.empty || !a.bad; }
 

@@ -308,12 +308,23 @@ CN_MMA_KERNEL(f16)
 CN_MMA_KERNEL(bf16)
 #undef CN_MMA_KERNEL
 
-/* mma_unordered over @device views: the extents, then one launch of a
- * block per 64 x 64 tile of c (blocks name tiles across, then down), on
- * the context's run. Nothing to launch when c is empty; an empty k still
- * runs, and leaves c as it was. */
-static inline void cn_exec_mma(struct cn_exec *x, int fmt, size_t m, size_t n, size_t k, float *c, size_t cn,
-                               const void *a, size_t an, const void *b, size_t bn, const char *f, int l, int col)
+#if CN_DEV_CUDA
+#include "cairn_mma_wide.h"
+#endif
+
+/* Which tiling a launch takes: CN_MMA_AUTO the wide one where it applies
+ * (a CUDA device, sm_80 and later, 16-bit operands whose rows start on 16
+ * bytes), else the page's; CN_MMA_PAGE the page's always (the test that
+ * holds the two to the same bits). */
+enum cn_mma_tiling { CN_MMA_AUTO, CN_MMA_PAGE };
+
+/* mma_unordered over @device views: the extents, then one launch on the
+ * context's run: the page's tiling a block per 64 x 64 tile of c (blocks
+ * name tiles across, then down), or the wide one. Nothing to launch when c
+ * is empty; an empty k still runs, and leaves c as it was. */
+static inline void cn_exec_mma_tiled(struct cn_exec *x, enum cn_mma_tiling tiling, int fmt, size_t m, size_t n,
+                                     size_t k, float *c, size_t cn, const void *a, size_t an, const void *b,
+                                     size_t bn, const char *f, int l, int col)
 {
     cn_mma_extents(m, n, k, cn, an, bn, f, l, col);
     struct cn_coop_grid g;
@@ -324,7 +335,19 @@ static inline void cn_exec_mma(struct cn_exec *x, int fmt, size_t m, size_t n, s
     bool wide16 = fmt == CN_MMA_F16 || fmt == CN_MMA_BF16;
     struct cn_mma_args A = {m, n, k, c, a, b, fmt,
                             wide16 && k % 8 == 0 && n % 8 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0};
+#if CN_DEV_CUDA
+    if (tiling == CN_MMA_AUTO && A.vec && cn_mmaw_built() && cn_mmaw_launch(x, &A))
+        return;
+#else
+    (void)tiling;
+#endif
     cn_exec_coop_launch(x, fmt == CN_MMA_BF16 ? &cn_mma_bf16_k : &cn_mma_f16_k, &g, &A);
+}
+
+static inline void cn_exec_mma(struct cn_exec *x, int fmt, size_t m, size_t n, size_t k, float *c, size_t cn,
+                               const void *a, size_t an, const void *b, size_t bn, const char *f, int l, int col)
+{
+    cn_exec_mma_tiled(x, CN_MMA_AUTO, fmt, m, n, k, c, cn, a, an, b, bn, f, l, col);
 }
 
 #endif /* CAIRN_EXEC_H */

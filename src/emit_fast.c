@@ -57,9 +57,13 @@ typedef struct {
     bool bounded;
 } Iv;
 
+/* A binding: a local's interval, or (sym NULL) a fact a condition states
+ * of an integer expression in the scope it guards, `expr` within `iv`. A
+ * fact dies (expr NULL) when a name in it is assigned. */
 typedef struct {
     Sym *sym;
     Iv iv;
+    Node *expr;
 } Bind;
 
 typedef struct {
@@ -117,12 +121,28 @@ static void bind(Fast *F, Sym *s, Iv iv)
     Bind *b = arena_alloc(F->x->a, sizeof *b);
     b->sym = s;
     b->iv = iv;
+    b->expr = NULL;
     vec_push(F->x->a, &F->env, b);
 }
 
-/* s's value is unknown from here: [0, max] for a type we follow. */
+static bool mentions(const Node *e, const Sym *s)
+{
+    switch (e->kind) {
+    case N_NAME: return e->name.sym == s;
+    case N_BINARY: return mentions(e->binary.a, s) || mentions(e->binary.b, s);
+    default: return false;
+    }
+}
+
+/* s's value is unknown from here: [0, max] for a type we follow; the
+ * facts that name it no longer hold. */
 static void forget(Fast *F, Sym *s)
 {
+    for (int i = 0; i < F->env.n; i++) {
+        Bind *b = F->env.v[i];
+        if (b->expr && mentions(b->expr, s))
+            b->expr = NULL;
+    }
     if (fast_type(s->ty))
         bind(F, s, (Iv){new_iv(F, emit_fmt(F->x, "cn_iv_top(%s)", tmax(F->x, s->ty))), false});
     else
@@ -231,6 +251,85 @@ static Iv name_iv(Fast *F, Node *e)
     return (Iv){NULL, false};
 }
 
+/* Structurally the same integer expression of names and constants (no
+ * reads: memory may change between a condition and what it guards). */
+static bool same_expr(const Node *a, const Node *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case N_INT: return a->lit.ival == b->lit.ival && !a->lit.overflow && !b->lit.overflow;
+    case N_NAME: return a->name.sym && a->name.sym == b->name.sym;
+    case N_BINARY:
+        return a->binary.op == b->binary.op && same_expr(a->binary.a, b->binary.a) && same_expr(a->binary.b, b->binary.b);
+    default: return false;
+    }
+}
+
+/* The terms of a sum t1 + t2 + ... + tn as the parser nests it,
+ * ((t1 + t2) + ...) + tn: node k of the chain is the sum of the first k + 1
+ * terms. Returns n (at most max), the sums in sums[0..n-1] and the last
+ * term of each in last[]. */
+static int plus_chain(Node *e, Node **sums, Node **last, int max)
+{
+    int n = 0;
+    Node *stack[16];
+    while (e->kind == N_BINARY && e->binary.op == T_PLUS && n < 15) {
+        stack[n++] = e;
+        e = e->binary.a;
+    }
+    if (n + 1 > max)
+        return 0;
+    sums[0] = e, last[0] = e;
+    for (int i = 0; i < n; i++)
+        sums[i + 1] = stack[n - 1 - i], last[i + 1] = stack[n - 1 - i]->binary.b;
+    return n + 1;
+}
+
+/* Whether fact expression f is the sum of e's terms k+1 .. n-1 (with
+ * e's chain in sums/last): f's own chain has the same terms in order. */
+static bool sum_suffix(Node *f, Node **last, int k, int n)
+{
+    Node *fs[16], *fl[16];
+    int m = plus_chain(f, fs, fl, 16);
+    if (m != n - 1 - k || m < 2)
+        return false;
+    for (int i = 0; i < m; i++)
+        if (!same_expr(fl[i], last[k + 1 + i]))
+            return false;
+    return true;
+}
+
+/* r, the interval of e, met with what the live facts say of e: a fact of e
+ * itself, or of the sum of its last terms (a + (b + c) where the fact is of
+ * b + c: a's interval plus the fact's). Each is a sound interval of the
+ * same value, so their meet is; its `bad` is clear when either shows every
+ * operation fine (the terms are unsigned, so no partial sum passes the
+ * whole). */
+static Iv with_facts(Fast *F, Node *e, Iv r)
+{
+    Node *sums[16], *last[16];
+    int n = e->binary.op == T_PLUS ? plus_chain(e, sums, last, 16) : 0;
+    for (int i = 0; i < F->env.n; i++) {
+        Bind *b = F->env.v[i];
+        if (!b->expr)
+            continue;
+        if (same_expr(b->expr, e)) {
+            r.v = new_iv(F, emit_fmt(F->x, "cn_iv_meet(%s, %s)", r.v, b->iv.v));
+            continue;
+        }
+        for (int k = 0; k + 2 < n; k++)
+            if (sum_suffix(b->expr, last, k, n)) {
+                Iv head = iv_of(F, sums[k]);
+                if (head.v && head.bounded)
+                    r.v = new_iv(F, emit_fmt(F->x, "cn_iv_meet(%s, cn_iv_add(%s, %s, %s))", r.v, head.v, b->iv.v,
+                                             tmax(F->x, e->ty)));
+                break;
+            }
+    }
+    return r;
+}
+
 static Iv binary_iv(Fast *F, Node *e)
 {
     const char *op = op_name(e->binary.op);
@@ -242,7 +341,8 @@ static Iv binary_iv(Fast *F, Node *e)
     Iv a = iv_of(F, e->binary.a), b = iv_of(F, e->binary.b);
     if (a.v && b.v && a.bounded && b.bounded) {
         mark(F, e);
-        return (Iv){new_iv(F, emit_fmt(F->x, "cn_iv_%s(%s, %s, %s)", op, a.v, b.v, tmax(F->x, e->ty))), true};
+        Iv r = {new_iv(F, emit_fmt(F->x, "cn_iv_%s(%s, %s, %s)", op, a.v, b.v, tmax(F->x, e->ty))), true};
+        return with_facts(F, e, r);
     }
     root(F, a);
     root(F, b);
@@ -350,26 +450,53 @@ static void visit(Fast *F, Node *e)
 
 /* ------------------------------------------------------------ conditions */
 
-/* Inside what cond guards: each conjunct v < e (and kin) narrows v. */
-static void narrow(Fast *F, Node *c)
+static const char *turned(const char *how)
+{
+    return !strcmp(how, "lt") ? "gt" : !strcmp(how, "le") ? "ge" : !strcmp(how, "gt") ? "lt" : "le";
+}
+
+/* A fact: in the scope a condition guards, the integer expression x
+ * (an operation, not a name) is `how` bound. */
+static void fact(Fast *F, Node *x, const char *how, Node *bound)
+{
+    if (x->kind != N_BINARY || !fast_type(x->ty) || !fast_type(bound->ty))
+        return;
+    Iv xi = iv_of(F, x), bi = iv_of(F, bound); /* their operations were required where the condition was visited */
+    if (!xi.v || !xi.bounded || !bi.v || !bi.bounded)
+        return;
+    Bind *b = arena_alloc(F->x->a, sizeof *b);
+    b->sym = NULL;
+    b->iv = (Iv){new_iv(F, emit_fmt(F->x, "cn_iv_%s(%s, %s)", how, xi.v, bi.v)), true};
+    b->expr = x;
+    vec_push(F->x->a, &F->env, b);
+}
+
+/* Inside what cond guards: each conjunct v < e (and kin) narrows v, and
+ * where `facts` (an if's condition) one whose side is an operation states
+ * a fact of it. */
+static void narrow(Fast *F, Node *c, bool facts)
 {
     if (!c || c->kind != N_BINARY)
         return;
     TokKind op = c->binary.op;
     if (op == T_ANDAND) {
-        narrow(F, c->binary.a);
-        narrow(F, c->binary.b);
+        narrow(F, c->binary.a, facts);
+        narrow(F, c->binary.b, facts);
         return;
     }
     Node *v = c->binary.a, *e = c->binary.b;
     const char *how = op == T_LT ? "lt" : op == T_LE ? "le" : op == T_GT ? "gt" : op == T_GE ? "ge" : NULL;
     if (!how)
         return;
+    if (facts) {
+        fact(F, v, how, e);
+        fact(F, e, turned(how), v);
+    }
     if (v->kind != N_NAME) { /* e OP v: turned around */
         Node *t = v;
         v = e;
         e = t;
-        how = op == T_LT ? "gt" : op == T_LE ? "ge" : op == T_GT ? "lt" : "le";
+        how = turned(how);
     }
     if (v->kind != N_NAME || !v->name.sym || !fast_type(v->ty) || !fast_type(e->ty))
         return;
@@ -575,7 +702,7 @@ static void walk_while(Fast *F, Node *s)
     } else {
         visit(F, c);
     }
-    narrow(F, c);
+    narrow(F, c, false); /* no facts: the copies of a strip-mined loop run past the first test */
     Node *body = s->loop.body;
     Node *last = body && body->block.stmts.n ? body->block.stmts.v[body->block.stmts.n - 1] : NULL;
     bool ok = walk_block(F, body);
@@ -609,7 +736,7 @@ static void walk_if(Fast *F, Node *s)
 {
     visit(F, s->if_.cond);
     int m = F->env.n;
-    narrow(F, s->if_.cond);
+    narrow(F, s->if_.cond, true);
     walk_block(F, s->if_.then);
     scope_end(F, m, s->if_.then);
     if (s->if_.els) {

@@ -96,6 +96,18 @@ def program(r):
                 body.append(f"    acc = add_wrap(acc, x[min({e}, q * 1000) + {flat_t}]);")
             else:
                 body.append(f"    acc = add_wrap(acc, x[max({e}, q) + {flat_t}]);")
+        elif shape < 0.94:
+            # facts of guarded expressions (src/emit_fast.c): a row and a column, each an expression
+            # the condition bounds, read at row * width + column as written (the column's terms
+            # unparenthesized, so its bound is of the sum's last terms); the width and the bounds
+            # may disagree, and then only the launch's values keep the read inside
+            ea, eb = expr(r, names, params), expr(r, names, params)
+            w, ba, bb = r.choice(["p", "q", "p + 1"]), r.choice(["q", "p", "n"]), r.choice(["p", "q", "p + 1", "n"])
+            body.append(f"    if {ea} < {ba} && {eb} < {bb} {{ acc = add_wrap(acc, x[({ea}) * ({w}) + {eb}]); }}")
+        elif shape < 0.97:
+            # a lower bound of a sum lets what follows subtract from it
+            e, cst = expr(r, names, params), r.choice([1, 3, 40])
+            body.append(f"    if {e} >= {cst} && {e} - {cst} < n {{ acc = add_wrap(acc, x[{e} - {cst}]); }}")
         else:
             e = expr(r, names, params)
             body.append(f"    let i{s_}:usize = {e};")

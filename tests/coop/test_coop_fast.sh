@@ -103,6 +103,26 @@ run_traced tr "$T/tr.cairn"
 ok "the transpose: fast where n is the matrix, checked where it is one short, whose guard reports x[4095]" \
     "$(sed -n 1p "$T/tr.err" | grep -q 'fast version' && sed -n 2p "$T/tr.err" | grep -q 'checked version' &&
        grep -q 'tr.cairn:8:27: guard failed: index 4095 out of bounds for x of length 4095' "$T/tr.err"; echo $?)"
+cat >"$T/fact.cairn" <<'CAIRN'
+fn f(m:usize, w:usize, n:usize, x:ro<u32>[n]@device, out:rw<u32>[64]@device) {
+  blocks b in 2 threads t in 32 {
+    let i0 = b * 32;
+    if i0 + t / 4 < m && t % 4 + 1 < w { out[b * 32 + t] = x[(i0 + t / 4) * w + t % 4 + 1]; }
+  }
+}
+fn main() -> i32 {
+  buffer x:u32[40]@device = zeroed;
+  buffer y:u32[39]@device = zeroed;
+  buffer out:u32[64]@device = zeroed;
+  f(8, 5, 40, x, out);
+  f(8, 5, 39, y, out);
+  return 0;
+}
+CAIRN
+run_traced fact "$T/fact.cairn"
+ok "a read guarded by facts of its row and its last terms: fast where x holds 8 x 5, checked one short, whose guard reports x[39]" \
+    "$(sed -n 1p "$T/fact.err" | grep -q 'fast version' && sed -n 2p "$T/fact.err" | grep -q 'checked version' &&
+       grep -q 'fact.cairn:4:60: guard failed: index 39 out of bounds for x of length 39' "$T/fact.err"; echo $?)"
 cat >"$T/ov.cairn" <<'CAIRN'
 fn f(n:usize, x:ro<u32>[n]@device, p:usize, g:usize, out:rw<u32>[g]@device) {
   blocks b in g threads t in 32 {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device programs under compute-sanitizer, on a machine with a GPU, after tests/device/run.sh has
 # built them into OUTDIR/dev (default build/gpu; `make gpu` runs both): memcheck (with leak check),
-# racecheck and synccheck on every program whose expectation is `run exit 0` (SAN_RACE_ALL=0 keeps
+# racecheck and synccheck on every program of tests/dev, tests/spec (d*), tests/tensor and tests/grad
+# whose expectation is `run exit 0` (SAN_RACE_ALL=0 keeps
 # racecheck and synccheck to those with block passes in shared memory: collectors, cooperative
 # regions, pipelines). Each run has a time limit (SAN_LIMIT seconds, default 60). Prints one line a
 # run with the sanitizer's error summary, and a last line `N passed, N failed, N skipped`.
@@ -25,8 +26,9 @@ one() {   # one TOOL NAME EXE [extra flags]
     elif [ $rc = 0 ]; then echo "PASS $tool $name: $summary"; pass=$((pass + 1))
     else echo "FAIL $tool $name: exit $rc: $summary"; grep -m3 -E '^=+ +(Invalid|Race|Barrier|Leaked|Error)' "$log" | sed 's/^/    /'; fail=$((fail + 1)); fi
 }
-for f in tests/dev/*.cairn tests/spec/d*.cairn; do
+for f in tests/dev/*.cairn tests/spec/d*.cairn tests/tensor/*.cairn tests/grad/*.cairn; do
     grep -q '^// expect: run exit 0' "$f" || continue
+    grep -qE '@(device|unified)' "$f" || continue   # no device work: nothing for a sanitizer to see
     name=$(basename "$f" .cairn)
     [ -z "${SAN_ONLY:-}" ] || [[ $name =~ $SAN_ONLY ]] || continue
     [ -z "${SAN_SKIP:-}" ] || ! [[ $name =~ $SAN_SKIP ]] || continue

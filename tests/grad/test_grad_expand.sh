@@ -2,7 +2,7 @@
 # `cairn expand` prints what derive grad writes (docs/cli.md): under each derive of the page's n07 the
 # function it wrote, as comment lines, whose signature is the page's; the output parses back to a
 # program that runs as n07 does; a refused derive (n08) prints no written function and says why on
-# stderr. Prints `N passed, N failed, 0 skipped`.
+# stderr; `cairn explain` lists written functions with their regions. Prints `N passed, N failed, 0 skipped`.
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
@@ -21,5 +21,13 @@ ok "the expansion runs as n07 does, exit 0 ($(head -c 200 "$T/run.err"))" $?
 "$CAIRN" expand tests/spec/n08-grad-race.cairn >"$T/n08.cairn" 2>"$T/n08.err"
 ok "a refused derive prints no written function" "$(! grep -q 'written by derive grad' "$T/n08.cairn"; echo $?)"
 ok "and says why on stderr" "$(grep -q 'E-GRAD-RACE' "$T/n08.err"; echo $?)"
+# cairn explain lists a written function like any other: its effect row, and its backward region on
+# the pool (host views) or on the device (@device views), with the part buffers its lanes take in turn.
+"$CAIRN" explain tests/grad/torch_grad.cairn >"$T/ex.txt" 2>&1
+ok "explain lists lin_grad on the pool, adding into d_x" "$(grep -q '^fn lin_grad: \[.*par:host.*write:d_x' "$T/ex.txt" &&
+    grep -q 'parallel turn in lanes (par:host; writes d_x\[i\], part_d_w\[turn\]' "$T/ex.txt"; echo $?)"
+"$CAIRN" explain --emulate --device-target sm_90a tests/grad/torch_grad_dev.cairn >"$T/exd.txt" 2>&1
+ok "explain lists lin_dev_grad's backward region on the device" "$(grep -q '^fn lin_dev_grad: \[.*par:device' "$T/exd.txt" &&
+    grep -q 'parallel turn in lanes (par:device; writes d_x\[i\]' "$T/exd.txt"; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

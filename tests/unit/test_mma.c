@@ -128,6 +128,11 @@ static const Shape shapes[] = {
     {5, 5, 0},    {40, 24, 64}, {96, 136, 8},
 };
 
+/* On a GPU, shapes of several 128 x 128 tiles for the wide tiling
+ * (cairn_mma_wide.h): partial tiles, a k of a partial run of 32, and more
+ * tile rows than a group of blocks walks down (8). Too slow to emulate. */
+static const Shape wide_shapes[] = {{264, 392, 200}, {1040, 136, 48}, {128, 128, 32}, {129, 8, 8}};
+
 typedef struct {
     int fmt, fam;
     Shape s;
@@ -221,7 +226,7 @@ static void host(const Case *c, float *out)
 
 /* The device's tiling: the operands in device memory (offset by `skew`
  * bytes, so the 16-byte path is left where it must be), one launch, back. */
-static void device(const Case *c, float *out, size_t skew)
+static void device(const Case *c, float *out, size_t skew, enum cn_mma_tiling tiling)
 {
     const Shape s = c->s;
     size_t eb = fmt_bytes(c->fmt), na = s.m * s.k, nb = s.k * s.n, nc = s.m * s.n;
@@ -231,7 +236,7 @@ static void device(const Case *c, float *out, size_t skew)
     cn_dev_copy(x->run, CN_DEV_H2D, da + skew, c->ap, na * eb);
     cn_dev_copy(x->run, CN_DEV_H2D, db + skew, c->bp, nb * eb);
     cn_dev_copy(x->run, CN_DEV_H2D, dc, c->c, nc * sizeof(float));
-    cn_exec_mma(x, c->fmt, s.m, s.n, s.k, dc, nc, da + skew, na, db + skew, nb, CN_FILE, 2, 2);
+    cn_exec_mma_tiled(x, tiling, c->fmt, s.m, s.n, s.k, dc, nc, da + skew, na, db + skew, nb, CN_FILE, 2, 2);
     cn_dev_copy(x->run, CN_DEV_D2H, out, dc, nc * sizeof(float));
     cn_dev_stream_synchronize(x->run);
     x->open_run = false;
@@ -320,11 +325,20 @@ static void check_case(int fmt, int fam, Shape s)
     /* skew 2: rows off 16 bytes, the element path, where skew 0 took the 16-byte one */
     bool vec = fmt_bytes(fmt) == 2 && s.k % 8 == 0 && s.n % 8 == 0;
     for (size_t skew = 0; skew <= (vec ? 2u : 0u); skew += 2) {
-        device(&c, d, skew * fmt_bytes(fmt) / 2);
+        device(&c, d, skew * fmt_bytes(fmt) / 2, CN_MMA_AUTO);
 #if CN_DEV_EMULATED
         at = first_differing(p, d, nc);
         EXPECT(at == nc, "%s %s %zux%zux%zu skew %zu: emulated tiling differs from the loop at %zu: %a vs %a",
                fmt_name[fmt], what, s.m, s.n, s.k, skew, at, at < nc ? d[at] : 0.0, at < nc ? p[at] : 0.0);
+#else
+        if (vec && skew == 0) { /* the wide tiling took it: the page's tiling gives the same bits */
+            float *q = (float *)calloc(nc + 1, sizeof(float));
+            device(&c, q, 0, CN_MMA_PAGE);
+            at = first_differing(q, d, nc);
+            EXPECT(at == nc, "%s %s %zux%zux%zu: the wide tiling differs from the page's at %zu: %a vs %a",
+                   fmt_name[fmt], what, s.m, s.n, s.k, at, at < nc ? d[at] : 0.0, at < nc ? q[at] : 0.0);
+            free(q);
+        }
 #endif
         if (fam == SPECIALS)
             continue;
@@ -396,6 +410,12 @@ int main(void)
                     continue;
                 check_case(f, fam, shapes[i]);
             }
+#if !CN_DEV_EMULATED
+    for (int f = CN_MMA_F16; f <= CN_MMA_BF16; f++)
+        for (int fam = 0; fam < FAMILIES; fam++)
+            for (size_t i = 0; i < sizeof wide_shapes / sizeof *wide_shapes; i++)
+                check_case(f, fam, wide_shapes[i]);
+#endif
     cn_exec_release_thread();
     return expect_summary();
 }
