@@ -13,14 +13,15 @@
  * k. How the tile of c is cut among warps and blocks moves no bit;
  * tests/unit/test_mma.c compares the two tilings bit for bit on the device.
  *
- * The tiling: a block of 256 threads (eight warps, 2 x 4) makes a 128 x 128
- * tile of c; warp w owns rows 64 (w / 4) .. +64 and columns 32 (w % 4) ..
- * +32, 4 x 4 accumulators of 16 x 8 in registers (mma.sync m16n8k16). k
- * goes in steps of 32 through three stages in shared memory, filled by
- * cp.async two steps ahead of the one multiplied. The stages are swizzled
+ * The tiling: a block of 256 threads (eight warps, 2 x 4) makes a 128 x TN
+ * tile of c (TN 128 by default); warp w owns rows 64 (w / 4) .. +64 and
+ * columns TN/4 (w % 4) .. +TN/4, 4 x TN/32 accumulators of 16 x 8 in
+ * registers (mma.sync m16n8k16). k goes in steps of 32 through STAGES
+ * stages in shared memory (3 by default), filled by cp.async STAGES - 1
+ * steps ahead of the one multiplied. The stages are swizzled
  * (a 16-byte run's place in its row XORed with bits of the row) so the
  * eight rows an ldmatrix reads at once fall on distinct banks: A's rows are
- * 64 bytes (run ^ (row / 2) % 4), B's 256 (run ^ row % 8). B is k x n with
+ * 64 bytes (run ^ (row / 2) % 4), B's 2 TN (run ^ row % 8, within each eight). B is k x n with
  * n contiguous: ldmatrix.trans hands each lane its pairs along k.
  *
  * Pads, as the page's tiling has them: a run of A past k holds -0, one of B
@@ -33,12 +34,22 @@
 #ifndef CAIRN_MMA_WIDE_H
 #define CAIRN_MMA_WIDE_H
 
+/* The tile's columns (128 or 256: a warp's 32 or 64) and the stages: tuning
+ * knobs a benchmark can set (bench/dev/next_call.sh); the bits do not move. */
+#ifndef CN_MMAW_TN
+#define CN_MMAW_TN 128
+#endif
+#ifndef CN_MMAW_STAGES
+#define CN_MMAW_STAGES 3
+#endif
 enum {
-    CN_MMAW_TM = 128, CN_MMAW_TN = 128, CN_MMAW_TK = 32, CN_MMAW_THREADS = 256, CN_MMAW_STAGES = 3,
+    CN_MMAW_TM = 128, CN_MMAW_TK = 32, CN_MMAW_THREADS = 256,
     CN_MMAW_GROUP = 8,                                  /* tile rows a group of blocks walks down */
+    CN_MMAW_YT = CN_MMAW_TN / 32,                       /* a warp's 16 x 8 tiles across */
+    CN_MMAW_B_RUNS = CN_MMAW_TN / 8,                    /* 16-byte runs in a row of B's stage */
     CN_MMAW_A_STAGE = CN_MMAW_TM * CN_MMAW_TK,          /* elements */
     CN_MMAW_B_STAGE = CN_MMAW_TK * CN_MMAW_TN,
-    CN_MMAW_SHARED = 2 * CN_MMAW_STAGES * (CN_MMAW_A_STAGE + CN_MMAW_B_STAGE) /* 48 KiB */
+    CN_MMAW_SHARED = 2 * CN_MMAW_STAGES * (CN_MMAW_A_STAGE + CN_MMAW_B_STAGE) /* bytes: 48 KiB for 128, 3 */
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -54,7 +65,7 @@ static __device__ __forceinline__ unsigned cn_mmaw_a_off(unsigned row, unsigned 
 }
 static __device__ __forceinline__ unsigned cn_mmaw_b_off(unsigned row, unsigned run)
 {
-    return row * 256 + ((run ^ row) & 7) * 16 + (run & ~7u) * 16;
+    return row * (2 * CN_MMAW_TN) + ((run ^ row) & 7) * 16 + (run & ~7u) * 16;
 }
 
 #if CN_MMAW_BUILT
@@ -64,8 +75,8 @@ static __device__ __forceinline__ void cn_mmaw_cp16(unsigned dst, const void *sr
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 
-/* Step k0's runs into stage (sa, sb: shared addresses): A's 128 x 32 and
- * B's 32 x 128, two runs of each a thread. */
+/* Step k0's runs into stage (sa, sb: shared addresses): A's 128 x 32, two
+ * runs a thread, and B's 32 x TN, TN / 64 runs a thread. */
 static __device__ __forceinline__ void cn_mmaw_fill(const struct cn_mma_args *A, size_t i0, size_t j0, size_t k0,
                                                     unsigned t, unsigned sa, unsigned sb, unsigned char *sa_p)
 {
@@ -79,7 +90,9 @@ static __device__ __forceinline__ void cn_mmaw_fill(const struct cn_mma_args *A,
             *(uint4 *)(sa_p + off) = make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u);
         else
             cn_mmaw_cp16(sa + off, i < m ? (const void *)(a + i * k + p) : (const void *)a, i < m ? 16 : 0);
-        unsigned brow = v / 16, brun = v % 16;
+    }
+    for (unsigned q = 0; q < CN_MMAW_TN / 64; q++) {
+        unsigned v = t + CN_MMAW_THREADS * q, brow = v / CN_MMAW_B_RUNS, brun = v % CN_MMAW_B_RUNS;
         size_t pb = k0 + brow, j = j0 + brun * 8;
         bool in = pb < k && j < n;
         cn_mmaw_cp16(sb + cn_mmaw_b_off(brow, brun), in ? (const void *)(b + pb * n + j) : (const void *)b, in ? 16 : 0);
@@ -121,15 +134,15 @@ static __device__ __forceinline__ void cn_mmaw_tile(const struct cn_mma_args *A,
                                                     unsigned char *sh)
 {
     const size_t m = A->m, n = A->n, k = A->k, i0 = ti * CN_MMAW_TM, j0 = tj * CN_MMAW_TN;
-    const unsigned t = threadIdx.x, lane = t % 32, w = t / 32, wr = (w / 4) * 64, wc = (w % 4) * 32;
+    const unsigned t = threadIdx.x, lane = t % 32, w = t / 32, wr = (w / 4) * 64, wc = (w % 4) * (CN_MMAW_TN / 4);
     const unsigned base = (unsigned)__cvta_generic_to_shared(sh);
     const unsigned a_bytes = 2 * CN_MMAW_A_STAGE, stage_bytes = 2 * (CN_MMAW_A_STAGE + CN_MMAW_B_STAGE);
 
     /* The accumulators start as c: element (r, c) of 16 x 8 tile (x, y) is
      * d[0..1] at row lane / 4, columns 2 (lane % 4) + 0, 1; d[2..3] 8 rows down. */
-    float acc[4][4][4];
+    float acc[4][CN_MMAW_YT][4];
     for (unsigned x = 0; x < 4; x++)
-        for (unsigned y = 0; y < 4; y++)
+        for (unsigned y = 0; y < CN_MMAW_YT; y++)
             for (unsigned h = 0; h < 4; h++) {
                 size_t i = i0 + wr + 16 * x + lane / 4 + 8 * (h / 2), j = j0 + wc + 8 * y + 2 * (lane % 4) + h % 2;
                 acc[x][y][h] = i < m && j < n ? A->c[i * n + j] : 0.0f;
@@ -157,16 +170,16 @@ static __device__ __forceinline__ void cn_mmaw_tile(const struct cn_mma_args *A,
             asm volatile("cp.async.commit_group;" ::: "memory");
         const unsigned sa = base + cur * stage_bytes, sb = sa + a_bytes;
         for (unsigned kk = 0; kk < CN_MMAW_TK; kk += 16) {
-            uint32_t fa[4][4], fb[4][2];
+            uint32_t fa[4][4], fb[CN_MMAW_YT][2];
             for (unsigned x = 0; x < 4; x++) /* rows wr + 16x + lane % 16, run kk/8 + lane/16 */
                 cn_mmaw_ldsm4(fa[x], sa + cn_mmaw_a_off(wr + 16 * x + lane % 16, kk / 8 + lane / 16));
-            for (unsigned y = 0; y < 2; y++) { /* k rows kk + lane % 8 + 8 (lane / 8 % 2), run (wc + 16y)/8 + lane/16 */
+            for (unsigned y = 0; y < CN_MMAW_YT / 2; y++) { /* k rows kk + lane % 8 + 8 (lane / 8 % 2), run (wc + 16y)/8 + lane/16 */
                 uint32_t r[4];
                 cn_mmaw_ldsm4_t(r, sb + cn_mmaw_b_off(kk + lane % 8 + 8 * (lane / 8 % 2), (wc + 16 * y) / 8 + lane / 16));
                 fb[2 * y][0] = r[0], fb[2 * y][1] = r[1], fb[2 * y + 1][0] = r[2], fb[2 * y + 1][1] = r[3];
             }
             for (unsigned x = 0; x < 4; x++)
-                for (unsigned y = 0; y < 4; y++)
+                for (unsigned y = 0; y < CN_MMAW_YT; y++)
                     cn_mmaw_mma<BF16>(acc[x][y], fa[x], fb[y]);
         }
         cur = cur + 1 == CN_MMAW_STAGES ? 0 : cur + 1;
@@ -174,7 +187,7 @@ static __device__ __forceinline__ void cn_mmaw_tile(const struct cn_mma_args *A,
     asm volatile("cp.async.wait_group 0;" ::: "memory");
 
     for (unsigned x = 0; x < 4; x++)
-        for (unsigned y = 0; y < 4; y++)
+        for (unsigned y = 0; y < CN_MMAW_YT; y++)
             for (unsigned h = 0; h < 4; h++) {
                 size_t i = i0 + wr + 16 * x + lane / 4 + 8 * (h / 2), j = j0 + wc + 8 * y + 2 * (lane % 4) + h % 2;
                 if (i < m && j < n)
@@ -186,11 +199,11 @@ static __device__ __forceinline__ void cn_mmaw_tile(const struct cn_mma_args *A,
 /* Blocks p = blockIdx.x, + gridDim.x, ... of the grid (GROUP rows of a
  * group, tile columns, groups): tile row b2 GROUP + b0, column b1. */
 template <bool BF16>
-static __global__ void __launch_bounds__(CN_MMAW_THREADS, 2)
+static __global__ void __launch_bounds__(CN_MMAW_THREADS, CN_MMAW_TN == 128 ? 2 : 1)
     cn_mmaw_kernel(struct cn_mma_args a, struct cn_coop_launch L, size_t tiles_m)
 {
 #if CN_MMAW_BUILT
-    __shared__ __align__(128) unsigned char sh[CN_MMAW_SHARED];
+    extern __shared__ __align__(128) unsigned char sh[]; /* CN_MMAW_SHARED bytes */
     uint64_t total = L.grid.total, step = gridDim.x;
     for (uint64_t p = blockIdx.x; p < total; p += step) {
         size_t b0, b1, b2;
@@ -218,7 +231,7 @@ struct cn_mmaw_args {
                                      const struct cn_coop_launch *L)                                    \
     {                                                                                                    \
         const struct cn_mmaw_args *w = (const struct cn_mmaw_args *)args;                                \
-        cn_mmaw_kernel<BF><<<blocks, CN_MMAW_THREADS, 0, s>>>(w->a, *L, w->tiles_m);                     \
+        cn_mmaw_kernel<BF><<<blocks, CN_MMAW_THREADS, CN_MMAW_SHARED, s>>>(w->a, *L, w->tiles_m);        \
     }                                                                                                    \
     static const struct cn_coop_kernel cn_mmaw_##K##_k = {"mma_unordered (" #K " operands, 128 x 128 tiles)", \
                                                           CN_MMAW_THREADS, false, cn_mmaw_##K##_launch};
@@ -228,16 +241,21 @@ CN_MMAW_LAUNCH(bf16, true)
 
 /* Whether this binary's device code has the wide tiling: it is built for
  * sm_80 and later (cp.async, ldmatrix, m16n8k16), which the device's
- * binary version says; asked at each launch (a few microseconds, where a
- * multiply that wide takes far longer). */
+ * binary version says; and the kernels may take their shared memory (past
+ * 48 KiB a kernel must ask, on each device). Asked at each launch (a few
+ * microseconds, where a multiply that wide takes far longer). */
 static inline bool cn_mmaw_built(void)
 {
     struct cudaFuncAttributes fa;
-    if (cudaFuncGetAttributes(&fa, cn_mmaw_kernel<false>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&fa, cn_mmaw_kernel<false>) != cudaSuccess || fa.binaryVersion < 80 ||
+        cudaFuncSetAttribute(cn_mmaw_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_MMAW_SHARED) !=
+            cudaSuccess ||
+        cudaFuncSetAttribute(cn_mmaw_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_MMAW_SHARED) !=
+            cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
-    return fa.binaryVersion >= 80;
+    return true;
 }
 
 /* The launch: 128 x 128 tiles, grouped; false when the grid overflows. */
