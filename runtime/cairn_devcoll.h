@@ -115,11 +115,12 @@ CN_DEV_BOTH size_t cn_part_hi(size_t n, size_t P, size_t p)
 #define CN_COMPACT_GROUP 8
 #endif
 
-/* The one-read compaction (CN_DEV_COMPACT_KERNEL) is built only with
- * CN_DEV_COMPACT_ONE_READ=1 until it has run on a GPU; the default is the
- * compaction that scans an array of counts (measured, 1.21x CUB). */
+/* The one-read compaction (CN_DEV_COMPACT_KERNEL) is the default: on an
+ * H100 it took 1.04-1.10x cub::DeviceSelect::If at 2^24-2^28 where the
+ * compaction that scans an array of counts (CN_DEV_COMPACT_ONE_READ=0)
+ * took 1.22-1.35x (evidence/2026-12-05-h100-tensor.md, call 4). */
 #ifndef CN_DEV_COMPACT_ONE_READ
-#define CN_DEV_COMPACT_ONE_READ 0
+#define CN_DEV_COMPACT_ONE_READ 1
 #endif
 
 /* A compaction counts in 32 bits up to this extent, in 64 past it (a test
