@@ -565,7 +565,8 @@ static void back(Sweep *s, Node *e, const char *adj)
              * which each lane adds into its own elements */
             Vec body = {0}, parts = {0};
             PtrSet locals = {0};
-            bool pooled = e->collect.mode == MODE_PARALLEL;
+            /* a `for` sum over @device views runs on the device too: its backward is a region there */
+            bool pooled = e->collect.mode == MODE_PARALLEL || (e->collect.device && !s->lane);
             Sweep in = *s;
             in.out = &body;
             if (pooled) {
