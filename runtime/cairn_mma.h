@@ -308,15 +308,26 @@ CN_MMA_KERNEL(f16)
 CN_MMA_KERNEL(bf16)
 #undef CN_MMA_KERNEL
 
-#if CN_DEV_CUDA
-#include "cairn_mma_wide.h"
+/* The wgmma tiling (cairn_mma_wgmma.h) is built only on request until it
+ * has run on a GPU. */
+#ifndef CN_MMA_WGMMA
+#define CN_MMA_WGMMA 0
 #endif
 
-/* Which tiling a launch takes: CN_MMA_AUTO the wide one where it applies
- * (a CUDA device, sm_80 and later, 16-bit operands whose rows start on 16
- * bytes), else the page's; CN_MMA_PAGE the page's always (the test that
- * holds the two to the same bits). */
-enum cn_mma_tiling { CN_MMA_AUTO, CN_MMA_PAGE };
+#if CN_DEV_CUDA
+#include "cairn_mma_wide.h"
+#if CN_MMA_WGMMA
+#include "cairn_mma_wgmma.h"
+#endif
+#endif
+
+/* Which tiling a launch takes: CN_MMA_AUTO the fastest that applies (on a
+ * CUDA device with 16-bit operands whose rows start on 16 bytes: wgmma on
+ * sm_90a where built, else the wide mma.sync tiling from sm_80), else the
+ * page's; CN_MMA_SYNC the wide mma.sync one where it applies; CN_MMA_PAGE
+ * the page's always (tests/unit/test_mma.c holds the page's and the wide
+ * one to the same bits). */
+enum cn_mma_tiling { CN_MMA_AUTO, CN_MMA_PAGE, CN_MMA_SYNC };
 
 /* mma_unordered over @device views: the extents, then one launch on the
  * context's run: the page's tiling a block per 64 x 64 tile of c (blocks
@@ -336,8 +347,14 @@ static inline void cn_exec_mma_tiled(struct cn_exec *x, enum cn_mma_tiling tilin
     struct cn_mma_args A = {m, n, k, c, a, b, fmt,
                             wide16 && k % 8 == 0 && n % 8 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0};
 #if CN_DEV_CUDA
-    if (tiling == CN_MMA_AUTO && A.vec && cn_mmaw_built() && cn_mmaw_launch(x, &A))
-        return;
+    if (tiling != CN_MMA_PAGE && A.vec) {
+#if CN_MMA_WGMMA
+        if (tiling == CN_MMA_AUTO && cn_wg_built() && cn_wg_launch(x, &A))
+            return;
+#endif
+        if (cn_mmaw_built() && cn_mmaw_launch(x, &A))
+            return;
+    }
 #else
     (void)tiling;
 #endif

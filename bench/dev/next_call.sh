@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# One device call (session 22, call 4): issue 16's one-read compaction (runtime/cairn_devcoll.h,
-# CN_DEV_COMPACT_ONE_READ), which has never run on a GPU. Each step's log under OUT; under 10 minutes
-# with bin/cairn and .devlib carried:
-#   1. the compaction's device programs (run_compact, guard_compact_overflow) with the one-read
-#      compaction made the default in this machine's copy of the runtime, and run_compact under
-#      memcheck (leak check), racecheck and synccheck; the copy restored after
-#   2. bench/dev/scan_variants.sh: coll_kernels emitted once, compiled as `base` and as `one`
-#      (-DCN_DEV_COMPACT_ONE_READ=1), each against cub::DeviceSelect::If at 2^24, 2^26, 2^28 (every
-#      check of coll_bench applies: count and values equal CUB's and a host loop's), twice
+# One device call (session 22, call 5): mma_unordered's wgmma tiling (runtime/cairn_mma_wgmma.h,
+# built with -DCN_MMA_WGMMA=1), which has never run on a GPU. Each step's log under OUT; about six
+# minutes with bin/cairn and .devlib carried:
+#   1. mma_contract with wgmma (tests/unit/test_mma.c): every output within the contract's bound, the
+#      same bits on a second run, and the mma.sync tiling still the page's bits
+#   2. mma_unordered with wgmma against cuBLAS at 4096^3 and 8192^3, in one binary
+#   3. Nsight Compute on the wgmma kernel at 4096^3
 #   bash bench/dev/next_call.sh OUT
 set -u
 OUT=${1:?usage: bench/dev/next_call.sh OUT}
@@ -15,19 +13,26 @@ mkdir -p "$OUT"
 W=/tmp/ncall; mkdir -p $W
 cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
-cp runtime/cairn_devcoll.h "$W/devcoll.saved"
-sed -i 's/^#define CN_DEV_COMPACT_ONE_READ 0$/#define CN_DEV_COMPACT_ONE_READ 1/' runtime/cairn_devcoll.h
-grep -c '^#define CN_DEV_COMPACT_ONE_READ 1$' runtime/cairn_devcoll.h
-SKIP="float_agree math_agree" ONLY='compact' timeout 150 bash tests/device/run.sh "$W/suite" >"$OUT/suite_one.log" 2>&1
-echo "suite (one read): exit $? ($(grep -c '^PASS' "$OUT/suite_one.log") PASS, $(grep -c '^FAIL' "$OUT/suite_one.log") FAIL)"
-grep -E '^(PASS|FAIL)' "$OUT/suite_one.log"
-SAN_ONLY='compact' SAN_LIMIT=60 timeout 150 bash tests/device/sanitize.sh "$W/suite" >"$OUT/sanitize_one.log" 2>&1
-echo "sanitize (one read): exit $?"; grep -E '^(PASS|FAIL)|passed' "$OUT/sanitize_one.log"
-cp "$W/devcoll.saved" runtime/cairn_devcoll.h
-for r in 1 2; do
-    VARGS="--log2 24,26,28 --only compact" REPS=15 ROWS='^compact' timeout 120 \
-        bash bench/dev/scan_variants.sh "$W/var$r" "base" "one -DCN_DEV_COMPACT_ONE_READ=1" >"$OUT/variants$r.log" 2>&1
-    echo "variants run $r: exit $?"; cat "$W/var$r/variants.txt"
+export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
+GC="-gencode=arch=compute_90a,code=sm_90a"
+( nvcc -std=c++17 -O2 -x cu --fmad=false $GC -DCN_MMA_WGMMA=1 -Iruntime -Itests/unit -o "$W/mc_wg" \
+    tests/unit/test_mma.c -lgmp >"$W/mc.build.log" 2>&1 ) &
+mkdir -p "$W/lib"
+for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32; do
+    bin/cairn build "$f.cairn" --header --device-target sm_90a --out "$W/lib" >>"$W/lib.log" 2>&1 || echo "cairn build $f failed"
 done
-grep -h "Used\|registers" "$W/var1/one/build.log" | grep -i compact | head -4 >"$OUT/ptxas_one.txt"
-ls -la "$OUT"
+nvcc -std=c++17 -O3 -x cu --fmad=false $GC -Xcompiler -ffp-contract=off,-fno-fast-math,-fno-strict-aliasing -w \
+    -DCN_MMA_WGMMA=1 -Iruntime -c "$W/lib/mma_kernels.c" -o "$W/wg.o" &&
+nvcc -std=c++17 -O3 --fmad=false $GC -I"$W/lib" -Iruntime -Ibench/dev -o "$W/mb_wg" bench/dev/mma_bench.cu \
+    "$W/wg.o" "$W/lib/libtile64.a" "$W/lib/libtile32.a" -lcublas -lcudart >"$W/mb.build.log" 2>&1 || { echo "bench build failed"; tail -5 "$W/mb.build.log"; }
+wait
+[ -x "$W/mc_wg" ] || { echo "mma_contract build failed"; tail -20 "$W/mc.build.log"; }
+timeout 150 "$W/mc_wg" >"$OUT/contract_wg.log" 2>&1
+echo "mma_contract (wgmma): exit $?"; grep -m 12 -E 'FAIL|passed' "$OUT/contract_wg.log"
+timeout 60 "$W/mb_wg" --only mma_unordered --reps 7 >"$OUT/bench_wg.log" 2>&1
+echo "bench (wgmma): exit $?"; cat "$OUT/bench_wg.log"
+if command -v ncu >/dev/null; then
+    timeout 60 ncu -k "regex:cn_wg" -c 1 --section SpeedOfLight --section Occupancy --section LaunchStats \
+        --section WarpStateStats "$W/mb_wg" --sizes 4096 --reps 1 --only mma_unordered >"$OUT/ncu_wg.txt" 2>&1
+    echo "ncu: exit $?"; grep -E 'cn_wg|Duration|Registers Per|Achieved Occ|Compute \(SM\)' "$OUT/ncu_wg.txt"
+fi

@@ -331,13 +331,20 @@ static void check_case(int fmt, int fam, Shape s)
         EXPECT(at == nc, "%s %s %zux%zux%zu skew %zu: emulated tiling differs from the loop at %zu: %a vs %a",
                fmt_name[fmt], what, s.m, s.n, s.k, skew, at, at < nc ? d[at] : 0.0, at < nc ? p[at] : 0.0);
 #else
-        if (vec && skew == 0) { /* the wide tiling took it: the page's tiling gives the same bits */
-            float *q = (float *)calloc(nc + 1, sizeof(float));
+        if (vec && skew == 0) {
+            /* the wide mma.sync tiling gives the page's tiling's bits; whichever tiling AUTO took
+             * (wgmma where built) gives its own bits again on a second run */
+            float *q = (float *)calloc(nc + 1, sizeof(float)), *r = (float *)calloc(nc + 1, sizeof(float));
             device(&c, q, 0, CN_MMA_PAGE);
-            at = first_differing(q, d, nc);
+            device(&c, r, 0, CN_MMA_SYNC);
+            at = first_differing(q, r, nc);
             EXPECT(at == nc, "%s %s %zux%zux%zu: the wide tiling differs from the page's at %zu: %a vs %a",
-                   fmt_name[fmt], what, s.m, s.n, s.k, at, at < nc ? d[at] : 0.0, at < nc ? q[at] : 0.0);
-            free(q);
+                   fmt_name[fmt], what, s.m, s.n, s.k, at, at < nc ? r[at] : 0.0, at < nc ? q[at] : 0.0);
+            device(&c, r, 0, CN_MMA_AUTO);
+            at = first_differing(d, r, nc);
+            EXPECT(at == nc, "%s %s %zux%zux%zu: a second run differs at %zu: %a vs %a", fmt_name[fmt], what, s.m,
+                   s.n, s.k, at, at < nc ? r[at] : 0.0, at < nc ? d[at] : 0.0);
+            free(q), free(r);
         }
 #endif
         if (fam == SPECIALS)
