@@ -268,8 +268,15 @@ static size_t outside_bound(const Case *c, const float *out, size_t *bad, size_t
     mpq_inits(exact, mag, t, u, err, NULL);
     size_t outside = 0;
     *inf = 0;
+    /* past 20,000 outputs (the GPU's shapes of several 128 x 128 tiles) the exact sums take minutes:
+     * every output within 8 of an edge of c or of a 128 x 128 tile, where partial tiles and pads
+     * are, and every 7th of the rest */
+    bool sample = s.m * s.n > 20000;
     for (size_t i = 0; i < s.m; i++)
         for (size_t j = 0; j < s.n; j++) {
+            if (sample && !(i % 128 < 8 || i % 128 >= 120 || j % 128 < 8 || j % 128 >= 120 || i + 8 >= s.m ||
+                            j + 8 >= s.n || (i * s.n + j) % 7 == 0))
+                continue;
             float o = out[i * s.n + j];
             if (!isfinite(o)) {
                 (*inf)++;
@@ -403,6 +410,7 @@ static void check_f8_staging(void)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each FAIL line as it happens, even when a time limit stops the run */
     check_f8_staging();
     check_guards();
     size_t nshapes = sizeof shapes / sizeof *shapes;
