@@ -18,7 +18,7 @@
  * It also checks precision where the result is exact (a fine operation on
  * single values gives that value), and the 64-bit edges: 2^64 - 1 + 1 and
  * 2^32 * 2^32 are bad, 2^32 * (2^32 - 1) is fine, products of two maximal
- * bounds do not wrap 128 bits.
+ * bounds do not wrap 128 bits; and the meet a condition's fact adds.
  *
  * Prints FAIL lines and a last line `N passed, N failed, N skipped`.
  */
@@ -147,6 +147,38 @@ static void narrowing(void)
           0, 0, 0);
 }
 
+/* The meet a condition's fact adds (src/emit_fast.c, with_facts): in a
+ * branch where y < B holds, x + y has two sound intervals, its own and x's
+ * plus y narrowed by the fact; their meet must hold every sum of a value
+ * pair that passes the test when it is fine, be fine only where none of
+ * them passes max (63), and be below n only where every one is. */
+static void facts(void)
+{
+    for (int a0 = 0; a0 <= 40; a0 += 3)
+        for (int a1 = a0; a1 <= 48; a1 += 5)
+            for (int b0 = 0; b0 <= 40; b0 += 4)
+                for (int b1 = b0; b1 <= 48; b1 += 5)
+                    for (int B = 0; B <= 50; B += 7) {
+                        struct cn_iv x = iv(a0, a1), y = iv(b0, b1);
+                        struct cn_iv r = cn_iv_meet(cn_iv_add(x, y, 63), cn_iv_add(x, cn_iv_lt(y, cn_iv_k(B)), 63));
+                        bool kept = true, none_over = true;
+                        int most = -1;
+                        for (int u = a0; u <= a1; u++)
+                            for (int v = b0; v <= b1 && v < B; v++) {
+                                kept = kept && !r.empty && (unsigned)(u + v) >= r.lo && (unsigned)(u + v) <= r.hi;
+                                none_over = none_over && u + v <= 63;
+                                most = u + v > most ? u + v : most;
+                            }
+                        if (cn_iv_fine(r)) { /* a bad interval is capped at max + 1: it only says "not proved" */
+                            check(kept, "a fine meet holds every sum the branch computes", a0, a1, b0, b1);
+                            check(none_over, "a fine meet: no sum the branch computes passes max", a0, a1, b0, b1);
+                        }
+                        for (int n = 0; n <= 64; n += 9)
+                            if (cn_iv_below(r, (uint64_t)n))
+                                check(most < n, "a meet below n: every sum the branch computes is", a0, a1, b0, b1);
+                    }
+}
+
 /* The 64-bit edges, where 128-bit bounds matter. */
 static void edges(void)
 {
@@ -173,6 +205,7 @@ int main(void)
 {
     operations();
     narrowing();
+    facts();
     edges();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);
     return failed != 0;
