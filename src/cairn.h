@@ -489,6 +489,7 @@ struct Node {
             const char *id;           /* NULL for a closure */
             bool is_kernel, is_extern, is_test;
             bool derived;             /* written by derive grad (grad.c), not parsed */
+            bool refused;             /* set by the checker: its body's check reported errors */
             bool on_device;           /* set by the checker: a device lane reaches it (or a kernel fn) */
             Vec generics;             /* N_PARAM, type N_TYPE "nat" */
             Vec params;               /* N_PARAM */

@@ -1038,15 +1038,17 @@ static void declare_derived(Ctx *x, Node *d)
 }
 
 /* f_grad's body, from f's checked body, then checked as a written body
- * is. A body refused (E-GRAD-FORM, E-GRAD-CALL) leaves the program
- * without f_grad, so nothing half-made is checked or emitted. */
+ * is. A body refused (E-GRAD-FORM, E-GRAD-CALL), or an f whose own body
+ * was refused, leaves the program without f_grad, so nothing half-made is
+ * checked or emitted. */
 static void check_derived(Ctx *x, Node *d)
 {
     Node *g = d->derive.made, *f = g ? scope_find(x, d->derive.target, NULL)->decl : NULL;
     if (!g)
         return;
     Vec *stmts = &x->c->program->block.stmts;
-    if (!grad_body(x, d, f, g)) {
+    /* f's own errors say what is wrong; a gradient of a refused body would only repeat them */
+    if (f->fn.refused || !grad_body(x, d, f, g)) {
         for (int i = 0; i < stmts->n; i++)
             if (stmts->v[i] == g)
                 stmts->v[i] = stmts->v[--stmts->n];
@@ -1195,7 +1197,9 @@ static void check_top_bodies(Ctx *x, Node *prog)
         if (d->fn.derived)
             continue;   /* f_grad: below, once every written body is checked */
         vec_push(x->a, &x->c->fns, d);
+        int before = x->sink->errors;
         check_function(x, d);
+        d->fn.refused = x->sink->errors != before;
         if (d->fn.id && strcmp(d->fn.id, "main") == 0)
             check_main(x, d);
         if (d->fn.is_test)

@@ -29,5 +29,9 @@ ok "explain lists lin_grad on the pool, adding into d_x" "$(grep -q '^fn lin_gra
 "$CAIRN" explain --emulate --device-target sm_90a tests/grad/torch_grad_dev.cairn >"$T/exd.txt" 2>&1
 ok "explain lists lin_dev_grad's backward region on the device" "$(grep -q '^fn lin_dev_grad: \[.*par:device' "$T/exd.txt" &&
     grep -q 'parallel turn in lanes (par:device; writes d_x\[i\]' "$T/exd.txt"; echo $?)"
+# A function whose own body is refused gets no gradient, and no E-GRAD error repeats its faults.
+"$CAIRN" check --emulate --device-target sm_90a tests/grad/refuse_grad_refused_body.cairn >/dev/null 2>"$T/rb.err"
+ok "a refused body: its E-PLACEMENT errors and nothing from derive grad" "$(grep -q 'E-PLACEMENT' "$T/rb.err" &&
+    ! grep -q 'E-GRAD' "$T/rb.err"; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
