@@ -123,6 +123,29 @@ run_traced fact "$T/fact.cairn"
 ok "a read guarded by facts of its row and its last terms: fast where x holds 8 x 5, checked one short, whose guard reports x[39]" \
     "$(sed -n 1p "$T/fact.err" | grep -q 'fast version' && sed -n 2p "$T/fact.err" | grep -q 'checked version' &&
        grep -q 'fact.cairn:4:60: guard failed: index 39 out of bounds for x of length 39' "$T/fact.err"; echo $?)"
+cat >"$T/kill.cairn" <<'CAIRN'
+fn f(n:usize, x:ro<u32>[n]@device, p:usize, out:rw<u32>[32]@device) {
+  blocks b in 1 threads t in 32 {
+    let mut v:usize = p;
+    if v < n {
+      if v + t < n {
+        v = v + p;
+        out[t] = x[v + t];
+      }
+    }
+  }
+}
+fn main() -> i32 {
+  buffer x:u32[64]@device = zeroed;
+  buffer out:u32[32]@device = zeroed;
+  f(64, x, 20, out);
+  return 0;
+}
+CAIRN
+run_traced kill "$T/kill.cairn"
+ok "a fact dies when a name in it is assigned: x[v + t] after v = v + p stays checked, and its guard reports a read past x (x[64] .. x[71], whichever lane comes first)" \
+    "$(grep -q 'v_x_[0-9]*\.p\[cn_idx_u' "$T/kill/kill.c" && ! grep -q 'v_x_[0-9]*\.p\[CN_FAST_IDX' "$T/kill/kill.c" &&
+       grep -qE 'kill.cairn:7:18: guard failed: index (6[4-9]|7[01]) out of bounds for x of length 64' "$T/kill.err"; echo $?)"
 cat >"$T/ov.cairn" <<'CAIRN'
 fn f(n:usize, x:ro<u32>[n]@device, p:usize, g:usize, out:rw<u32>[g]@device) {
   blocks b in g threads t in 32 {
