@@ -258,10 +258,13 @@ static inline bool cn_mmaw_built(void)
     return true;
 }
 
-/* The launch: 128 x 128 tiles, grouped; false when the grid overflows. */
-static inline bool cn_mmaw_launch(struct cn_exec *x, const struct cn_mma_args *A)
+/* A launch of kernel f16 or bf16 (by A's format) over tm x tn tiles of c,
+ * grouped (blocks walk down GROUP tile rows, then across); false when the
+ * grid overflows. The wgmma tiling launches through it too. */
+static inline bool cn_mma_tiles_launch(struct cn_exec *x, const struct cn_mma_args *A, size_t tm, size_t tn,
+                                       const struct cn_coop_kernel *f16, const struct cn_coop_kernel *bf16)
 {
-    size_t tiles_m = (A->m + CN_MMAW_TM - 1) / CN_MMAW_TM, tiles_n = (A->n + CN_MMAW_TN - 1) / CN_MMAW_TN;
+    size_t tiles_m = (A->m + tm - 1) / tm, tiles_n = (A->n + tn - 1) / tn;
     size_t rows = tiles_m < CN_MMAW_GROUP ? tiles_m : CN_MMAW_GROUP;
     if (rows == 0)
         return true; /* c is empty: nothing to do */
@@ -269,8 +272,13 @@ static inline bool cn_mmaw_launch(struct cn_exec *x, const struct cn_mma_args *A
     if (!cn_coop_grid_make(&g, rows, tiles_n, (tiles_m + rows - 1) / rows))
         return false;
     struct cn_mmaw_args w = {*A, tiles_m};
-    cn_exec_coop_launch(x, A->fmt == CN_MMA_BF16 ? &cn_mmaw_bf16_k : &cn_mmaw_f16_k, &g, &w);
+    cn_exec_coop_launch(x, A->fmt == CN_MMA_BF16 ? bf16 : f16, &g, &w);
     return true;
+}
+
+static inline bool cn_mmaw_launch(struct cn_exec *x, const struct cn_mma_args *A)
+{
+    return cn_mma_tiles_launch(x, A, CN_MMAW_TM, CN_MMAW_TN, &cn_mmaw_f16_k, &cn_mmaw_bf16_k);
 }
 
 #endif /* CAIRN_MMA_WIDE_H */
