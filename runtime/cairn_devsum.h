@@ -77,6 +77,20 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 #ifndef CN_DSUM64_U
 #define CN_DSUM64_U 16
 #endif
+/* The f32 sum's window in registers (1) or the bins of doubles in shared
+ * memory alone (0, the kernel measured until session 23); the f64 sum's
+ * digits added in two pieces a term (2) or three (3). */
+#ifndef CN_DSUM32_WINDOW
+#define CN_DSUM32_WINDOW 1
+#endif
+/* Blocks of the windowed f32 fold a multiprocessor should hold: its limbs
+ * (35 KB a block) allow six, which its registers must then fit. */
+#ifndef CN_DSUM32_MIN_BLOCKS
+#define CN_DSUM32_MIN_BLOCKS 6
+#endif
+#ifndef CN_DSUM64_PIECES
+#define CN_DSUM64_PIECES 2
+#endif
 
 /* The parts of an exact sum on the CUDA machine: one full wave of the
  * fold kernel (every multiprocessor holding as many blocks as fit), fewer
@@ -264,10 +278,10 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     (void)n
 
 /* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
- * loaded before this U are added (PUT(v)), EVERY after each U; then the
- * last few one by one. FIRST(y) sees the first U (y[0..U)) before any is
- * added. */
-#define CN_DSUM_STREAM(T_, TERM, PUT, EVERY, FIRST)                                            \
+ * loaded before this U are added (BATCH(y), y[0..U)), EVERY after each U;
+ * then the last few one by one (PUT(v)). FIRST(y) sees the first U before
+ * any is added. */
+#define CN_DSUM_STREAM(T_, TERM, BATCH, PUT, EVERY, FIRST)                                     \
     size_t j = lo + t;                                                                       \
     bool cn_have = j < hi && hi - j > (size_t)(U - 1) * T;                                   \
     T_ cn_y[U];                                                                              \
@@ -281,7 +295,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         T_ cn_z[U];                                                                          \
         if (cn_next)                                                                         \
             _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, cn_jn + u * T, &cn_z[u]); \
-        _Pragma("unroll") for (unsigned u = 0; u < U; u++) PUT(cn_y[u]);                     \
+        BATCH(cn_y);                                                                         \
         EVERY;                                                                               \
         _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_y[u] = cn_z[u];                \
         j = cn_jn;                                                                           \
@@ -294,6 +308,8 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 
 #define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
+#define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
+#define CN_DSUM64_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM64_PUT((y)[u])
 /* f32 places nothing from its first terms. (Keeping the bin of the largest
  * of them in registers, shared memory for the others, was slower on the
  * H200: 1.25x CUB at 2^28 where the shared bins alone take 1.16x,
@@ -311,14 +327,27 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         if (!cn_dsum64_win_take(&win, cn_b) && !cn_dsum64_win_miss(&win, cn_b, &flags)) {     \
             int cn_p;                                                                        \
             uint64_t cn_m = cn_sum_split64(cn_b, &cn_p);                                     \
-            cn_sum_digits_add(cn_dg + t, T, cn_m, cn_p, (int)(cn_b >> 63));                  \
+            CN_DSUM64_DIGITS_ADD(cn_dg + t, T, cn_m, cn_p, (int)(cn_b >> 63));               \
         }                                                                                    \
     } while (0)
+#if CN_DSUM64_PIECES == 2
+/* two pieces a term (cairn_sum.h, cn_dsum64_digits_add2): the digits are
+ * carried with every window flush, at most 2^10 terms apart */
+#define CN_DSUM64_DIGITS_ADD cn_dsum64_digits_add2
+#define CN_DSUM64_EVERY                                                                        \
+    if ((cnt += U) > CN_DSUM64_WIN_TERMS - U) {                                              \
+        cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
+        cn_dsum64_carry(cn_dg + t, T);                                                       \
+        cnt = 0;                                                                             \
+    }
+#else
+#define CN_DSUM64_DIGITS_ADD cn_sum_digits_add
 #define CN_DSUM64_EVERY                                                                        \
     if ((cnt += U) > CN_DSUM64_WIN_TERMS - U) {                                              \
         cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
         cnt = 0;                                                                             \
     }
+#endif
 
 /* f32: block p folds part p into its threads' bins; every 2^14 terms, and
  * at the end, a thread adds its bins into the block's limbs (shared 64-bit
@@ -342,7 +371,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM_NO_FIRST);       \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_BATCH, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM_NO_FIRST);       \
         CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
@@ -357,6 +386,72 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         }                                                                                    \
         CN_DSUM_STORE(float, 0, STORE);                                                      \
     }
+
+#if CN_DSUM32_WINDOW
+/* f32 with the window (cairn_sum.h, cn_dsum32_win): block p folds part p;
+ * each thread sums the terms its window takes in a double in registers and
+ * puts any other into its own 17 limbs, a column of shared memory, which
+ * need no carry within a part (a thread meets at most 2^23 / T terms, each
+ * below 2^39 units of its limb, so a limb stays below 2^54); the window
+ * moves into the limbs every 2^10 terms and at the end. Then the warps add
+ * their threads' limbs with shuffles (below 2^59) into the block's with
+ * one shared atomic a limb a warp (below 2^62), and thread 0 carries them
+ * and adds them into the total. */
+#undef CN_DSUM32_FOLD_KERNEL
+#define CN_DSUM32_WPUT(v)                                                                      \
+    do {                                                                                     \
+        float cn_w1 = (v);                                                                   \
+        cn_dsum32_win_batch(&win, &cn_w1, 1, &flags, cn_lb + t, T);                          \
+    } while (0)
+#define CN_DSUM32_WBATCH(y) cn_dsum32_win_batch(&win, (y), U, &flags, cn_lb + t, T)
+#define CN_DSUM32_WFIRST(y) cn_dsum32_win_place(&win, (y), U, &flags)
+#define CN_DSUM32_WEVERY                                                                       \
+    if ((cnt += U) > CN_DSUM32_WIN_TERMS - U) {                                              \
+        cn_dsum32_win_flush(&win, cn_lb + t, T);                                             \
+        cnt = 0;                                                                             \
+    }
+#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
+    static __global__ void __launch_bounds__(CN_DSUM32_THREADS, CN_DSUM32_MIN_BLOCKS) NAME##_fold_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        enum { T = CN_DSUM32_THREADS, U = CN_DSUM32_U };                                     \
+        __shared__ int64_t cn_lb[CN_DSUM32_LIMBS * T];                                       \
+        __shared__ int64_t cn_limb[CN_DSUM32_LIMBS];                                         \
+        __shared__ uint32_t cn_fl;                                                           \
+        CN_DSUM_PART;                                                                        \
+        for (unsigned b = 0; b < CN_DSUM32_LIMBS; b++)                                       \
+            cn_lb[b * T + t] = 0;                                                            \
+        if (t < CN_DSUM32_LIMBS)                                                             \
+            cn_limb[t] = 0;                                                                  \
+        if (t == 0)                                                                          \
+            cn_fl = 0;                                                                       \
+        __syncthreads();                                                                     \
+        uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
+        unsigned cnt = 0;                                                                    \
+        cn_dsum32_win win;                                                                   \
+        cn_dsum32_win_init(&win);                                                            \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_WBATCH, CN_DSUM32_WPUT, CN_DSUM32_WEVERY, CN_DSUM32_WFIRST); \
+        cn_dsum32_win_flush(&win, cn_lb + t, T);                                             \
+        for (int cn_b = 0; cn_b < CN_DSUM32_LIMBS; cn_b++) {                                 \
+            long long cn_v = (long long)cn_lb[cn_b * T + t];                                 \
+            for (int cn_d = 16; cn_d > 0; cn_d >>= 1)                                        \
+                cn_v += __shfl_down_sync(0xffffffffu, cn_v, cn_d);                           \
+            if ((t & 31) == 0 && cn_v)                                                       \
+                atomicAdd((unsigned long long *)&cn_limb[cn_b], (unsigned long long)cn_v);   \
+        }                                                                                    \
+        if (flags)                                                                           \
+            atomicOr(&cn_fl, flags);                                                         \
+        __syncthreads();                                                                     \
+        __shared__ int cn_last;                                                              \
+        if (t == 0) {                                                                        \
+            int64_t L[CN_DSUM32_LIMBS];                                                      \
+            for (unsigned b = 0; b < CN_DSUM32_LIMBS; b++)                                   \
+                L[b] = cn_limb[b];                                                           \
+            cn_dsum32_carry(L);                                                              \
+            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_LIMBS, cn_fl); \
+        }                                                                                    \
+        CN_DSUM_STORE(float, 0, STORE);                                                      \
+    }
+#endif
 
 /* A thread's bins into the block's limbs (every 2^14 terms, when the
  * threads are at different places). */
@@ -406,7 +501,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         unsigned cnt = 0;                                                                    \
         cn_dsum64_win win;                                                                   \
         cn_dsum64_win_init(&win);                                                            \
-        CN_DSUM_STREAM(double, TERM, CN_DSUM64_PUT, CN_DSUM64_EVERY, CN_DSUM64_FIRST);       \
+        CN_DSUM_STREAM(double, TERM, CN_DSUM64_BATCH, CN_DSUM64_PUT, CN_DSUM64_EVERY, CN_DSUM64_FIRST);       \
         cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
         cn_dsum64_carry(cn_dg + t, T);                                                       \
         if (flags)                                                                           \

@@ -122,6 +122,16 @@
 #define CN_SUM_HOT
 #endif
 
+/* A rare path kept out of line, so that its registers do not count
+ * against the loop around it on the device. */
+#if defined(__CUDACC__)
+#define CN_SUM_COLD_FN static CN_SUM_HD __noinline__
+#elif defined(__GNUC__)
+#define CN_SUM_COLD_FN static __attribute__((noinline))
+#else
+#define CN_SUM_COLD_FN static
+#endif
+
 enum {
     CN_SUM_CHUNK = 256,        /* terms a pass gathers; the level gap assumes <= 256 */
     CN_SUM_LEVEL_GAP = 43,     /* 51 - log2(CN_SUM_CHUNK): see step 3 */
@@ -956,6 +966,202 @@ CN_SUM_FN void cn_dsum32_to_acc(cn_sum_acc *a, const int64_t *limb)
         cn_sum_acc_add_scaled(a, limb[b], CN_DSUM32_LIMB_P + 16 * b);
 }
 
+/* The f32 device sum's window (cairn_devsum.h): a thread's terms near the
+ * largest of its first ones, summed exactly in one double in registers;
+ * every other term goes to the thread's own limbs, a column of 17 64-bit
+ * integers in shared memory (cn_dsum32_limb_put). The window takes a term
+ * whose exponent field is in [lo, lo + 17] (2^(E-29) <= |x| < 2^(E-11),
+ * E = lo - 98): its ulp, 2^(E-52) at least, is the accumulator's, which
+ * starts at B = 1.5 * 2^E and stays in (2^E, 2^(E+1)) while it takes at
+ * most 2^10 such terms (their sum is below 2^(E-1)), so every add is
+ * exact. A term costs one test of its exponent field, a conversion and an
+ * add, where the bins of doubles in shared memory cost a load, an add and
+ * a store a term and held a block to five on a multiprocessor.
+ *
+ * lo is kept in [1, 220]: zeros, subnormals (field 0), infinities and NaNs
+ * (field 255) are never taken, and the window's value stays below 2^121,
+ * 2^271 units of 2^-150, so its flush touches limbs 16 and under. */
+typedef struct {
+    double s, b;
+    unsigned lo; /* the lowest field taken, or CN_DSUM32_NO_WIN before a nonzero normal term */
+} cn_dsum32_win;
+
+enum {
+    CN_DSUM32_WIN_TERMS = 1 << 10,
+    CN_DSUM32_WIN_FIELDS = 17,
+    CN_DSUM32_WIN_BELOW = 15,
+    CN_DSUM32_WIN_LO_MAX = 220,
+    CN_DSUM32_BATCH_MAX = 32 /* terms of a batch at most */
+};
+#define CN_DSUM32_NO_WIN (1u << 20)
+
+CN_SUM_FN void cn_dsum32_win_init(cn_dsum32_win *w)
+{
+    w->s = w->b = 0;
+    w->lo = CN_DSUM32_NO_WIN;
+}
+
+CN_SUM_FN uint32_t cn_sum_bits32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* Adds the term with bits u when the window takes it: returns 1, else 0. */
+CN_SUM_FN int cn_dsum32_win_take(cn_dsum32_win *w, uint32_t u)
+{
+    unsigned ef = (u >> 23) & 0xffu;
+    if (ef - w->lo > (unsigned)CN_DSUM32_WIN_FIELDS)
+        return 0;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    w->s += (double)x;
+    return 1;
+}
+
+/* Places the window so that a term of field ef (normal) is taken with two
+ * binades above it to spare. */
+CN_SUM_FN void cn_dsum32_win_at(cn_dsum32_win *w, int ef)
+{
+    int lo = ef - CN_DSUM32_WIN_BELOW;
+    lo = lo < 1 ? 1 : lo > CN_DSUM32_WIN_LO_MAX ? CN_DSUM32_WIN_LO_MAX : lo;
+    w->lo = (unsigned)lo;
+    w->b = w->s = 1.5 * cn_sum_from_bits64((uint64_t)(lo - 98 + 1023) << 52);
+}
+
+/* Places the window from the largest of a thread's first terms (y[0..count),
+ * before any is added), when one is a nonzero normal. */
+CN_SUM_FN void cn_dsum32_win_place(cn_dsum32_win *w, const float *y, int count, uint32_t *flags)
+{
+    unsigned top = 0;
+    for (int i = 0; i < count; i++) {
+        unsigned ef = (cn_sum_bits32(y[i]) >> 23) & 0xffu;
+        if (ef != 0xffu && ef > top)
+            top = ef;
+    }
+    if (top == 0 || w->lo != CN_DSUM32_NO_WIN)
+        return;
+    *flags |= CN_SUM_SAW_NOT_NEGZERO; /* that term is summed: the window takes it or the limbs do */
+    cn_dsum32_win_at(w, (int)top);
+}
+
+/* A finite term into a thread's limbs (a stride apart): its magnitude is
+ * mant * 2^eff units of 2^-150 (eff = max(field, 1)), so it adds mant
+ * shifted by eff mod 16, below 2^39, to limb eff / 16. */
+CN_SUM_FN void cn_dsum32_limb_put(int64_t *limbs, size_t stride, uint32_t u)
+{
+    unsigned ef = (u >> 23) & 0xffu, eff = ef ? ef : 1;
+    int64_t v = (int64_t)((u & 0x7fffffu) | (ef ? 0x800000u : 0)) << (eff & 15);
+    limbs[(eff >> 4) * stride] += (u >> 31) ? -v : v;
+}
+
+/* A term the window did not take: notes its flags; places the window at
+ * it when nothing has (taking it, unless the window's top is clamped below
+ * it); a finite nonzero term not taken goes to the limbs. */
+CN_SUM_FN void cn_dsum32_win_miss(cn_dsum32_win *w, uint32_t u, uint32_t *flags, int64_t *limbs, size_t stride)
+{
+    unsigned ef = (u >> 23) & 0xffu;
+    if (ef == 0xffu) {
+        *flags |= (u & 0x7fffffu) ? CN_SUM_SAW_NAN : (u >> 31) ? CN_SUM_SAW_NINF : CN_SUM_SAW_PINF;
+        return;
+    }
+    if (u != 0x80000000u)
+        *flags |= CN_SUM_SAW_NOT_NEGZERO;
+    if ((u << 1) == 0)
+        return;
+    if (ef != 0 && w->lo == CN_DSUM32_NO_WIN) {
+        cn_dsum32_win_at(w, (int)ef);
+        if (cn_dsum32_win_take(w, u)) /* not when lo is clamped below ef - 15 */
+            return;
+    }
+    cn_dsum32_limb_put(limbs, stride, u);
+}
+
+/* The terms of a batch y[0..k) that a window at lo did not take. */
+CN_SUM_COLD_FN void cn_dsum32_win_misses(cn_dsum32_win *w, const float *y, int k, unsigned lo, uint32_t *flags,
+                                         int64_t *limbs, size_t stride)
+{
+    for (int i = 0; i < k; i++) {
+        uint32_t u = cn_sum_bits32(y[i]);
+        if (((u >> 23) & 0xffu) - lo > (unsigned)CN_DSUM32_WIN_FIELDS)
+            cn_dsum32_win_miss(w, u, flags, limbs, stride);
+    }
+}
+
+/* A batch of a thread's terms y[0..k): those the window takes, added with
+ * no branch (a term it does not take adds +0.0, which leaves the
+ * accumulator, a normal number, as it is); then, if any was not taken, each
+ * such term to cn_dsum32_win_miss. One branch a batch, where a branch a
+ * term split the warp's path at every term. */
+CN_SUM_FN CN_SUM_HOT void cn_dsum32_win_batch(cn_dsum32_win *w, const float *y, int k, uint32_t *flags, int64_t *limbs,
+                                              size_t stride)
+{
+    const unsigned lo = w->lo;
+    int missed = 0;
+    for (int i = 0; i < k; i++) {
+        int in = ((cn_sum_bits32(y[i]) >> 23) & 0xffu) - lo <= (unsigned)CN_DSUM32_WIN_FIELDS;
+        w->s += in ? (double)y[i] : 0.0;
+        missed |= !in;
+    }
+    if (missed) {
+        /* copies, so that only they have their address taken (on the
+         * device, the window and the batch stay in registers) */
+        cn_dsum32_win c = *w;
+        uint32_t f = *flags;
+        float z[CN_DSUM32_BATCH_MAX];
+        for (int i = 0; i < k; i++)
+            z[i] = y[i];
+        cn_dsum32_win_misses(&c, z, k, lo, &f, limbs, stride);
+        *w = c;
+        *flags = f;
+    }
+}
+
+/* The window into the limbs, emptied (E stays). s - B is exact, a
+ * multiple of 2^-149 below 2^121: m * 2^sh units of 2^-150 with m < 2^53,
+ * added as pieces below 2^32 to limbs sh / 16, + 2 and + 4 (a piece past
+ * limb 16 would weigh 2^272 units: it is zero). */
+CN_SUM_FN void cn_dsum32_win_flush(cn_dsum32_win *w, int64_t *limbs, size_t stride)
+{
+    double v = w->s - w->b;
+    w->s = w->b;
+    uint64_t bits = cn_sum_bits64(v);
+    int p;
+    uint64_t m = cn_sum_split64(bits, &p);
+    if (m == 0)
+        return;
+    int sh = p - CN_DSUM32_LIMB_P;
+    if (sh < 0) { /* v is a multiple of 2^-150: the low bits of m are zero */
+        m >>= -sh;
+        sh = 0;
+    }
+    int r = sh & 15;
+    unsigned b = (unsigned)sh >> 4;
+    uint64_t lo = m << r, hi = r ? m >> (64 - r) : 0;
+    int64_t c[3] = {(int64_t)(lo & 0xffffffffu), (int64_t)(lo >> 32), (int64_t)hi};
+    for (unsigned k = 0; k < 3; k++)
+        if (c[k] && b + 2 * k < CN_DSUM32_LIMBS)
+            limbs[(b + 2 * k) * stride] += (bits >> 63) ? -c[k] : c[k];
+}
+
+/* m * 2^p units of 2^-1074 (m < 2^53) into a thread's digits (a stride
+ * apart) in two pieces, where cn_sum_digits_add makes three: m << (p mod
+ * 32) split at bit 32, the low piece (below 2^32) to digit p / 32 and the
+ * rest (below 2^52) to the next. A digit so takes less than 2^52 + 2^32 a
+ * term, and the device's f64 sum carries a thread's digits every
+ * CN_DSUM64_WIN_TERMS (2^10) terms, which keeps each below 2^63. One
+ * load and store fewer a term on data of every exponent, where most terms
+ * go to the digits. */
+CN_SUM_FN void cn_dsum64_digits_add2(int64_t *d, size_t stride, uint64_t m, int p, int neg)
+{
+    size_t i = (size_t)(p >> 5) * stride;
+    int sh = p & 31;
+    int64_t c0 = (int64_t)((m << sh) & 0xffffffffu), c1 = (int64_t)(m >> (32 - sh));
+    d[i] += neg ? -c0 : c0;
+    d[i + stride] += neg ? -c1 : c1;
+}
+
 /* One f64 term into a thread's digits (a stride apart), with its flags. */
 CN_SUM_FN void cn_dsum64_put(int64_t *digits, size_t stride, double x, uint32_t *flags)
 {
@@ -968,7 +1174,7 @@ CN_SUM_FN void cn_dsum64_put(int64_t *digits, size_t stride, double x, uint32_t 
         *flags |= CN_SUM_SAW_NOT_NEGZERO;
     int p;
     uint64_t m = cn_sum_split64(b, &p);
-    cn_sum_digits_add(digits, stride, m, p, (int)(b >> 63));
+    cn_dsum64_digits_add2(digits, stride, m, p, (int)(b >> 63));
 }
 
 /* A thread's digits (a stride apart) carried: each in [0, 2^32), the top

@@ -3,7 +3,7 @@
  * for the H200, sm_90a). Built by bench/dev/coll_run.sh against `cairn build
  * bench/dev/coll_kernels.cairn --header` (coll_kernels.h, libcoll_kernels.a).
  *
- *   coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME[,NAME...]]
+ *   coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME[,NAME...]] [--loop R]
  *
  * Pairs, each CAIRN's cf_ entry bound to our stream (cairn_coll_kernels_device_stream) against
  * the CUB call that does the same work, with temp storage allocated once:
@@ -276,9 +276,15 @@ static uint64_t bits_of(T v)
     return b;
 }
 
-template <class T, class Cairn>
+/* --loop R: each sum is also timed (1) against CUB followed by a wait on the stream, as a cf_ call
+ * ends ("NAME+sync": the same work seen from the host), and (2) R sums queued in one call against R
+ * CUB calls and one wait ("NAME@R", per sum: the device work, each CAIRN sum with its zeroing and
+ * launch, without the host's wait on each). */
+static int loop_reps = 0;
+
+template <class T, class Cairn, class Loop>
 static void bench_sum(const char *name, cudaStream_t s, size_t n, int reps, const std::vector<T> &h, Cairn cairn,
-                      Temp &tmp)
+                      Loop cairn_loop, Temp &tmp)
 {
     T *x = dev_alloc<T>(n), *t1 = dev_alloc<T>(1), *t2 = dev_alloc<T>(1);
     CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
@@ -310,11 +316,37 @@ static void bench_sum(const char *name, cudaStream_t s, size_t n, int reps, cons
     double a, b;
     time_pair(s, reps, run_cairn, run_cub, &a, &b);
     report(name, n, (double)n * sizeof(T), a, b);
+    if (loop_reps > 0) {
+        char row[64];
+        auto run_cub_sync = [&] {
+            run_cub();
+            CK(cudaStreamSynchronize(s));
+        };
+        time_pair(s, reps, run_cairn, run_cub_sync, &a, &b);
+        snprintf(row, sizeof row, "%s+sync", name);
+        report(row, n, (double)n * sizeof(T), a, b);
+        auto loop_cairn = [&] { cairn_loop(n, x, t1, (size_t)loop_reps); };
+        auto loop_cub = [&] {
+            for (int r = 0; r < loop_reps; r++)
+                run_cub();
+            CK(cudaStreamSynchronize(s));
+        };
+        time_pair(s, reps, loop_cairn, loop_cub, &a, &b);
+        snprintf(row, sizeof row, "%s@%d", name, loop_reps);
+        report(row, n, (double)n * sizeof(T), a / loop_reps, b / loop_reps);
+    }
     run_cairn();
     CK(cudaStreamSynchronize(s));
     CK(cudaMemcpy(&g1, t1, sizeof(T), cudaMemcpyDeviceToHost));
     if (bits_of(g1) != bits_of(want))
         fail(name, n, "the sum moved after the timing loop");
+    if (loop_reps > 0) {
+        CK(cudaMemset(t1, 0, sizeof(T)));
+        cairn_loop(n, x, t1, 3);
+        CK(cudaMemcpy(&g1, t1, sizeof(T), cudaMemcpyDeviceToHost));
+        if (bits_of(g1) != bits_of(want))
+            fail(name, n, "the queued sums differ from the exact sum");
+    }
     CK(cudaFree(x));
     CK(cudaFree(t1));
     CK(cudaFree(t2));
@@ -360,12 +392,14 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], nullptr, 10);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--loop") && i + 1 < argc)
+            loop_reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--log2") && i + 1 < argc) {
             logs.clear();
             for (char *p = strtok(argv[++i], ","); p; p = strtok(nullptr, ","))
                 logs.push_back(atoi(p));
         } else {
-            fprintf(stderr, "usage: coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME[,NAME...]]\n");
+            fprintf(stderr, "usage: coll_bench [--reps R] [--log2 24,26,28] [--seed S] [--only NAME[,NAME...]] [--loop R]\n");
             return 2;
         }
     }
@@ -422,7 +456,7 @@ int main(int argc, char **argv)
                 for (size_t i = 0; i < n; i++)
                     h[i] = wide ? f32_wide(mix(base + 5 * i)) : f32_moderate(mix(base + 5 * i));
                 bench_sum<float>(name, s, n, reps, h, [](size_t m, const float *x, float *t) { cf_sum32(m, x, t); },
-                                 tmp);
+                                 [](size_t m, const float *x, float *t, size_t r) { cf_sum32r(m, x, t, r); }, tmp);
             }
         }
         if (want("sum_f64") || want("sum_f64_wide")) {
@@ -434,7 +468,8 @@ int main(int argc, char **argv)
                 for (size_t i = 0; i < n; i++)
                     h[i] = wide ? f64_wide(mix(base + 11 * i)) : f64_moderate(mix(base + 11 * i));
                 bench_sum<double>(name, s, n, reps, h,
-                                  [](size_t m, const double *x, double *t) { cf_sum64(m, x, t); }, tmp);
+                                  [](size_t m, const double *x, double *t) { cf_sum64(m, x, t); },
+                                  [](size_t m, const double *x, double *t, size_t r) { cf_sum64r(m, x, t, r); }, tmp);
             }
         }
     }

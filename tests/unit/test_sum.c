@@ -413,6 +413,73 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t G, size_t T,
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
+/* f32 with the window, as cairn_devsum.h's windowed fold does it: a
+ * thread with at least u terms in a part places its window from its first
+ * u (cn_dsum32_win_place), adds them u at a time (cn_dsum32_win_batch),
+ * moves its window into its limbs when the terms it met since the last
+ * move pass `spill` - u, and adds its last terms one at a time; its limbs
+ * are added into its block's, carried, and into the total. The window
+ * starts afresh with each part, as a device block's threads start. */
+static void devsum32w_acc(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned spill,
+                          cn_sum_acc *a)
+{
+    static int64_t lb[DEV_MAX_G][DEV_MAX_T][CN_DSUM32_LIMBS];
+    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
+    uint32_t flags = 0;
+    uint64_t seed = n * 37 + P * 11 + G;
+    memset(lb, 0, sizeof lb);
+    for (size_t p = 0; p < P; p++) {
+        size_t lo = n * p / P, hi = n * (p + 1) / P, g = dev_claimer(&seed, G);
+        for (size_t t = 0; t < T; t++) {
+            cn_dsum32_win w;
+            cn_dsum32_win_init(&w);
+            unsigned cnt = 0;
+            size_t j = lo + t;
+            if (j < hi)
+                flags |= CN_SUM_SAW_TERM;
+            if (j < hi && hi - j > (u - 1) * T) {
+                float y[CN_DSUM32_BATCH_MAX];
+                for (size_t k = 0; k < u; k++)
+                    y[k] = x[j + k * T];
+                cn_dsum32_win_place(&w, y, (int)u, &flags);
+            }
+            for (; j < hi && hi - j > (u - 1) * T; j += u * T) {
+                float y[CN_DSUM32_BATCH_MAX];
+                for (size_t k = 0; k < u; k++)
+                    y[k] = x[j + k * T];
+                cn_dsum32_win_batch(&w, y, (int)u, &flags, lb[g][t], 1);
+                if ((cnt += (unsigned)u) > spill - u) {
+                    cn_dsum32_win_flush(&w, lb[g][t], 1);
+                    cnt = 0;
+                }
+            }
+            for (; j < hi; j += T)
+                cn_dsum32_win_batch(&w, &x[j], 1, &flags, lb[g][t], 1);
+            cn_dsum32_win_flush(&w, lb[g][t], 1);
+        }
+    }
+    for (size_t g = 0; g < G; g++) {
+        for (size_t t = 0; t < T; t++)
+            for (int b = 0; b < CN_DSUM32_LIMBS; b++)
+                limb[g][b] += lb[g][t][b];
+        cn_dsum32_carry(limb[g]);
+        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
+            total[b] += limb[g][b];
+    }
+    cn_sum_acc_init(a);
+    cn_dsum32_to_acc(a, total);
+    a->flags = flags;
+    cn_sum_acc_carry(a);
+}
+
+static uint32_t devsum32w(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned spill)
+{
+    cn_sum_acc a;
+    devsum32w_acc(x, n, P, G, T, u, spill, &a);
+    double r = cn_sum_acc_round(&a, 24, -149, 128);
+    return r != r ? 0x7fc00000u : bits32((float)r);
+}
+
 /* f64: a thread with at least `grp` terms in a part it meets before its
  * window is placed places it from those first grp (cn_dsum64_win_place);
  * each term goes to the window (cn_dsum64_win_take, then
@@ -446,8 +513,9 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t T
                 uint64_t b = bits64(x[j]);
                 if (!cn_dsum64_win_take(&w[g][t], b) && !cn_dsum64_win_miss(&w[g][t], b, &total.flags))
                     cn_dsum64_put(d[g][t], 1, x[j], &total.flags);
-                if (++cnt[g][t] >= spill) {
+                if (++cnt[g][t] >= spill) { /* the device carries its two-piece digits here too */
                     cn_dsum64_win_flush(&w[g][t], d[g][t], 1);
+                    cn_dsum64_carry(d[g][t], 1);
                     cnt[g][t] = 0;
                 }
             }
@@ -493,6 +561,19 @@ static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
             char how[160];
             snprintf(how, sizeof how, "device model, %zu parts over %zu blocks of %zu threads, bins moved every %zu terms",
                      shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
+            mismatch(t, how, n, want, got);
+        }
+    }
+    static const size_t wshapes[][5] = {{1, 1, 1, 8, CN_DSUM32_WIN_TERMS}, {1, 1, 8, 4, 9}, {3, 3, 5, 1, CN_DSUM32_WIN_TERMS},
+                                        {7, 2, 2, 2, 3},  {2, 1, 8, 16, 40}, {9, 4, 3, 2, 7}};
+    for (size_t k = 0; k < sizeof wshapes / sizeof *wshapes; k++) {
+        uint32_t got = devsum32w(x, n, wshapes[k][0], wshapes[k][1], wshapes[k][2], wshapes[k][3], (unsigned)wshapes[k][4]);
+        if (got != want) {
+            char how[200];
+            snprintf(how, sizeof how,
+                     "windowed device model, %zu parts over %zu blocks of %zu threads, batches of %zu, windows moved "
+                     "every %zu terms",
+                     wshapes[k][0], wshapes[k][1], wshapes[k][2], wshapes[k][3], wshapes[k][4]);
             mismatch(t, how, n, want, got);
         }
     }
@@ -1079,6 +1160,54 @@ static void f32_total_top(Tally *t)
     family_end(t);
 }
 
+/* The device's f32 window at its bound: a first term places the window
+ * (its lowest field 15 below the term's, kept in [1, 220]), then more
+ * terms than a window takes between two moves to the limbs, each of the
+ * largest field it takes (lo + 17) with odd low bits but every 64th of
+ * its lowest (lo), one sign, then the least subnormal of the other sign:
+ * the double must keep its binade, or the lowest terms would round. Zeros
+ * follow the first term, so that it alone places the window. Then the same with terms one and three binades above
+ * the window, which are the limbs'. For first terms across the exponent
+ * range, including those whose window is clamped. */
+static void f32_window_bound(Tally *t)
+{
+    family_begin(t, "f32 the device's window at its bound");
+    enum { N = CN_DSUM32_WIN_TERMS + 2 };
+    static float x[N + 2];
+    static const int firsts[] = {1, 2, 15, 16, 17, 100, 127, 200, 235, 236, 237, 250, 254};
+    for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
+        int lo = firsts[f] - CN_DSUM32_WIN_BELOW;
+        lo = lo < 1 ? 1 : lo > CN_DSUM32_WIN_LO_MAX ? CN_DSUM32_WIN_LO_MAX : lo;
+        for (int above = 0; above < 4; above += 1 + (above > 0))
+            for (int s = 0; s < 2; s++) {
+                /* 17: the exactness bound (numerics.md), written here, not taken from the header */
+                int top = lo + 17 + above > 254 ? 254 : lo + 17 + above;
+                uint32_t b0 = (uint32_t)firsts[f] << 23 | (s ? 0x80000000u : 0);
+                memcpy(&x[0], &b0, sizeof b0);
+                for (size_t i = 1; i <= N; i++) { /* zeros first, so x[0] places the window */
+                    uint32_t e = i <= 16 ? 0 : i % 64 ? (uint32_t)top : (uint32_t)lo;
+                    uint32_t b = e ? (e << 23) | (0x7fffffu - 2 * (uint32_t)(i % 977)) | (s ? 0x80000000u : 0) : 0;
+                    memcpy(&x[i], &b, sizeof b);
+                }
+                uint32_t tiny = s ? 1u : 0x80000001u;
+                memcpy(&x[N + 1], &tiny, sizeof tiny);
+                uint32_t want = oracle32(x, N + 2);
+                t->cases++;
+                check_dev32(t, x, N + 2, want);
+                /* the rounded total hides an error far below its last bit: the exact totals must agree */
+                cn_sum_acc exact, got;
+                cn_sum_acc_init(&exact);
+                for (size_t i = 0; i < N + 2; i++)
+                    cn_sum_acc_add(&exact, (double)x[i]);
+                cn_sum_acc_carry(&exact);
+                devsum32w_acc(x, N + 2, 1, 1, 1, 8, CN_DSUM32_WIN_TERMS, &got);
+                if (memcmp(exact.digit, got.digit, sizeof exact.digit) != 0)
+                    mismatch(t, "windowed device model, its exact total", N + 2, want, 0xdeadu);
+            }
+    }
+    family_end(t);
+}
+
 /* The device's f64 window at its bound: a first term places the window
  * (E 20 binades above it), then the most terms a window takes between two
  * moves to the digits, each of the largest exponent it takes (E - 13) with
@@ -1115,10 +1244,41 @@ static void f64_window_bound(Tally *t)
     family_end(t);
 }
 
+/* The device's f64 digits at their bound: a first term far below places
+ * the window, then three times the terms the digits take between two carries,
+ * each splitting into the largest high piece (p mod 32 = 31, every
+ * mantissa bit set), one sign, then a term that tips the rounding: the
+ * two-piece adds must stay below 2^63 between carries. */
+static void f64_digits_bound(Tally *t)
+{
+    family_begin(t, "f64 the device's digits at their bound");
+    enum { N = 3 * CN_DSUM64_WIN_TERMS };
+    static double x[N + 2];
+    static const int digits[] = {1, 20, 33, 60};
+    for (size_t k = 0; k < sizeof digits / sizeof *digits; k++)
+        for (int s = 0; s < 2; s++) {
+            int ef = 32 * digits[k] + 31 + 1; /* p = ef - 1 */
+            x[0] = s ? -0x1p-1000 : 0x1p-1000;
+            for (size_t i = 1; i <= N; i++) { /* zeros first, so that x[0] places the window */
+                uint64_t b = ((uint64_t)ef << 52) | (((uint64_t)1 << 52) - 1) | (s ? (uint64_t)1 << 63 : 0);
+                if (i <= 16)
+                    b = 0;
+                memcpy(&x[i], &b, sizeof b);
+            }
+            x[N + 1] = s ? 0x1p-1070 : -0x1p-1070;
+            uint64_t want = oracle64(x, N + 2);
+            t->cases++;
+            check_dev64(t, x, N + 2, want);
+        }
+    family_end(t);
+}
+
 int main(void)
 {
     Tally t = {0};
+    f32_window_bound(&t);
     f64_window_bound(&t);
+    f64_digits_bound(&t);
     f64_ties(&t);
     f64_powers_of_two(&t);
     f64_largest(&t);
