@@ -189,7 +189,7 @@ CN_WG_LAUNCH(bf16, true)
 /* Whether this binary's kernel holds the wgmma tiling (built for sm_90a:
  * its static shared mark makes it use more static shared memory than a
  * kernel with none), and may take its shared memory. */
-static inline bool cn_wg_built(void)
+static inline bool cn_wg_ask(void)
 {
     struct cudaFuncAttributes fa, plain; /* plain: a kernel with no static shared memory of its own */
     if (cudaFuncGetAttributes(&fa, cn_wg_kernel<false>) != cudaSuccess ||
@@ -203,6 +203,12 @@ static inline bool cn_wg_built(void)
         return false;
     }
     return true;
+}
+
+static inline bool cn_wg_built(void)
+{
+    static int cache[CN_MMA_DEVICES];
+    return cn_mma_asked(cache, cn_wg_ask);
 }
 
 static inline bool cn_wg_launch(struct cn_exec *x, const struct cn_mma_args *A)

@@ -239,12 +239,33 @@ CN_MMAW_LAUNCH(f16, false)
 CN_MMAW_LAUNCH(bf16, true)
 #undef CN_MMAW_LAUNCH
 
+/* A fact about this binary's kernels on the current device, asked once a
+ * device (cache: a word a device, 0 until asked, then 1 or -1): setting a
+ * kernel's shared memory and reading its attributes cost a few
+ * microseconds a launch, which a small multiply notices. A device past the
+ * cache's end asks every time. */
+enum { CN_MMA_DEVICES = 16 };
+
+static inline bool cn_mma_asked(int *cache, bool (*ask)(void))
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= CN_MMA_DEVICES) {
+        (void)cudaGetLastError();
+        return ask();
+    }
+    int v = __atomic_load_n(&cache[dev], __ATOMIC_RELAXED);
+    if (v == 0) {
+        v = ask() ? 1 : -1;
+        __atomic_store_n(&cache[dev], v, __ATOMIC_RELAXED);
+    }
+    return v > 0;
+}
+
 /* Whether this binary's device code has the wide tiling: it is built for
  * sm_80 and later (cp.async, ldmatrix, m16n8k16), which the device's
  * binary version says; and the kernels may take their shared memory (past
- * 48 KiB a kernel must ask, on each device). Asked at each launch (a few
- * microseconds, where a multiply that wide takes far longer). */
-static inline bool cn_mmaw_built(void)
+ * 48 KiB a kernel must ask, on each device). */
+static inline bool cn_mmaw_ask(void)
 {
     struct cudaFuncAttributes fa;
     if (cudaFuncGetAttributes(&fa, cn_mmaw_kernel<false>) != cudaSuccess || fa.binaryVersion < 80 ||
@@ -256,6 +277,12 @@ static inline bool cn_mmaw_built(void)
         return false;
     }
     return true;
+}
+
+static inline bool cn_mmaw_built(void)
+{
+    static int cache[CN_MMA_DEVICES];
+    return cn_mma_asked(cache, cn_mmaw_ask);
 }
 
 /* A launch of kernel f16 or bf16 (by A's format) over tm x tn tiles of c,
