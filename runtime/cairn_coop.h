@@ -687,6 +687,24 @@ static inline void cn_coop_fill(struct cn_coop_thread *th, void *stage, const vo
     }
 }
 
+/* p.fill_rows(x, start, stride, rows, cols, pitch, pad) on host threads,
+ * after its guards (cn_fill_rows_check): stage element e = r * pitch + c
+ * is x[start + r * stride + c] for r < rows and c < cols, else pad (esz
+ * bytes at pad); this thread's share is e = index, index + T, ... */
+static inline void cn_coop_fill_rows(struct cn_coop_thread *th, void *stage, const void *src, size_t start,
+                                     size_t stride, size_t rows, size_t cols, size_t pitch, size_t n, size_t esz,
+                                     const void *pad)
+{
+    unsigned T = th->slot->r->T;
+    for (size_t e = th->index; e < n; e += T) {
+        size_t r = pitch ? e / pitch : rows, c = pitch ? e % pitch : 0;
+        if (r < rows && c < cols)
+            memcpy((char *)stage + e * esz, (const char *)src + (start + r * stride + c) * esz, esz);
+        else
+            memcpy((char *)stage + e * esz, pad, esz);
+    }
+}
+
 /* The jmp_buf a trapped thread may longjmp to (see "Traps"). */
 static inline jmp_buf *cn_coop_trap_exit(struct cn_coop_thread *th) { return &th->exit; }
 

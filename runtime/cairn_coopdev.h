@@ -817,26 +817,41 @@ static __device__ __forceinline__ void cn_coopd_cp_elem(char *d, const char *s, 
 }
 #endif
 
+/* An element of esz bytes (2, 4 or 8) stored at d: the low bytes of bits. */
+static __device__ __forceinline__ void cn_coopd_put_elem(char *d, uint64_t bits, unsigned esz)
+{
+    if (esz == 2)
+        *(uint16_t *)d = (uint16_t)bits;
+    else if (esz == 4)
+        *(uint32_t *)d = (uint32_t)bits;
+    else
+        *(uint64_t *)d = bits;
+}
+
+/* One element copied from s to d: a cp.async from sm_80 for 4 and 8
+ * bytes; 2 bytes (no cp.async moves them) and older targets by a plain load
+ * and store, which the wait's __syncthreads() publishes. */
+static __device__ __forceinline__ void cn_coopd_copy_elem(char *d, const char *s, unsigned esz)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (esz != 2) {
+        cn_coopd_cp_elem(d, s, esz);
+        return;
+    }
+#endif
+    cn_coopd_put_elem(d, esz == 2 ? *(const uint16_t *)s : esz == 4 ? *(const uint32_t *)s : *(const uint64_t *)s,
+                      esz);
+}
+
 /* Element e of a fill (32-bit counters: a stage is at most 48 KiB, and
  * count <= n, which cn_fill_check made sure of before the call). */
 static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s, unsigned e, unsigned count,
                                                           unsigned esz)
 {
-    if (e >= count) {
-        if (esz == 4)
-            *(uint32_t *)(d + e * esz) = 0;
-        else
-            *(uint64_t *)(d + e * esz) = 0;
-        return;
-    }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    cn_coopd_cp_elem(d + e * esz, s + (size_t)e * esz, esz);
-#else
-    if (esz == 4)
-        *(uint32_t *)(d + e * esz) = *(const uint32_t *)(s + (size_t)e * esz);
+    if (e >= count)
+        cn_coopd_put_elem(d + e * esz, 0, esz);
     else
-        *(uint64_t *)(d + e * esz) = *(const uint64_t *)(s + (size_t)e * esz);
-#endif
+        cn_coopd_copy_elem(d + e * esz, s + (size_t)e * esz, esz);
 }
 
 /* p.fill(x, start, count) by the block's threads: 16-byte copies where
@@ -864,6 +879,53 @@ static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *sr
 #endif
     for (unsigned e = e0 + tid; e < n; e += step)
         cn_coopd_fill_elem(d, s, e, cnt, esz);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* p.fill_rows(x, start, stride, rows, cols, pitch, pad) by the block's
+ * threads, after its guards (cn_fill_rows_check): row r < rows of the
+ * stage (at r * pitch) takes x[start + r * stride ..][0 .. cols], by
+ * 16-byte cp.async copies where every row's ends and both bases allow
+ * (a tile of a row-major matrix whose rows are whole 16-byte runs), else
+ * an element at a time; the rest of each row, and the rows past rows, get
+ * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
+ * is at most 48 KiB). */
+static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
+                                                          size_t rows, size_t cols, size_t pitch, unsigned n,
+                                                          unsigned esz, uint64_t pad)
+{
+    char *d = (char *)stage;
+    const char *s = (const char *)src + start * esz;
+    const unsigned tid = threadIdx.x, step = blockDim.x;
+    const unsigned R = (unsigned)rows, C = (unsigned)cols, P = (unsigned)pitch;
+    bool chunks = false;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    chunks = ((((uintptr_t)d | (uintptr_t)s) & 15) == 0 && (C * esz) % 16 == 0 && (P * esz) % 16 == 0 &&
+              (stride * esz) % 16 == 0);
+    if (chunks && C) {
+        const unsigned per = C * esz / 16, da = (unsigned)__cvta_generic_to_shared(d);
+        for (unsigned k = tid; k < R * per; k += step) {
+            unsigned r = k / per, q = k - r * per;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(da + r * P * esz + q * 16),
+                         "l"(s + ((size_t)r * stride) * esz + q * 16)
+                         : "memory");
+        }
+    }
+#endif
+    if (!chunks && C)
+        for (unsigned k = tid; k < R * C; k += step) {
+            unsigned r = k / C, c = k - r * C;
+            cn_coopd_copy_elem(d + (r * P + c) * esz, s + ((size_t)r * stride + c) * esz, esz);
+        }
+    if (P > C) /* the rest of each row */
+        for (unsigned k = tid, g = P - C; k < R * g; k += step) {
+            unsigned r = k / g, c = C + (k - r * g);
+            cn_coopd_put_elem(d + (r * P + c) * esz, pad, esz);
+        }
+    for (unsigned e = R * P + tid; e < n; e += step) /* the rows past rows */
+        cn_coopd_put_elem(d + e * esz, pad, esz);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif

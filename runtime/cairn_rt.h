@@ -697,6 +697,32 @@ static inline CN_HD void cn_fill_check(size_t start, size_t count, size_t src_n,
                  (unsigned long long)count, src, (unsigned long long)start, src, (unsigned long long)src_n);
 }
 
+/* p.fill_rows(x, start, stride, rows, cols, pitch, pad): the rows must fit
+ * the stage (cols <= pitch, rows * pitch <= its length) and every copied
+ * element lie inside x (the last row ends at start + (rows - 1) * stride +
+ * cols); nothing is read when rows or cols is 0. */
+static inline CN_HD void cn_fill_rows_check(size_t start, size_t stride, size_t rows, size_t cols, size_t pitch,
+                                            size_t src_n, size_t stage_n, const char *pipe, const char *src,
+                                            const char *f, int l, int c)
+{
+    if (rows == 0)
+        return;
+    if (CN_UNLIKELY(cols > pitch))
+        CN_GUARD(f, l, c, "%s.fill_rows of rows of %llu elements at a pitch of %llu: a row must fit its pitch", pipe,
+                 (unsigned long long)cols, (unsigned long long)pitch);
+    if (CN_UNLIKELY(pitch != 0 && rows > stage_n / pitch))
+        CN_GUARD(f, l, c, "%s.fill_rows of %llu rows at a pitch of %llu into a stage of %llu", pipe,
+                 (unsigned long long)rows, (unsigned long long)pitch, (unsigned long long)stage_n);
+    if (cols == 0)
+        return;
+    size_t last; /* start + (rows - 1) * stride, the last row's first element */
+    bool over = __builtin_mul_overflow(rows - 1, stride, &last) || __builtin_add_overflow(last, start, &last);
+    if (CN_UNLIKELY(over || last > src_n || cols > src_n - last))
+        CN_GUARD(f, l, c, "%s.fill_rows copies %llu rows of %llu from %s[%llu] every %llu elements, past the end of %s "
+                 "(length %llu)", pipe, (unsigned long long)rows, (unsigned long long)cols, src,
+                 (unsigned long long)start, (unsigned long long)stride, src, (unsigned long long)src_n);
+}
+
 static inline CN_HD void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,
                                   size_t n, const char *name, const char *f, int l, int c)
 {

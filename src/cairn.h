@@ -640,7 +640,7 @@ struct Sym {
 };
 
 /* A pipeline's operations (N_CALL with ck CALL_METHOD: its `builtin`). */
-typedef enum { PIPE_NONE, PIPE_FILL, PIPE_WAIT, PIPE_RELEASE } PipeOp;
+typedef enum { PIPE_NONE, PIPE_FILL, PIPE_WAIT, PIPE_RELEASE, PIPE_FILL_ROWS } PipeOp;
 
 /* Built-in functions, by name. The checker gives each its rule. */
 #define BUILTINS(X)                                                          \

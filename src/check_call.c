@@ -630,19 +630,29 @@ static Type *check_math(Ctx *x, Node *e, Type *expected)
     return t;
 }
 
-/* p.fill(x, start, count): X from outside the region, where the region
- * runs, of the stage's element type. The stage rules are check_stage.c's. */
+/* p.fill(x, start, count) and p.fill_rows(x, start, stride, rows, cols,
+ * pitch, pad): X from outside the region, where the region runs, of the
+ * stage's element type; the numbers usize, the pad a value of the element
+ * type. The stage rules are check_stage.c's. */
 static void check_fill(Ctx *x, Node *e, Sym *p)
 {
     Node *src = e->call.args.v[0];
     Type *st = check_expr(x, src, NULL);
-    check_expect(x, e->call.args.v[1], type_prim(TY_USIZE), "a fill's start");
-    check_expect(x, e->call.args.v[2], type_prim(TY_USIZE), "a fill's count");
+    bool rows = e->call.builtin == PIPE_FILL_ROWS;
+    const char *form = rows ? "fill_rows(x, start, stride, rows, cols, pitch, pad)" : "fill(x, start, count)";
+    for (int i = 1; i < e->call.args.n; i++) {
+        if (rows && i == 6)
+            check_expect(x, e->call.args.v[i], p->ty->elem, "a fill's pad (a value of the stage's element type)");
+        else
+            check_expect(x, e->call.args.v[i], type_prim(TY_USIZE),
+                         arena_printf(x->a, "a fill's %s", pipe_fill_arg(e, i)));
+    }
     if (is_error(st))
         return;
     if (st->kind != TY_VIEW) {
-        diag_error(x->sink, src->span, E_TYPE_MISMATCH, arena_printf(x->a, "fill from a view: %s.fill(x, start, count)", p->id),
-                   "%s.fill copies from a view, and %s is %s", p->id, estr(x, src), tstr(x, st));
+        diag_error(x->sink, src->span, E_TYPE_MISMATCH, arena_printf(x->a, "fill from a view: %s.%s", p->id, form),
+                   "%s.%s copies from a view, and %s is %s", p->id, rows ? "fill_rows" : "fill", estr(x, src),
+                   tstr(x, st));
         return;
     }
     if (!type_equal(st->elem, p->ty->elem)) {
@@ -660,25 +670,32 @@ static void check_fill(Ctx *x, Node *e, Sym *p)
     check_index_placement(x, src, src, st);   /* the fill reaches x's elements */
 }
 
-/* p.fill(x, start, count), p.wait(), p.release(). */
+/* p.fill(x, start, count), p.fill_rows(x, start, stride, rows, cols,
+ * pitch, pad), p.wait(), p.release(). */
 static Type *check_pipe_call(Ctx *x, Node *e, Sym *p)
 {
-    static const char *const ops[] = {"fill", "wait", "release"};
+    static const char *const ops[] = {"fill", "wait", "release", "fill_rows"};
+    static const int nargs[] = {3, 0, 0, 7};
     const char *id = e->call.callee->field.id ? e->call.callee->field.id : "?";
     e->ty = type_prim(TY_VOID);
     e->call.builtin = PIPE_NONE;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcmp(id, ops[i]) == 0)
             e->call.builtin = PIPE_FILL + i;
     if (e->call.builtin == PIPE_NONE) {
-        diag_error(x->sink, e->call.callee->span, E_CALL, arena_printf(x->a, "write %s.fill(x, start, count), %s.wait() or %s.release()", p->id, p->id, p->id),
-                   "a pipeline has no operation .%s: its operations are fill, wait and release", id);
+        diag_error(x->sink, e->call.callee->span, E_CALL,
+                   arena_printf(x->a, "write %s.fill(x, start, count), %s.fill_rows(x, start, stride, rows, cols, pitch, "
+                                "pad), %s.wait() or %s.release()", p->id, p->id, p->id, p->id),
+                   "a pipeline has no operation .%s: its operations are fill, fill_rows, wait and release", id);
         check_args_loose(x, e);
         return type_error();
     }
-    int want = e->call.builtin == PIPE_FILL ? 3 : 0;
+    int want = nargs[e->call.builtin - PIPE_FILL];
     if (e->call.args.n != want || e->call.has_targs) {
-        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, want ? "write %s.fill(x, start, count)" : "write %s.%s()", p->id, id),
+        const char *form = e->call.builtin == PIPE_FILL        ? "fill(x, start, count)"
+                           : e->call.builtin == PIPE_FILL_ROWS ? "fill_rows(x, start, stride, rows, cols, pitch, pad)"
+                                                               : arena_printf(x->a, "%s()", id);
+        diag_error(x->sink, e->span, E_CALL, arena_printf(x->a, "write %s.%s", p->id, form),
                    "%s.%s takes %d argument(s)%s, %d given", p->id, id, want, e->call.has_targs ? " and no [..]" : "",
                    e->call.args.n);
         check_args_loose(x, e);

@@ -425,10 +425,10 @@ static void check_pipe_op(Uni *u, Node *call, const Sym *p)
         Node *a = call->call.args.v[i];
         if (a->ty && a->ty->kind == TY_VIEW ? view_root(a) != NULL : sym_eval(u->env, a).uniform)
             continue;
-        report(u->B, a->span, E_COOP_BARRIER, "compute the fill's array, start and count from values the whole block shares",
+        report(u->B, a->span, E_COOP_BARRIER, "compute the fill's arguments from values the whole block shares",
                arena_printf(u->B->a, "%s.%s's %s `%s` may differ between the block's threads (%s): a fill brings one "
                             "part of one array into the stage for the whole block", p->id, op,
-                            i == 0 ? "array" : i == 1 ? "start" : "count", expand_expr_short(u->B->a, a, 40),
+                            pipe_fill_arg(call, i), expand_expr_short(u->B->a, a, 40),
                             why_differs(u, a, false, 0)));
     }
 }

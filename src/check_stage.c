@@ -312,7 +312,8 @@ static void walk_op(Walk *w, Node *call, const Sym *p)
     if (!P || w->failed)
         return;
     switch ((PipeOp)call->call.builtin) {
-    case PIPE_FILL: op_fill(w, P, call); return;
+    case PIPE_FILL:
+    case PIPE_FILL_ROWS: op_fill(w, P, call); return;
     case PIPE_WAIT: op_wait(w, P, call); return;
     case PIPE_RELEASE: op_release(w, P, call); return;
     default: return;

@@ -793,17 +793,21 @@ void check_shared(Ctx *x, Node *s)
     coop_local(x, s, elem, ok, false);
 }
 
-/* pipeline p:T[N] depth D; -- D stages of N elements of a 4- or 8-byte
- * scalar (a cp.async copies 4, 8 or 16 bytes), D from 1 to 8 (E-COOP-SHARED);
- * a generic's depth is counted in its instances. */
+/* pipeline p:T[N] depth D; -- D stages of N elements of a 2-, 4- or
+ * 8-byte number (a cp.async copies 4, 8 or 16 bytes; 2-byte elements move
+ * 16 bytes at a time where they can, else one by one with plain loads), D
+ * from 1 to 8 (E-COOP-SHARED); a generic's depth is counted in its
+ * instances. One-byte elements (u8, f8e4m3, ...) are refused: a stage of
+ * them would move one byte a thread at the edges. */
 void check_pipeline(Ctx *x, Node *s)
 {
     Type *elem = resolve_type(x, s->buffer.elem);
     bool ok = !is_error(elem);
-    if (ok && (!type_is_scalar(elem) || type_is_storage_float(elem) || elem->kind == TY_BOOL ||
-               (type_bits(elem) != 32 && type_bits(elem) != 64))) {
-        diag_error(x->sink, s->buffer.elem->span, E_COOP_SHARED, "stage a 4-byte or 8-byte scalar: u32, i32, f32, u64, i64, f64",
-                   "a pipeline's elements are 4-byte or 8-byte numbers (what one copy moves), not %s", tstr(x, elem));
+    if (ok && (!type_is_scalar(elem) || elem->kind == TY_BOOL ||
+               (type_bits(elem) != 16 && type_bits(elem) != 32 && type_bits(elem) != 64))) {
+        diag_error(x->sink, s->buffer.elem->span, E_COOP_SHARED,
+                   "stage a 2-, 4- or 8-byte number: u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64",
+                   "a pipeline's elements are 2-, 4- or 8-byte numbers, not %s", tstr(x, elem));
         ok = false;
     }
     ok = !is_error(check_expect(x, s->buffer.size, type_prim(TY_USIZE), "a pipeline's stage length")) && ok;

@@ -354,8 +354,8 @@ static bool eff_visit(Node *n, void *c)
             touch_expr(w, n->call.args.v[5], false);
             set_bit(w, EF_TRAP, n, NULL);
         }
-        /* p.fill(x, start, count) reads x, and its guards may fail */
-        if (pipe_op_of(n) && n->call.builtin == PIPE_FILL && n->call.args.n == 3) {
+        /* p.fill(x, ...) and p.fill_rows(x, ...) read x, and their guards may fail */
+        if (pipe_is_fill(n) && n->call.args.n >= 3) {
             touch_expr(w, n->call.args.v[0], false);
             set_bit(w, EF_TRAP, n, NULL);
         }

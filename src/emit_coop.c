@@ -194,6 +194,34 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         emit_line(x, "}");
         return;
     }
+    case PIPE_FILL_ROWS: {
+        Node *src = e->call.args.v[0];
+        const char *sv = emit_expr(x, src), *a[5];
+        static const char *const nm[] = {"st", "sd", "rw", "cl", "pt"};
+        for (int i = 0; i < 5; i++)
+            a[i] = emit_fmt(x, "cn_f%s_%s", nm[i], c);
+        emit_line(x, "{");
+        for (int i = 0; i < 5; i++)
+            emit_line(x, "size_t %s = (size_t)(%s);", a[i], emit_expr(x, e->call.args.v[i + 1]));
+        const char *pad = emit_fmt(x, "cn_fpad_%s", c);
+        emit_line(x, "%s %s = %s;", emit_ctype(x, y->ty->elem), pad, emit_expr(x, e->call.args.v[6]));
+        emit_line(x, "cn_fill_rows_check(%s, %s, %s, %s, %s, %s.n, %lldu, \"%s\", %s, %s);", a[0], a[1], a[2], a[3],
+                  a[4], sv, (long long)n, y->id, emit_src_lit(x, src), emit_at(x, e->span));
+        if (x->coop_device) {
+            emit_line(x, "uint64_t cn_fpb_%s = 0;", c);
+            emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
+            emit_line(x, "cn_coopd_fill_rows(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %lldu, "
+                         "sizeof *%s_stages, cn_fpb_%s);",
+                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], (long long)n, c, c);
+        } else {
+            emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %lldu, "
+                         "sizeof *%s_stages, &%s);",
+                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], (long long)n, c, pad);
+        }
+        emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
+        emit_line(x, "}");
+        return;
+    }
     case PIPE_WAIT:
         if (x->coop_device)
             emit_line(x, "CN_COOPD_STAGE_WAIT(%d);", e->call.stage_keep > 0 ? e->call.stage_keep : 0);

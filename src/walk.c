@@ -399,6 +399,19 @@ Sym *pipe_op_of(const Node *e)
     return pipeline_named(e->call.callee->field.base);
 }
 
+/* The name of argument i of a fill: p.fill(x, start, count) or
+ * p.fill_rows(x, start, stride, rows, cols, pitch, pad). */
+const char *pipe_fill_arg(const Node *e, int i)
+{
+    static const char *const fill[] = {"array", "start", "count"};
+    static const char *const rows[] = {"array", "start", "stride", "rows", "cols", "pitch", "pad"};
+    if (e->call.builtin == PIPE_FILL_ROWS)
+        return i >= 0 && i < 7 ? rows[i] : "?";
+    return i >= 0 && i < 3 ? fill[i] : "?";
+}
+
+bool pipe_is_fill(const Node *e) { return pipe_op_of(e) && (e->call.builtin == PIPE_FILL || e->call.builtin == PIPE_FILL_ROWS); }
+
 /* ------------------------------------------------------------ string maps */
 
 uint32_t str_hash(const char *s)

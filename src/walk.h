@@ -128,5 +128,9 @@ Sym *pipeline_named(const Node *e);
 /* E as a pipeline's operation (p.fill, p.wait, p.release, checked): its
  * pipeline's Sym, else NULL. */
 Sym *pipe_op_of(const Node *e);
+/* Whether E is a pipeline's fill (p.fill or p.fill_rows), and the name of
+ * its argument i ("array", "start", ...). */
+bool pipe_is_fill(const Node *e);
+const char *pipe_fill_arg(const Node *e, int i);
 
 #endif

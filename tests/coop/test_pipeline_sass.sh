@@ -30,5 +30,16 @@ awk '/Function :/ {if (k) print k, c, d, w; k = $3; c = d = w = 0} /LDGSTS/ {c++
 n=$(awk '$2 > 0' "$T/kernels.txt" | wc -l)
 bad=$(awk '$2 > 0 && ($3 == 0 || $4 == 0) {print $1}' "$T/kernels.txt")
 ok "each of the $n kernels that copies with LDGSTS commits and waits (${bad:-all do})" "$([ "$n" -ge 3 ] && [ -z "$bad" ]; echo $?)"
+# row fills of 2-byte elements (tests/dev/run_pipeline_rows.cairn): the f16 kernel, whose tiles are
+# whole 16-byte runs, copies with LDGSTS.E.BYPASS.128; the u16 one (odd rows) with none (2 bytes: plain
+# loads and stores); both wait, and neither loads from local memory
+"$CAIRN" build --device-target sm_90a --out "$T/r" tests/dev/run_pipeline_rows.cairn >"$T/rbuild.log" 2>&1
+ok "run_pipeline_rows builds for sm_90a ($(head -c 200 "$T/rbuild.log"))" $?
+cuobjdump -sass "$T/r/run_pipeline_rows" >"$T/rows.sass" 2>"$T/rdump.log"
+awk '/Function :/ {if (k) print k, c, w, l; k = $3; c = w = l = 0} /LDGSTS.E.BYPASS.128/ {c++} /DEPBAR.LE/ {w++}
+     /\<LDL\>/ {l++} END {if (k) print k, c, w, l}' "$T/rows.sass" >"$T/rkernels.txt"
+ok "a row-fill kernel copies with LDGSTS.E.BYPASS.128 and waits ($(tr '\n' ';' <"$T/rkernels.txt"))" \
+    "$(awk '$2 > 0 && $3 > 0' "$T/rkernels.txt" | grep -q .; echo $?)"
+ok "no row-fill kernel loads from local memory" "$(awk '$4 > 0' "$T/rkernels.txt" | grep -q .; [ $? = 1 ]; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
