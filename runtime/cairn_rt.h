@@ -700,27 +700,35 @@ static inline CN_HD void cn_fill_check(size_t start, size_t count, size_t src_n,
 /* p.fill_rows(x, start, stride, rows, cols, pitch, pad): the rows must fit
  * the stage (cols <= pitch, rows * pitch <= its length) and every copied
  * element lie inside x (the last row ends at start + (rows - 1) * stride +
- * cols); nothing is read when rows or cols is 0. */
+ * cols); nothing is read when rows or cols is 0. The failure is out of
+ * line: in a kernel, three inline messages of seven numbers each held
+ * registers across their printf calls and sent them to local memory. */
+CN_COLD static CN_HD void cn_fail_fill_rows(int why, size_t start, size_t stride, size_t rows, size_t cols,
+                                            size_t pitch, size_t src_n, size_t stage_n, const char *pipe,
+                                            const char *src, const char *f, int l, int c)
+{
+    if (why == 1)
+        CN_GUARD(f, l, c, "%s.fill_rows of rows of %llu elements at a pitch of %llu: a row must fit its pitch", pipe,
+                 (unsigned long long)cols, (unsigned long long)pitch);
+    if (why == 2)
+        CN_GUARD(f, l, c, "%s.fill_rows of %llu rows at a pitch of %llu into a stage of %llu", pipe,
+                 (unsigned long long)rows, (unsigned long long)pitch, (unsigned long long)stage_n);
+    CN_GUARD(f, l, c, "%s.fill_rows copies %llu rows of %llu from %s[%llu] every %llu elements, past the end of %s "
+             "(length %llu)", pipe, (unsigned long long)rows, (unsigned long long)cols, src,
+             (unsigned long long)start, (unsigned long long)stride, src, (unsigned long long)src_n);
+}
+
 static inline CN_HD void cn_fill_rows_check(size_t start, size_t stride, size_t rows, size_t cols, size_t pitch,
                                             size_t src_n, size_t stage_n, const char *pipe, const char *src,
                                             const char *f, int l, int c)
 {
     if (rows == 0)
         return;
-    if (CN_UNLIKELY(cols > pitch))
-        CN_GUARD(f, l, c, "%s.fill_rows of rows of %llu elements at a pitch of %llu: a row must fit its pitch", pipe,
-                 (unsigned long long)cols, (unsigned long long)pitch);
-    if (CN_UNLIKELY(pitch != 0 && rows > stage_n / pitch))
-        CN_GUARD(f, l, c, "%s.fill_rows of %llu rows at a pitch of %llu into a stage of %llu", pipe,
-                 (unsigned long long)rows, (unsigned long long)pitch, (unsigned long long)stage_n);
-    if (cols == 0)
-        return;
-    size_t last; /* start + (rows - 1) * stride, the last row's first element */
-    bool over = __builtin_mul_overflow(rows - 1, stride, &last) || __builtin_add_overflow(last, start, &last);
-    if (CN_UNLIKELY(over || last > src_n || cols > src_n - last))
-        CN_GUARD(f, l, c, "%s.fill_rows copies %llu rows of %llu from %s[%llu] every %llu elements, past the end of %s "
-                 "(length %llu)", pipe, (unsigned long long)rows, (unsigned long long)cols, src,
-                 (unsigned long long)start, (unsigned long long)stride, src, (unsigned long long)src_n);
+    /* the end of the last row, start + (rows - 1) * stride + cols, in 128 bits: it cannot wrap */
+    unsigned __int128 end = (unsigned __int128)(rows - 1) * stride + start + cols;
+    int why = cols > pitch ? 1 : pitch != 0 && rows > stage_n / pitch ? 2 : cols != 0 && end > src_n ? 3 : 0;
+    if (CN_UNLIKELY(why))
+        cn_fail_fill_rows(why, start, stride, rows, cols, pitch, src_n, stage_n, pipe, src, f, l, c);
 }
 
 static inline CN_HD void cn_slice_check(long long lo_s, bool lo_signed, long long hi_s, bool hi_signed,
