@@ -16,21 +16,22 @@
  *
  * On the CUDA machine, in two passes over P contiguous parts:
  *
- *   f32: each thread keeps 16 doubles in shared memory, one for each
- *   sixteen binades of f32's exponent (the top four bits of the exponent
- *   field pick it). Every f32 in bin b is a whole multiple of 2^(16b-150)
- *   below 2^(16b-111), so a double adds up to 2^14 of them exactly (their
- *   sum stays below 2^53 units); every 2^14 terms the thread moves each bin
- *   into a 64-bit integer limb of weight 2^(16b) units of 2^-150, and
- *   the block carries its limbs into 17. Per term: the bin's index, a conversion, and an add.
- *   The bins start at -0.0, so a bin that is still -0.0 saw only -0.0
- *   terms; an infinity or a NaN makes the top bin's double non-finite.
+ *   f32: each thread sums the terms near the largest of its first U in one
+ *   double in registers (cairn_sum.h, cn_dsum32_win: a term whose exponent
+ *   field is within 18 of the window's is a multiple of the accumulator's
+ *   ulp, and 2^10 of them keep it in its binade), a batch of U with no
+ *   branch a term; any other term goes into the thread's own 17 integer
+ *   limbs in shared memory (limb b of weight 2^(16b) units of 2^-150); the
+ *   window moves into the limbs every 2^10 terms. (CN_DSUM32_WINDOW=0
+ *   builds the kernel measured until session 23: 16 bins of doubles a
+ *   thread in shared memory, a load, an add and a store a term.)
  *
  *   f64: each thread sums the terms near the largest of its first 16 in
  *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
  *   test and four additions a term), and adds any other term into its own
- *   exact total, 68 digits of 32 bits in a column of shared memory (three
- *   integer adds).
+ *   exact total, 68 digits of 32 bits in a column of shared memory (two
+ *   integer adds, carried with every window flush; CN_DSUM64_PIECES=3 the
+ *   host's three, which need no carry within a part).
  *
  * The block adds its threads' limbs or digits as integers, then adds them
  * into one total in the scratch with 64-bit atomics; the last block to
