@@ -23,7 +23,9 @@
  *                    involved, or a barrier in a loop it cannot count
  * are reported with the threads, the element and both lines.
  *
- * Arrays from outside the region are coop_global.c's (E-COOP-GLOBAL).
+ * The phase rule over the accesses a run records is coop_phase.c's (what
+ * the two share: coop.h). Arrays from outside the region are
+ * coop_global.c's (E-COOP-GLOBAL).
  *
  * Requires: a typed program. Guarantees, for a region it passes: the phase
  * rule holds for its shared arrays, barriers and warp operations are
@@ -32,6 +34,7 @@
  * rules, so none is accepted unbuilt.
  */
 #include "check.h"
+#include "coop.h"
 #include "layout.h"
 #include "par.h"
 #include "sym.h"
@@ -45,25 +48,8 @@ enum { UNROLL_LIMIT = 256, MAX_CONDS = 16, WORLD_BITS = 6 };
 
 /* ------------------------------------------------------------ a block */
 
-/* One body (a region's, or its finish) and what the rules need of it. */
-typedef struct {
-    Ctx *x;
-    Arena *a;             /* scratch, given back after the region */
-    Node *region, *body;
-    const Vec *tsyms;     /* Sym* of the thread names, fastest first */
-    int64_t ext[3];       /* their extents */
-    int nt;
-    int64_t T;
-    bool failed;          /* a rule reported: the next ones would only echo it */
-    PtrSet uniform;       /* conditions, loops and shared accesses whose value (index) is the same in
-                             every thread of the block, as the uniformity pass found */
-    PtrSet written;       /* Sym*: the outside arrays the body writes or updates atomically */
-    PtrMap ends;          /* Node* (an assignment) -> where its write happens (end_pos) */
-    Arena *keep;          /* what lives through every world's run (ends), where `a` is given back */
-} Block;
-
 /* "t = 255" or "(tx = 3, ty = 1)". */
-static const char *thread_str(const Block *B, int64_t flat)
+const char *coop_thread_str(const Block *B, int64_t flat)
 {
     const char *s = "";
     for (int i = 0; i < B->nt; i++) {
@@ -76,12 +62,12 @@ static const char *thread_str(const Block *B, int64_t flat)
 
 /* Who makes an access, in a message: "thread t = 255", or past the block's
  * threads a warp as one reader or writer of a fragment (run_frag). */
-static const char *who(const Block *B, int64_t flat)
+const char *coop_who(const Block *B, int64_t flat)
 {
     if (flat >= B->T)
         return arena_printf(B->a, "warp %lld as a whole (its fragment %s)", (long long)((flat - B->T) / 2),
                             (flat - B->T) % 2 ? "store" : "load");
-    return arena_printf(B->a, "thread %s", thread_str(B, flat));
+    return arena_printf(B->a, "thread %s", coop_thread_str(B, flat));
 }
 
 /* Binds the thread names of thread `flat` as constants. */
@@ -101,7 +87,7 @@ static bool is_shared_view(const Node *v)
     return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared && !v->ty->pipeline;
 }
 
-static void report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
+void coop_report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
 {
     B->failed = true;
     diag_error(B->x->sink, at, code, help, "%s", msg);
@@ -377,11 +363,11 @@ static void check_barrier_guards(Uni *u, Node *at, const char *what)
     bool pipe = strcmp(what, "a barrier") != 0;
     if (u->loops_with_exit) {
         if (pipe)
-            report(B, at->span, E_STAGE_LOOP, "take the break or continue out of the loop",
+            coop_report(B, at->span, E_STAGE_LOOP, "take the break or continue out of the loop",
                    arena_printf(B->a, "%s in a loop that a break or continue can leave early: the stages would be "
                                 "in another state on each way out", what));
         else
-            report(B, at->span, E_COOP_BARRIER, "take the break or continue out of the loop, or the barrier out of it",
+            coop_report(B, at->span, E_COOP_BARRIER, "take the break or continue out of the loop, or the barrier out of it",
                    "a barrier in a loop that a break or continue can leave early: the threads that leave would never "
                    "arrive");
         return;
@@ -406,9 +392,9 @@ static void check_barrier_guards(Uni *u, Node *at, const char *what)
     const Guard *at_g = known ? g : unknown;
     const char *why = known
         ? arena_printf(B->a, "%s: thread %s reaches it and thread %s never does", guard_why(u, at_g, false),
-                       thread_str(B, in), thread_str(B, out))
+                       coop_thread_str(B, in), coop_thread_str(B, out))
         : arena_printf(B->a, "%s", guard_why(u, at_g, false));
-    report(B, at->span, E_COOP_BARRIER,
+    coop_report(B, at->span, E_COOP_BARRIER,
            arena_printf(B->a, "every thread of the block must reach each %s: move it out of the condition",
                         pipe ? "pipeline operation" : "barrier"),
            arena_printf(B->a, "%s under %s, whose value may differ between the block's threads: %s", what,
@@ -425,7 +411,7 @@ static void check_pipe_op(Uni *u, Node *call, const Sym *p)
         Node *a = call->call.args.v[i];
         if (a->ty && a->ty->kind == TY_VIEW ? view_root(a) != NULL : sym_eval(u->env, a).uniform)
             continue;
-        report(u->B, a->span, E_COOP_BARRIER, "compute the fill's arguments from values the whole block shares",
+        coop_report(u->B, a->span, E_COOP_BARRIER, "compute the fill's arguments from values the whole block shares",
                arena_printf(u->B->a, "%s.%s's %s `%s` may differ between the block's threads (%s): a fill brings one "
                             "part of one array into the stage for the whole block", p->id, op,
                             pipe_fill_arg(call, i), expand_expr_short(u->B->a, a, 40),
@@ -455,9 +441,9 @@ static void check_warp_guards(Uni *u, Node *at, const char *what)
         return;
     const Guard *at_g = known ? g : unknown;
     const char *why = known
-        ? arena_printf(B->a, "threads %s and %s of one warp disagree on it", thread_str(B, bad_a), thread_str(B, bad_b))
+        ? arena_printf(B->a, "threads %s and %s of one warp disagree on it", coop_thread_str(B, bad_a), coop_thread_str(B, bad_b))
         : arena_printf(B->a, "the checker cannot show it keeps each warp whole: %s", guard_why(u, at_g, true));
-    report(B, at->span, E_COOP_WARP, "put warp operations under conditions that keep each warp whole: `if t < 32`, "
+    coop_report(B, at->span, E_COOP_WARP, "put warp operations under conditions that keep each warp whole: `if t < 32`, "
            "`if t / 32 == w`, or a vote",
            arena_printf(B->a, "%s under %s: %s", what, guard_text(u, at_g), why));
 }
@@ -479,7 +465,7 @@ static void check_frag_op(Uni *u, Node *e)
         Node *a = e->call.args.v[i];
         if (warp_uniform(u, a))
             continue;
-        report(u->B, a->span, E_COOP_WARP, "give every thread of a warp the same value: the warp's number t / 32, "
+        coop_report(u->B, a->span, E_COOP_WARP, "give every thread of a warp the same value: the warp's number t / 32, "
                "loop counters and constants",
                arena_printf(u->B->a, "the lanes of a warp name one fragment together, and %s's %s, `%s`, differs "
                             "within a warp: %s", what, first == 0 ? "value" : i == 2 ? "row" : "column",
@@ -670,25 +656,6 @@ static void check_uniform(Block *B)
 }
 
 /* ------------------------------------------------------------ one block, thread by thread */
-
-typedef enum { EV_READ, EV_WRITE, EV_ATOMIC } EvKind;
-
-/* An access of a shared array by one thread. */
-typedef struct {
-    const Sym *arr;
-    SNum elem;
-    bool known;           /* elem is a constant */
-    bool sure;            /* the thread surely makes it (no undecided condition, no uncounted loop) */
-    bool uniform;         /* its index is the same in every thread (at one point of the body) */
-    bool together;        /* the conditions left undecided around it are the same in every thread */
-    EvKind kind;
-    int phase;
-    int64_t thread;
-    int iter[4];          /* the unrolled loops' iterations, outermost first */
-    int niter;
-    int pos;              /* where in the body: the access's, or its statement's end for a write */
-    Node *node;
-} Ev;
 
 typedef struct {
     Block *B;
@@ -942,7 +909,7 @@ static void run_loop_phases(Run *r, Node *n)
 {
     if (r->decisions == WORLD_BITS || r->niter == 4) {
         if (!r->B->failed)
-            report(r->B, n->span, E_COOP_UNDECIDED, "count the loop, or move its barrier out of deep loops",
+            coop_report(r->B, n->span, E_COOP_UNDECIDED, "count the loop, or move its barrier out of deep loops",
                    arena_printf(r->B->a, "a barrier in a loop the checker cannot count (line %d), with %s: it would "
                                 "run the block in too many ways", n->span.line,
                                 r->niter == 4 ? "four loops around it" : "too many undecided paths before it"));
@@ -979,7 +946,7 @@ static void run_loop_once(Run *r, Node *n)
     r->maybe--;
     r->split -= split;
     if (r->phase != phase && !r->B->failed)
-        report(r->B, n->span, E_COOP_UNDECIDED, "give a loop with a barrier in it constant bounds: `for k in 0..8`",
+        coop_report(r->B, n->span, E_COOP_UNDECIDED, "give a loop with a barrier in it constant bounds: `for k in 0..8`",
                arena_printf(r->B->a, "a barrier in a loop whose trip count the checker cannot count (line %d): "
                             "it cannot tell the phases apart", n->span.line));
     senv_havoc_assigned(r->env, n->loop.body);
@@ -1063,7 +1030,7 @@ static void run_if(Run *r, Node *n)
          * path, and the block is run once for each way (a "world") */
         if (r->decisions == WORLD_BITS) {
             if (!r->B->failed)
-                report(r->B, n->span, E_COOP_UNDECIDED, "decide fewer barriers by conditions known only when the region runs",
+                coop_report(r->B, n->span, E_COOP_UNDECIDED, "decide fewer barriers by conditions known only when the region runs",
                        arena_printf(r->B->a, "more than %d conditions the checker cannot decide around barriers (the "
                                     "last `%s`, line %d): it would run the block in too many ways", WORLD_BITS,
                                     expand_expr_short(r->B->a, n->if_.cond, 60), n->span.line));
@@ -1108,292 +1075,6 @@ static void run_stmt(Run *r, Node *n)
     }
 }
 
-/* ------------------------------------------------------------ the phase rule */
-
-/* Program order between two accesses of one phase (the unrolled loops'
- * iterations, then the place in the body): the same for every thread. */
-static int order_cmp(const Ev *a, const Ev *b)
-{
-    int n = a->niter < b->niter ? a->niter : b->niter;
-    for (int i = 0; i < n; i++)
-        if (a->iter[i] != b->iter[i])
-            return a->iter[i] < b->iter[i] ? -1 : 1;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-static int ev_cmp(const void *pa, const void *pb)
-{
-    const Ev *a = *(Ev *const *)pa, *b = *(Ev *const *)pb;
-    if (a->elem != b->elem)
-        return a->elem < b->elem ? -1 : 1;
-    if (a->thread != b->thread)
-        return a->thread < b->thread ? -1 : 1;
-    return order_cmp(a, b);
-}
-
-static const char *elem_str(Block *B, const Ev *e)
-{
-    return arena_printf(B->a, "%s[%lld]", e->arr->id, (long long)e->elem);
-}
-
-/* Two threads' accesses of one element in one phase, at least one a write. */
-static void report_pair(Block *B, const Ev *w, const Ev *o)
-{
-    const char *el = elem_str(B, w);
-    if (o->kind == EV_WRITE) {
-        const Ev *later = order_cmp(o, w) > 0 ? o : w, *first = later == o ? w : o;
-        report(B, later->node->span, E_COOP_CONFLICT, "let each thread write its own elements in a phase, or put a barrier between the writes",
-               arena_printf(B->a, "%s both write %s in one phase (lines %d and %d)",
-                            first->thread < B->T && later->thread < B->T
-                                ? arena_printf(B->a, "threads %s and %s", thread_str(B, first->thread),
-                                               thread_str(B, later->thread))
-                                : arena_printf(B->a, "%s and %s", who(B, first->thread), who(B, later->thread)),
-                            el, first->node->span.line,
-                            later->node->span.line));
-    } else if (order_cmp(w, o) < 0) {
-        report(B, o->node->span, E_COOP_UNORDERED,
-               arena_printf(B->a, "put a barrier after line %d and before line %d runs", w->node->span.line,
-                            o->node->span.line),
-               arena_printf(B->a, "%s reads %s at line %d, which %s writes at line %d in the same phase: "
-                            "nothing makes the write happen first", who(B, o->thread), el, o->node->span.line,
-                            who(B, w->thread), w->node->span.line));
-    } else {
-        report(B, w->node->span, E_COOP_REUSE,
-               arena_printf(B->a, "put a barrier between the read (line %d) and the write (line %d), or write into "
-                            "another shared array", o->node->span.line, w->node->span.line),
-               arena_printf(B->a, "%s writes %s at line %d, which %s reads at line %d in the same phase: "
-                            "it may not have read it yet", who(B, w->thread), el, w->node->span.line,
-                            who(B, o->thread), o->node->span.line));
-    }
-}
-
-/* Where an access is in the body: its node, then the unrolled loops'
- * iterations; then the thread. */
-static int point_cmp(const void *pa, const void *pb)
-{
-    const Ev *a = *(Ev *const *)pa, *b = *(Ev *const *)pb;
-    if (a->node != b->node)
-        return (uintptr_t)a->node < (uintptr_t)b->node ? -1 : 1;
-    if (a->niter != b->niter)
-        return a->niter < b->niter ? -1 : 1;
-    for (int i = 0; i < a->niter; i++)
-        if (a->iter[i] != b->iter[i])
-            return a->iter[i] < b->iter[i] ? -1 : 1;
-    return a->thread < b->thread ? -1 : a->thread > b->thread;
-}
-
-/* Two threads that write at an index the same in every thread, at one
- * point of the body (one iteration of each unrolled loop), with no
- * condition that may differ between threads left undecided around them:
- * whatever the element is, they both write it whenever the write runs.
- * Returns the pair, or false. */
-static bool uniform_twins(Block *B, Ev **evs, int n, const Ev **first, const Ev **second)
-{
-    Ev **w = arena_alloc(B->a, sizeof *w * (size_t)(n + 1));
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (evs[i]->kind == EV_WRITE && evs[i]->uniform && !evs[i]->known && evs[i]->together)
-            w[m++] = evs[i];
-    qsort(w, (size_t)m, sizeof *w, point_cmp);
-    for (int i = 1; i < m; i++) {
-        const Ev *a = w[i - 1], *b = w[i];
-        bool same = a->node == b->node && a->niter == b->niter && a->thread != b->thread;
-        for (int k = 0; same && k < a->niter; k++)
-            same = a->iter[k] == b->iter[k];
-        if (same) {
-            *first = w[i - 1];
-            *second = w[i];
-            return true;
-        }
-    }
-    return false;
-}
-
-static const char *index_text(Block *B, const Ev *e)
-{
-    Node *x = e->node && e->node->kind == N_INDEX ? e->node->index.index : NULL;
-    return x ? expand_expr_short(B->a, x, 40) : "?";
-}
-
-/* A refusal for an access at an index the run cannot follow, in a phase
- * that writes the array. */
-static void report_undecided(Block *B, const Ev *unknown, const Ev *write)
-{
-    const char *verb = unknown->kind == EV_WRITE ? "writes" : "reads";
-    Node *x = unknown->node && unknown->node->kind == N_INDEX ? unknown->node->index.index : NULL;
-    Node *atomic = x ? coop_atomic_origin(B->body, x) : NULL;
-    if (atomic) {
-        report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, loop "
-               "counters and constants: the slots an atomic counter hands out are not followed",
-               arena_printf(B->a, "%s %s %s[%s] (line %d) at an index an atomic update hands out (`%s`, line %d), "
-                            "which differs between threads, in a phase where %s is written (line %d): the checker "
-                            "cannot tell which threads meet", who(B, unknown->thread), verb, unknown->arr->id,
-                            index_text(B, unknown), unknown->node->span.line, expand_expr_short(B->a, atomic, 40),
-                            atomic->span.line, write->arr->id, write->node->span.line));
-        return;
-    }
-    report(B, unknown->node->span, E_COOP_UNDECIDED, "index a shared array that a phase writes by thread names, "
-           "loop counters and constants",
-           arena_printf(B->a, "%s %s %s at an index the checker cannot follow (line %d), in a phase where "
-                        "%s is written (line %d): it cannot tell which threads meet",
-                        who(B, unknown->thread), verb, unknown->arr->id, unknown->node->span.line,
-                        write->arr->id, write->node->span.line));
-}
-
-/* One phase of one array: its accesses sorted by element. */
-static void check_phase(Block *B, Ev **evs, int n)
-{
-    const Ev *atomic = NULL, *plain = NULL, *unknown = NULL, *write = NULL;
-    for (int i = 0; i < n; i++) {
-        const Ev *e = evs[i];
-        if (e->kind == EV_ATOMIC)
-            atomic = atomic ? atomic : e;
-        else
-            plain = plain ? plain : e;
-        if (!e->known)
-            unknown = unknown ? unknown : e;
-        if (e->kind == EV_WRITE)
-            write = write ? write : e;
-    }
-    if (atomic && plain) {
-        report(B, plain->node->span, E_ATOMIC_MIXED, "keep the atomic updates and the plain accesses in different phases (a barrier between)",
-               arena_printf(B->a, "%s is updated atomically (line %d) and touched plainly (line %d) in one phase",
-                            atomic->arr->id, atomic->node->span.line, plain->node->span.line));
-        return;
-    }
-    bool one_thread = true;   /* the rule is about two threads: one alone meets nobody */
-    for (int i = 1; i < n && one_thread; i++)
-        one_thread = evs[i]->thread == evs[0]->thread;
-    if (!write || one_thread)
-        return;
-    const Ev *ta, *tb;
-    if (uniform_twins(B, evs, n, &ta, &tb)) {
-        report(B, tb->node->span, E_COOP_CONFLICT, "let one thread write it (`if t == 0 { ... }`), or index it by the "
-               "thread's names",
-               arena_printf(B->a, "threads %s and %s both write %s[%s] in one phase (line %d): the index is the same in "
-                            "every thread, so they write one element%s", thread_str(B, ta->thread),
-                            thread_str(B, tb->thread), ta->arr->id, index_text(B, ta), ta->node->span.line,
-                            ta->sure && tb->sure ? "" : " whenever the write runs"));
-        return;
-    }
-    if (unknown) {
-        report_undecided(B, unknown, write);
-        return;
-    }
-    qsort(evs, (size_t)n, sizeof *evs, ev_cmp);
-    for (int i = 0; i < n && !B->failed;) {
-        int j = i;
-        while (j < n && evs[j]->elem == evs[i]->elem)
-            j++;
-        /* within one element: a write and another thread's access */
-        for (int a = i; a < j && !B->failed; a++) {
-            if (evs[a]->kind != EV_WRITE)
-                continue;
-            const Ev *other = NULL;
-            for (int b = i; b < j && !other; b++)
-                if (evs[b]->thread != evs[a]->thread && evs[b]->kind == EV_WRITE)
-                    other = evs[b];
-            for (int b = i; b < j && !other; b++)
-                if (evs[b]->thread != evs[a]->thread)
-                    other = evs[b];
-            if (other)
-                report_pair(B, evs[a], other);
-        }
-        i = j;
-    }
-}
-
-static bool is_zeroed(const Sym *arr)
-{
-    return arr->decl && arr->decl->kind == N_SHARED && arr->decl->buffer.zeroed;
-}
-
-/* E-COOP-UNWRITTEN: every element of an unzeroed array a thread reads (an
- * atomic update reads too) was surely written first, by the thread earlier
- * in the phase or by any thread in an earlier phase. */
-static bool check_unwritten(Block *B, const Sym *arr, Ev **evs, int n, int phases, bool report_it)
-{
-    int64_t len;
-    if (!arr->ty || !arr->ty->extent || !sym_const(B->a, arr->ty->extent, &len) || len <= 0 || len > 65536)
-        return false;
-    size_t cells = (size_t)(phases + 1) * (size_t)len;
-    unsigned char *before = arena_alloc(B->a, cells), *mine = arena_alloc(B->a, (size_t)len);
-    for (int i = 0; i < n; i++) {
-        const Ev *e = evs[i];
-        if (e->kind == EV_WRITE && e->sure && e->known && e->elem >= 0 && e->elem < len)
-            for (int p = e->phase + 1; p <= phases; p++)
-                before[(size_t)p * (size_t)len + (size_t)e->elem] = 1;
-    }
-    int64_t thread = -1;
-    int phase = -1;
-    for (int i = 0; i < n; i++) {
-        const Ev *e = evs[i];
-        if (e->thread != thread || e->phase != phase) {
-            memset(mine, 0, (size_t)len);
-            thread = e->thread;
-            phase = e->phase;
-        }
-        const unsigned char *done = before + (size_t)e->phase * (size_t)len;
-        if (e->kind == EV_WRITE) {
-            if (e->sure && e->known && e->elem >= 0 && e->elem < len)
-                mine[e->elem] = 1;
-            continue;
-        }
-        bool ok;
-        if (e->known) {
-            ok = e->elem < 0 || e->elem >= len || done[e->elem] || mine[e->elem];   /* out of range: the guard's */
-        } else {
-            ok = true;
-            for (int64_t k = 0; k < len && ok; k++)
-                ok = done[k];
-        }
-        if (ok)
-            continue;
-        if (!report_it)
-            return false;
-        report(B, e->node->span, E_COOP_UNWRITTEN, "write it first, in this thread or in another before a barrier, or "
-               "declare the array `= zeroed`",
-               e->known ? arena_printf(B->a, "%s is declared without `= zeroed`, and %s reads %s at line %d, and no "
-                                       "thread surely wrote that element first", arr->id, who(B, e->thread),
-                                       elem_str(B, e), e->node->span.line)
-                        : arena_printf(B->a, "%s is declared without `= zeroed`, and %s reads it at an index the "
-                                       "checker cannot follow (line %d) before every element was surely written",
-                                       arr->id, who(B, e->thread), e->node->span.line));
-        return false;
-    }
-    return true;
-}
-
-/* The accesses of one array in the runs' order (by thread, then program
- * order): the unwritten rule, then the phase rule phase by phase. */
-static void check_array(Block *B, const Sym *arr, const Vec *all, int phases)
-{
-    Ev **evs = arena_alloc(B->a, sizeof *evs * (size_t)(all->n + 1));
-    int n = 0;
-    for (int i = 0; i < all->n; i++)
-        if (((Ev *)all->v[i])->arr == arr)
-            evs[n++] = all->v[i];
-    if (!is_zeroed(arr)) {
-        check_unwritten(B, arr, evs, n, phases, true);
-    } else {
-        /* the same rule decides whether any read can see the zeroing: where
-         * none can, the device skips it (emit_coop.c); every check of the
-         * region must agree */
-        Node *d = arr->decl;
-        bool unseen = check_unwritten(B, arr, evs, n, phases, false);
-        d->buffer.zero_seen = d->buffer.zero_seen || !unseen;
-        d->buffer.zero_probed = true;
-    }
-    Ev **ph = arena_alloc(B->a, sizeof *ph * (size_t)(n + 1));
-    for (int p = 0; p <= phases && !B->failed; p++) {
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (evs[i]->phase == p)
-                ph[m++] = evs[i];
-        check_phase(B, ph, m);
-    }
-}
-
 /* ------------------------------------------------------------ the pass */
 
 /* Every thread of the block, one way through the undecided conditions
@@ -1427,7 +1108,7 @@ static int run_world(Block *B, Node *body, unsigned world)
             vec_push(B->a, &arrays, (void *)a);
     }
     for (int k = 0; k < arrays.n && !B->failed; k++)
-        check_array(B, arrays.v[k], &evs, phases);
+        coop_check_array(B, arrays.v[k], &evs, phases);
     arena_release(B->a, mark);
     return decisions;
 }
