@@ -22,6 +22,17 @@ program is a failure.
 
     stage_judge.py --self-test
     stage_judge.py CHECKER SEEDS COUNT WORKDIR
+    stage_judge.py --two CHECKER SEEDS COUNT WORKDIR
+
+--two: regions with two pipelines, p and q, filled and read in random interleavings (prologues,
+steady loops of a constant or a parameter's trip count, ifs whose paths fill in other orders,
+drains), all on @device arrays. Besides the rules, each wait's count is judged: a thread's cp.async
+groups are one queue for both pipelines, and `cp.async.wait_group K` leaves the K newest pending, so
+K must not pass the number of fills (of either pipeline) made after the one the wait needs, in any
+run. The runs record that number at every wait; the checker's K is read from the C it emits
+(`cairn build --emulate --emit-c`: the `#line` before each CN_COOPD_STAGE_WAIT(K)). A K past the
+fewest of any run is a failure (a race on the GPU); the report says how many waits got the fewest
+exactly.
 """
 import json
 import os
@@ -80,7 +91,7 @@ def run(body, ring, env):
 
 def params(body, out):
     for s in body:
-        if isinstance(s, str):
+        if isinstance(s, str) or s[0] == "op":
             continue
         if s[0] == "for":
             if not isinstance(s[1], int):
@@ -106,6 +117,213 @@ def judge(depth, body):
         except Broken as b:
             return (str(b), env)
     return None
+
+
+# ------------------------------------------------------------------ two pipelines: the waits' counts
+
+class Two:
+    """Rings p and q, and the queue of fills (of both) in order: each in-flight stage knows its fill's
+    place in it. keep[op] is the fewest fills after the awaited one seen at that wait."""
+
+    def __init__(self, dp, dq, keep):
+        self.r = {"p": Ring(dp), "q": Ring(dq)}
+        self.at = {"p": [None] * dp, "q": [None] * dq}
+        self.fills = 0
+        self.keep = keep
+
+    def op(self, o, ident):
+        pipe = "q" if o.endswith("q") and o != "barrier" else "p"
+        base = o[:-1] if pipe == "q" else o
+        if base == "barrier":
+            self.r["p"].op("barrier")
+            self.r["q"].op("barrier")
+            return
+        ring = self.r[pipe]
+        d = len(ring.st)
+        if base == "fill":
+            slot = ring.fp % d
+            ring.op("fill")
+            self.at[pipe][slot] = self.fills
+            self.fills += 1
+        elif base == "wait":
+            slot = ring.wp % d
+            ring.op("wait")
+            after = self.fills - self.at[pipe][slot] - 1
+            self.keep[ident] = min(self.keep.get(ident, after), after)
+        else:
+            ring.op(base)
+
+
+def run_two(body, two, env):
+    for s in body:
+        if isinstance(s, tuple) and s[0] == "op":
+            two.op(s[1], s[2])
+        elif s[0] == "for":
+            count = s[1] if isinstance(s[1], int) else env[s[1]]
+            for _ in range(count):
+                run_two(s[2], two, env)
+        elif s[0] == "if":
+            run_two(s[2] if env[s[1]] else s[3], two, env)
+
+
+def judge_two(dp, dq, body):
+    """(None or the code a run breaks, {wait ident: fewest fills after}) over every run."""
+    names = sorted(params(body, set()))
+    envs = [{}]
+    for p in names:
+        vals = range(TRIPS + 1) if p.startswith("n") else (False, True)
+        envs = [dict(e, **{p: v}) for e in envs for v in vals]
+    keep = {}
+    for env in envs:
+        try:
+            run_two(body, Two(dp, dq, keep), env)
+        except Broken as b:
+            return (str(b), keep)
+    return (None, keep)
+
+
+def interleave(rng, a, b):
+    a, b, out = list(a), list(b), []
+    while a or b:
+        out.append((a if a and (not b or rng.random() < 0.5) else b).pop(0))
+    return out
+
+
+def gen_two(rng, dp, dq):
+    """A prologue, a steady loop and maybe a drain, for each pipeline, interleaved at random."""
+    ident = [0]
+
+    def op(o):
+        ident[0] += 1
+        return ("op", o, ident[0])
+
+    kp, kq = rng.randint(0, dp - 1), rng.randint(0, dq - 1)
+    pro = interleave(rng, ["fill"] * kp, ["fillq"] * kq)
+    if rng.random() < 0.25 and pro:
+        alt = interleave(rng, ["fill"] * kp, ["fillq"] * kq)
+        body = [("if", "c1", [op(o) for o in pro], [op(o) for o in alt])]
+    else:
+        body = [op(o) for o in pro]
+    steady = interleave(rng, ["fill", "wait", "read", "release"], ["fillq", "waitq", "readq", "releaseq"])
+    if rng.random() < 0.15:
+        steady.insert(rng.randrange(len(steady) + 1), rng.choice(["fill", "waitq", "release"]))
+    body.append(("for", rng.choice(["n1", "n2", 2, 3]), [op(o) for o in steady + ["barrier"]]))
+    if rng.random() < 0.5:
+        drain = interleave(rng, ["wait", "read", "release"] * kp, ["waitq", "readq", "releaseq"] * kq)
+        body += [op(o) for o in drain + ["barrier"]]
+    return body
+
+
+def write_two(body, ind, out, var, lines):
+    pad = "  " * ind
+    text = {"fill": "p.fill(x, 0, min(32, m));", "wait": "p.wait();", "read": "acc = add_wrap(acc, p[31 - t]);",
+            "release": "p.release();", "barrier": "barrier;", "fillq": "q.fill(x, 0, min(32, m));",
+            "waitq": "q.wait();", "readq": "acc = add_wrap(acc, q[t]);", "releaseq": "q.release();"}
+    for s in body:
+        if s[0] == "op":
+            out.append(pad + text[s[1]])
+            lines[s[2]] = len(out)
+        elif s[0] == "for":
+            v = "k%d" % var[0]
+            var[0] += 1
+            out.append(pad + "for %s in 0..%s {" % (v, s[1]))
+            write_two(s[2], ind + 1, out, var, lines)
+            out.append(pad + "}")
+        else:
+            out.append(pad + "if %s {" % s[1])
+            write_two(s[2], ind + 1, out, var, lines)
+            out.append(pad + "} else {")
+            write_two(s[3], ind + 1, out, var, lines)
+            out.append(pad + "}")
+
+
+def program_two(dp, dq, body):
+    """The program's text, and {wait ident: its line}."""
+    out = ["fn f(g:usize, m:usize, x:ro<u32>[m]@device, out:rw<u32>[g * 32]@device, n1:usize, n2:usize, "
+           "c1:bool, c2:bool) {",
+           "  blocks b in g threads t in 32 {",
+           "    pipeline p:u32[32] depth %d;" % dp,
+           "    pipeline q:u32[32] depth %d;" % dq,
+           "    let mut acc:u32 = 0;"]
+    lines = {}
+    write_two(body, 2, out, [0], lines)
+    out += ["    out[b * 32 + t] = acc;", "  }", "}", "fn main() -> i32 { return 0; }", ""]
+    return "\n".join(out), lines
+
+
+def emitted_keeps(checker, path, work):
+    """{line: K} of every wait in the C the checker emits for PATH (emulated)."""
+    p = subprocess.run([checker, "build", "--emulate", "--device-target", "sm_90a", "--emit-c", "--quiet",
+                        "--out", os.path.join(work, "b_" + os.path.basename(path)), path],
+                       capture_output=True, text=True, timeout=120)
+    keeps, line = {}, None
+    for text in p.stdout.splitlines():
+        t = text.strip()
+        if t.startswith("#line "):
+            line = int(t.split()[1])
+        elif t.startswith("CN_COOPD_STAGE_WAIT(") and line is not None:
+            keeps[line] = min(keeps.get(line, 1 << 30), int(t[len("CN_COOPD_STAGE_WAIT("):].split(")")[0]))
+    return keeps
+
+
+def main_two(checker, seeds, count, work):
+    import concurrent.futures
+    os.makedirs(work, exist_ok=True)
+    jobs = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        for k in range(count):
+            dp, dq = rng.randint(1, 3), rng.randint(1, 3)
+            body = gen_two(rng, dp, dq)
+            jobs.append((seed, k, dp, dq, body))
+
+    def one(job):
+        seed, k, dp, dq, body = job
+        verdict, fewest = judge_two(dp, dq, body)
+        text, lines = program_two(dp, dq, body)
+        path = os.path.join(work, "two_s%d_p%d.cairn" % (seed, k))
+        with open(path, "w") as f:
+            f.write(text)
+        codes = check(checker, path, ("--device-target", "sm_90a"))
+        res = {"clean": verdict is None, "accepted": codes is None, "waits": 0, "tight": 0, "fail": []}
+        if codes and not [c for c in codes if c.startswith("E-STAGE-") or c.startswith("E-COOP-")]:
+            res["fail"].append("FAIL generator: seed=%d prog=%d: refused with %s (%s)" % (seed, k, ",".join(codes), path))
+        elif verdict is not None and codes is None:
+            res["fail"].append("FAIL seed=%d prog=%d: accepted, but a run breaks %s (%s)" % (seed, k, verdict, path))
+        elif verdict is None and codes is None:
+            keeps = emitted_keeps(checker, path, work)
+            for ident, least in sorted(fewest.items()):
+                got = keeps.get(lines[ident])
+                res["waits"] += 1
+                if got is None:
+                    res["fail"].append("FAIL seed=%d prog=%d: no wait count emitted for line %d (%s)"
+                                       % (seed, k, lines[ident], path))
+                elif got > least:
+                    res["fail"].append("FAIL seed=%d prog=%d: the wait at line %d leaves %d fills pending, but a run "
+                                       "has only %d after the fill it needs (%s)" % (seed, k, lines[ident], got, least, path))
+                elif got == least:
+                    res["tight"] += 1
+        elif verdict is None and codes != ["E-STAGE-LOOP"]:
+            res["fail"].append("FAIL seed=%d prog=%d: every run is clean, but refused with %s (%s)"
+                               % (seed, k, ",".join(codes), path))
+        if not res["fail"] and not os.environ.get("KEEP"):
+            os.remove(path)
+        return res
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+        results = list(ex.map(one, jobs))
+    failed = sum(len(r["fail"]) for r in results)
+    for r in results:
+        for line in r["fail"]:
+            print(line)
+    waits = sum(r["waits"] for r in results)
+    tight = sum(r["tight"] for r in results)
+    clean = sum(r["clean"] for r in results)
+    accepted = sum(r["clean"] and r["accepted"] for r in results)
+    print("two pipelines: %d/%d clean programs accepted; %d waits judged, %d with the fewest pending fills of any "
+          "run exactly (%.1f%%)" % (accepted, clean, waits, tight, 100.0 * tight / waits if waits else 0.0))
+    print("%d passed, %d failed, 0 skipped" % (len(jobs) - sum(1 for r in results if r["fail"]), failed))
+    return 0 if failed == 0 else 1
 
 
 # ------------------------------------------------------------------ generating and writing
@@ -179,8 +397,8 @@ def program(depth, body):
 
 # ------------------------------------------------------------------ the checker
 
-def check(checker, path):
-    p = subprocess.run([checker, "check", "--json", path], capture_output=True, text=True, timeout=60)
+def check(checker, path, extra=()):
+    p = subprocess.run([checker, "check", "--json", *extra, path], capture_output=True, text=True, timeout=60)
     if p.returncode == 0:
         return None
     codes = []
@@ -238,6 +456,8 @@ def seeds_of(text):
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return 0 if self_test() else 1
+    if argv[1] == "--two":
+        return main_two(argv[2], seeds_of(argv[3]), int(argv[4]), argv[5])
     checker, seeds, count, work = argv[1], seeds_of(argv[2]), int(argv[3]), argv[4]
     os.makedirs(work, exist_ok=True)
     passed = failed = clean = accepted = loop_refused = 0
