@@ -308,8 +308,9 @@ CN_MMA_KERNEL(f16)
 CN_MMA_KERNEL(bf16)
 #undef CN_MMA_KERNEL
 
-/* The wgmma tiling (cairn_mma_wgmma.h) is built only on request until it
- * has run on a GPU. */
+/* The wgmma tilings are built only on request until they have run on a
+ * GPU: CN_MMA_WGMMA=1 the cp.async one (cairn_mma_wgmma.h), 2 the TMA one
+ * too (cairn_mma_tma.h), which a launch then prefers. */
 #ifndef CN_MMA_WGMMA
 #define CN_MMA_WGMMA 0
 #endif
@@ -318,6 +319,9 @@ CN_MMA_KERNEL(bf16)
 #include "cairn_mma_wide.h"
 #if CN_MMA_WGMMA
 #include "cairn_mma_wgmma.h"
+#endif
+#if CN_MMA_WGMMA >= 2
+#include "cairn_mma_tma.h"
 #endif
 #endif
 
@@ -348,6 +352,10 @@ static inline void cn_exec_mma_tiled(struct cn_exec *x, enum cn_mma_tiling tilin
                             wide16 && k % 8 == 0 && n % 8 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0};
 #if CN_DEV_CUDA
     if (tiling != CN_MMA_PAGE && A.vec) {
+#if CN_MMA_WGMMA >= 2
+        if (tiling == CN_MMA_AUTO && cn_wgt_built() && cn_wgt_launch(x, &A))
+            return;
+#endif
 #if CN_MMA_WGMMA
         if (tiling == CN_MMA_AUTO && cn_wg_built() && cn_wg_launch(x, &A))
             return;

@@ -285,20 +285,33 @@ static inline bool cn_mmaw_built(void)
     return cn_mma_asked(cache, cn_mmaw_ask);
 }
 
-/* A launch of kernel f16 or bf16 (by A's format) over tm x tn tiles of c,
- * grouped (blocks walk down GROUP tile rows, then across); false when the
- * grid overflows. The wgmma tiling launches through it too. */
+/* The grid of tm x tn tiles of c, grouped (blocks walk down GROUP tile
+ * rows, then across), and the tile rows; false when it overflows. */
+static inline bool cn_mma_tiles_grid(const struct cn_mma_args *A, size_t tm, size_t tn, struct cn_coop_grid *g,
+                                     size_t *tiles_m)
+{
+    size_t tiles_n = (A->n + tn - 1) / tn;
+    *tiles_m = (A->m + tm - 1) / tm;
+    size_t rows = *tiles_m < CN_MMAW_GROUP ? *tiles_m : CN_MMAW_GROUP;
+    if (rows == 0) { /* c is empty */
+        g->total = 0;
+        return true;
+    }
+    return cn_coop_grid_make(g, rows, tiles_n, (*tiles_m + rows - 1) / rows);
+}
+
+/* A launch of kernel f16 or bf16 (by A's format) over tm x tn tiles of c;
+ * false when the grid overflows. The wgmma tiling launches through it too. */
 static inline bool cn_mma_tiles_launch(struct cn_exec *x, const struct cn_mma_args *A, size_t tm, size_t tn,
                                        const struct cn_coop_kernel *f16, const struct cn_coop_kernel *bf16)
 {
-    size_t tiles_m = (A->m + tm - 1) / tm, tiles_n = (A->n + tn - 1) / tn;
-    size_t rows = tiles_m < CN_MMAW_GROUP ? tiles_m : CN_MMAW_GROUP;
-    if (rows == 0)
-        return true; /* c is empty: nothing to do */
+    struct cn_mmaw_args w;
     struct cn_coop_grid g;
-    if (!cn_coop_grid_make(&g, rows, tiles_n, (tiles_m + rows - 1) / rows))
+    if (!cn_mma_tiles_grid(A, tm, tn, &g, &w.tiles_m))
         return false;
-    struct cn_mmaw_args w = {*A, tiles_m};
+    if (g.total == 0)
+        return true; /* c is empty: nothing to do */
+    w.a = *A;
     cn_exec_coop_launch(x, A->fmt == CN_MMA_BF16 ? bf16 : f16, &g, &w);
     return true;
 }

@@ -16,9 +16,12 @@ ARCH=${ARCH:-sm_90a}
 GENCODE="-gencode=arch=compute_${ARCH#sm_},code=$ARCH"
 CAIRN=${CAIRN:-bin/cairn}
 [ $# -gt 0 ] || set -- "base" "b12 -DCN_DEV_SCAN_BLOCKS_SM=12" "k23 -DCN_DEV_SCAN_K4=23 -DCN_DEV_SCAN_K8=15"
+# NOBUILD=1: the variants' coll_bench are already under OUTDIR (bench/dev/call24.sh builds them on a
+# machine without a GPU); BUILD_ONLY=1: build them and stop.
+[ -n "${NOBUILD:-}" ] ||
 "$CAIRN" build bench/dev/coll_kernels.cairn --header --device-target "$ARCH" --out "$OUTDIR/lib" >"$OUTDIR/cairn.log" 2>&1 ||
     { echo "scan_variants.sh: cairn build failed"; cat "$OUTDIR/cairn.log"; exit 1; }
-for v in "$@"; do
+[ -n "${NOBUILD:-}" ] || for v in "$@"; do
     name=${v%% *}; flags=${v#"$name"}
     (
         d="$OUTDIR/$name"; mkdir -p "$d"
@@ -31,6 +34,7 @@ for v in "$@"; do
     ) &
 done
 wait
+[ -z "${BUILD_ONLY:-}" ] || exit 0
 : >"$OUTDIR/variants.txt"
 for v in "$@"; do
     name=${v%% *}; d="$OUTDIR/$name"
