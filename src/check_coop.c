@@ -48,28 +48,6 @@ enum { UNROLL_LIMIT = 256, MAX_CONDS = 16, WORLD_BITS = 6 };
 
 /* ------------------------------------------------------------ a block */
 
-/* "t = 255" or "(tx = 3, ty = 1)". */
-const char *coop_thread_str(const Block *B, int64_t flat)
-{
-    const char *s = "";
-    for (int i = 0; i < B->nt; i++) {
-        const Sym *y = B->tsyms->v[i];
-        s = arena_printf(B->a, "%s%s%s = %lld", s, i ? ", " : "", y->id, (long long)(flat % B->ext[i]));
-        flat /= B->ext[i];
-    }
-    return B->nt > 1 ? arena_printf(B->a, "(%s)", s) : s;
-}
-
-/* Who makes an access, in a message: "thread t = 255", or past the block's
- * threads a warp as one reader or writer of a fragment (run_frag). */
-const char *coop_who(const Block *B, int64_t flat)
-{
-    if (flat >= B->T)
-        return arena_printf(B->a, "warp %lld as a whole (its fragment %s)", (long long)((flat - B->T) / 2),
-                            (flat - B->T) % 2 ? "store" : "load");
-    return arena_printf(B->a, "thread %s", coop_thread_str(B, flat));
-}
-
 /* Binds the thread names of thread `flat` as constants. */
 static void bind_thread(const Block *B, SEnv *e, int64_t flat)
 {
@@ -85,12 +63,6 @@ static void bind_thread(const Block *B, SEnv *e, int64_t flat)
 static bool is_shared_view(const Node *v)
 {
     return v && v->ty && v->ty->kind == TY_VIEW && v->ty->shared && !v->ty->pipeline;
-}
-
-void coop_report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
-{
-    B->failed = true;
-    diag_error(B->x->sink, at, code, help, "%s", msg);
 }
 
 /* --------------------------------------------- barriers and warps, statically */

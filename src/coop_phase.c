@@ -10,6 +10,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ------------------------------------------------------------ messages */
+
+/* "t = 255" or "(tx = 3, ty = 1)". */
+const char *coop_thread_str(const Block *B, int64_t flat)
+{
+    const char *s = "";
+    for (int i = 0; i < B->nt; i++) {
+        const Sym *y = B->tsyms->v[i];
+        s = arena_printf(B->a, "%s%s%s = %lld", s, i ? ", " : "", y->id, (long long)(flat % B->ext[i]));
+        flat /= B->ext[i];
+    }
+    return B->nt > 1 ? arena_printf(B->a, "(%s)", s) : s;
+}
+
+/* Who makes an access, in a message: "thread t = 255", or past the block's
+ * threads a warp as one reader or writer of a fragment (run_frag). */
+const char *coop_who(const Block *B, int64_t flat)
+{
+    if (flat >= B->T)
+        return arena_printf(B->a, "warp %lld as a whole (its fragment %s)", (long long)((flat - B->T) / 2),
+                            (flat - B->T) % 2 ? "store" : "load");
+    return arena_printf(B->a, "thread %s", coop_thread_str(B, flat));
+}
+
+void coop_report(Block *B, Span at, DiagCode code, const char *help, const char *msg)
+{
+    B->failed = true;
+    diag_error(B->x->sink, at, code, help, "%s", msg);
+}
+
 /* ------------------------------------------------------------ the phase rule */
 
 /* Program order between two accesses of one phase (the unrolled loops'
