@@ -692,12 +692,13 @@ static inline void cn_coop_fill(struct cn_coop_thread *th, void *stage, const vo
  * is x[start + r * stride + c] for r < rows and c < cols, else pad (esz
  * bytes at pad); this thread's share is e = index, index + T, ... */
 static inline void cn_coop_fill_rows(struct cn_coop_thread *th, void *stage, const void *src, size_t start,
-                                     size_t stride, size_t rows, size_t cols, size_t pitch, size_t n, size_t esz,
-                                     const void *pad)
+                                     size_t stride, size_t rows, size_t cols, size_t pitch, unsigned swz, size_t n,
+                                     size_t esz, const void *pad)
 {
     unsigned T = th->slot->r->T;
     for (size_t e = th->index; e < n; e += T) {
-        size_t r = pitch ? e / pitch : rows, c = pitch ? e % pitch : 0;
+        size_t u = cn_swizzle(e, swz); /* the element that lands at e: the swizzle is its own inverse */
+        size_t r = pitch ? u / pitch : rows, c = pitch ? u % pitch : 0;
         if (r < rows && c < cols)
             memcpy((char *)stage + e * esz, (const char *)src + (start + r * stride + c) * esz, esz);
         else

@@ -893,8 +893,8 @@ static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *sr
  * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
  * is at most 48 KiB). */
 static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
-                                                          size_t rows, size_t cols, size_t pitch, unsigned n,
-                                                          unsigned esz, uint64_t pad)
+                                                          size_t rows, size_t cols, size_t pitch, unsigned swz,
+                                                          unsigned n, unsigned esz, uint64_t pad)
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
@@ -903,12 +903,13 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     bool chunks = false;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     chunks = ((((uintptr_t)d | (uintptr_t)s) & 15) == 0 && (C * esz) % 16 == 0 && (P * esz) % 16 == 0 &&
-              (stride * esz) % 16 == 0);
+              (stride * esz) % 16 == 0 && (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0));
     if (chunks && C) {
         const unsigned per = C * esz / 16, da = (unsigned)__cvta_generic_to_shared(d);
         for (unsigned k = tid; k < R * per; k += step) {
             unsigned r = k / per, q = k - r * per;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(da + r * P * esz + q * 16),
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                             da + (unsigned)cn_swizzle(r * P + q * 16 / esz, swz) * esz),
                          "l"(s + ((size_t)r * stride) * esz + q * 16)
                          : "memory");
         }
@@ -917,15 +918,15 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     if (!chunks && C)
         for (unsigned k = tid; k < R * C; k += step) {
             unsigned r = k / C, c = k - r * C;
-            cn_coopd_copy_elem(d + (r * P + c) * esz, s + ((size_t)r * stride + c) * esz, esz);
+            cn_coopd_copy_elem(d + cn_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);
         }
     if (P > C) /* the rest of each row */
         for (unsigned k = tid, g = P - C; k < R * g; k += step) {
             unsigned r = k / g, c = C + (k - r * g);
-            cn_coopd_put_elem(d + (r * P + c) * esz, pad, esz);
+            cn_coopd_put_elem(d + cn_swizzle(r * P + c, swz) * esz, pad, esz);
         }
     for (unsigned e = R * P + tid; e < n; e += step) /* the rows past rows */
-        cn_coopd_put_elem(d + e * esz, pad, esz);
+        cn_coopd_put_elem(d + cn_swizzle(e, swz) * esz, pad, esz);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif

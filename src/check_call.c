@@ -630,6 +630,37 @@ static Type *check_math(Ctx *x, Node *e, Type *expected)
     return t;
 }
 
+/* fill_rows' pitch may name the stage's layout instead: rows(R, C), whose
+ * rows are C apart, or a swizzle of it, through which each element lands
+ * (a swizzled tile for mma.sync's ldmatrix). True when argument 6 names a
+ * layout, reported or not; false for a number, checked as one. */
+static bool fill_layout(Ctx *x, Node *e, Sym *p)
+{
+    Node *ln = e->call.args.v[5];
+    Sym *ls = ln->kind == N_NAME ? scope_find(x, ln->name.id, NULL) : NULL;
+    if (!ls || ls->kind != SYM_LAYOUT)
+        return false;
+    ln->name.sym = ls;
+    const Layout *L = layout_resolve(x, ls);
+    ln->ty = L ? type_prim(TY_LAYOUT) : type_error();
+    if (!L)
+        return true;
+    const Layout *base = L->kind == LAYOUT_SWIZZLE ? L->base : L;
+    int64_t n = 0;
+    if (L->kind == LAYOUT_SPREAD || base->kind != LAYOUT_ROWS) {
+        diag_error(x->sink, ln->span, E_LAYOUT_CONSUMER, "name rows(R, C), or one swizzle of it",
+                   "%s is %s, and %s.fill_rows places a tile through rows(R, C) or a swizzle of one", ln->name.id,
+                   L->kind == LAYOUT_SPREAD ? "a spread, a warp's share of a tile" : "a swizzle of a swizzle", p->id);
+    } else if (sym_const(x->a, p->ty->extent, &n) && n != layout_cosize(L)) {
+        diag_error(x->sink, ln->span, E_LAYOUT_CONSUMER,
+                   arena_printf(x->a, "give the layout %lld elements, or the pipeline stages of %lld",
+                                (long long)n, (long long)layout_cosize(L)),
+                   "%s places %lld elements and a stage of %s holds %lld: a fill through a layout fills its whole stage",
+                   ln->name.id, (long long)layout_cosize(L), p->id, (long long)n);
+    }
+    return true;
+}
+
 /* p.fill(x, start, count) and p.fill_rows(x, start, stride, rows, cols,
  * pitch, pad): X from outside the region, where the region runs, of the
  * stage's element type; the numbers usize, the pad a value of the element
@@ -641,6 +672,8 @@ static void check_fill(Ctx *x, Node *e, Sym *p)
     bool rows = e->call.builtin == PIPE_FILL_ROWS;
     const char *form = rows ? "fill_rows(x, start, stride, rows, cols, pitch, pad)" : "fill(x, start, count)";
     for (int i = 1; i < e->call.args.n; i++) {
+        if (rows && i == 5 && fill_layout(x, e, p))
+            continue;
         if (rows && i == 6)
             check_expect(x, e->call.args.v[i], p->ty->elem, "a fill's pad (a value of the stage's element type)");
         else

@@ -160,6 +160,14 @@ void emit_coop_shared(Ex *x, Node *s)
     die("emit: %s %s has no place in its block's layout", s->kind == N_PIPELINE ? "pipeline" : "shared array", y->id);
 }
 
+/* The layout fill_rows' pitch names, if it names one (check_call.c: rows
+ * or one swizzle of rows, as many elements as a stage). */
+static const Layout *fill_rows_layout(const Node *e)
+{
+    const Node *ln = e->call.args.v[5];
+    return ln->kind == N_NAME && ln->name.sym && ln->name.sym->kind == SYM_LAYOUT ? ln->name.sym->layout : NULL;
+}
+
 /* p.fill(x, start, count), p.wait(), p.release(): the stage at fills (or
  * waits) mod D, kept as a stage index that wraps (a 64-bit count mod 3 was
  * a division every step). A fill copies on the host (each thread its share, now); on
@@ -200,9 +208,16 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         static const char *const nm[] = {"st", "sd", "rw", "cl", "pt"};
         for (int i = 0; i < 5; i++)
             a[i] = emit_fmt(x, "cn_f%s_%s", nm[i], c);
+        unsigned swz = 0;   /* a layout's swizzle, B | M << 8 | S << 16; 0: rows as they are */
+        const Layout *L = fill_rows_layout(e);
         emit_line(x, "{");
         for (int i = 0; i < 5; i++)
-            emit_line(x, "size_t %s = (size_t)(%s);", a[i], emit_expr(x, e->call.args.v[i + 1]));
+            if (i == 4 && L)
+                emit_line(x, "size_t %s = %lldu;", a[i], (long long)(L->kind == LAYOUT_SWIZZLE ? L->base : L)->cols);
+            else
+                emit_line(x, "size_t %s = (size_t)(%s);", a[i], emit_expr(x, e->call.args.v[i + 1]));
+        if (L && L->kind == LAYOUT_SWIZZLE)
+            swz = (unsigned)L->bits | (unsigned)L->low << 8 | (unsigned)L->shift << 16;
         const char *pad = emit_fmt(x, "cn_fpad_%s", c);
         emit_line(x, "%s %s = %s;", emit_ctype(x, y->ty->elem), pad, emit_expr(x, e->call.args.v[6]));
         emit_line(x, "cn_fill_rows_check(%s, %s, %s, %s, %s, %s.n, %lldu, \"%s\", %s, %s);", a[0], a[1], a[2], a[3],
@@ -210,13 +225,13 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         if (x->coop_device) {
             emit_line(x, "uint64_t cn_fpb_%s = 0;", c);
             emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
-            emit_line(x, "cn_coopd_fill_rows(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %lldu, "
+            emit_line(x, "cn_coopd_fill_rows(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, %lldu, "
                          "sizeof *%s_stages, cn_fpb_%s);",
-                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], (long long)n, c, c);
+                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz, (long long)n, c, c);
         } else {
-            emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %lldu, "
-                         "sizeof *%s_stages, &%s);",
-                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], (long long)n, c, pad);
+            emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
+                         "%lldu, sizeof *%s_stages, &%s);",
+                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz, (long long)n, c, pad);
         }
         emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
         emit_line(x, "}");

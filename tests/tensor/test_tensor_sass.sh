@@ -2,7 +2,8 @@
 # The tensor cores in the SASS nvcc compiles for the H200 (sm_90a), read back with cuobjdump (issue 18):
 #   examples/tensor/tile64 (WMMA fragments) and tile32 (mma.sync fragments, a swizzled A stage)
 #     compile to HMMA.16816.F32 fed by LDSM (ldmatrix) from their shared stages, with no load from
-#     local memory; tile32's B comes transposed (LDSM.16.MT88);
+#     local memory, their stages filled by 16-byte cp.async (LDGSTS.E.BYPASS.128: tile32's A through
+#     its swizzle); tile32's B comes transposed (LDSM.16.MT88);
 #   tests/tensor/run_frag_wmma (bf16 WMMA fragments) and run_mma_device (mma_unordered's own tiling,
 #     cairn_mma.h, f16 and bf16) compile to HMMA.16816.F32.BF16 as well as HMMA.16816.F32.
 # Skipped without nvcc or cuobjdump (tools/setup.sh installs cuobjdump from PyPI).
@@ -28,6 +29,8 @@ for n in tile64 tile32; do
         "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
     ok "$n feeds them with LDSM ($(grep -c 'LDSM' "$T/$n.sass") of them)" "$(grep -q 'LDSM.16.M88' "$T/$n.sass"; echo $?)"
     ok "$n loads nothing from local memory" "$(! grep -qE '\bLDL\b' "$T/$n.sass"; echo $?)"
+    ok "$n's row fills copy 16 bytes at a time (LDGSTS.E.BYPASS.128)" \
+        "$(grep -q 'LDGSTS.E.BYPASS.128' "$T/$n.sass"; echo $?)"
 done
 ok "tile32 reads B transposed (LDSM.16.MT88)" "$(grep -q 'LDSM.16.MT88' "$T/tile32.sass"; echo $?)"
 for n in run_frag_wmma run_mma_device; do
