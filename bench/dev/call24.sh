@@ -8,7 +8,7 @@
 #   2. mma_bench built with CN_MMA_WGMMA=1 (cp.async wgmma) and =2 (TMA), each against cuBLAS;
 #   3. the exact sums' variants (bench/dev/scan_variants.sh, prebuilt): base, old (the kernels until
 #      session 22), m4, u16 at 2^24, 2^26, 2^28 with --loop 10;
-#   4. the device suite's sums, tile64 and pipelines (built there: cairn and nvcc);
+#   4. the device suite's sums, tile64, tile32 and pipelines (built there: cairn and nvcc);
 #   5. Nsight Compute on base's sum_f32 and sum_f64 at 2^26, with the time left.
 set -u
 cd "$(dirname "$0")/../.."
@@ -48,7 +48,7 @@ ROWS='^sum' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,su
 echo "variants: exit $? at ${SECONDS}s"; cat "$OUT/var/variants.txt"
 for v in base old m4 u16; do grep -h "check FAIL" "$OUT/var/$v/run.log" 2>/dev/null | head -3; done
 left=$((LIMIT - SECONDS - 60))
-ONLY='sum|reduce|dsum|tile64|pipeline' SKIP="float_agree math_agree" timeout $((left > 30 ? left : 30)) \
+ONLY='sum|reduce|dsum|tile64|tile32|pipeline' SKIP="float_agree math_agree" timeout $((left > 30 ? left : 30)) \
     bash tests/device/run.sh /tmp/c24suite >"$OUT/suite.txt" 2>&1
 echo "suite: exit $? ($(grep -c '^PASS' "$OUT/suite.txt") PASS, $(grep -c '^FAIL' "$OUT/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$OUT/suite.txt" | head
