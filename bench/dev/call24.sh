@@ -34,7 +34,7 @@ if [ "${1:-}" = build ]; then
     rm -f $P/*.o $P/var/*/k.o $P/var/*/*.a; du -sh $P; exit 0
 fi
 OUT=${2:?usage: bench/dev/call24.sh run OUT}; mkdir -p "$OUT"
-LIMIT=${LIMIT:-560} P=.pre
+LIMIT=${LIMIT:-470} P=.pre
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
 timeout 90 $P/mc_wgt >"$OUT/contract_wgt.log" 2>&1
 echo "mma_contract (TMA): exit $? at ${SECONDS}s"; grep -m 12 -E 'FAIL' "$OUT/contract_wgt.log"; tail -2 "$OUT/contract_wgt.log"
@@ -44,7 +44,7 @@ for w in 2 1; do
 done
 mkdir -p "$OUT/var"; cp -r $P/var/. "$OUT/var/"
 ROWS='^sum' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide --loop 10" NOBUILD=1 \
-    timeout 200 bash bench/dev/scan_variants.sh "$OUT/var" "${VARIANTS[@]}" >"$OUT/variants.log" 2>&1
+    timeout 150 bash bench/dev/scan_variants.sh "$OUT/var" "${VARIANTS[@]}" >"$OUT/variants.log" 2>&1
 echo "variants: exit $? at ${SECONDS}s"; cat "$OUT/var/variants.txt"
 for v in base old m4 u16; do grep -h "check FAIL" "$OUT/var/$v/run.log" 2>/dev/null | head -3; done
 left=$((LIMIT - SECONDS - 60))
