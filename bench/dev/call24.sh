@@ -7,7 +7,7 @@
 #      second run's bits the same, the mma.sync tiling still the page's bits;
 #   2. mma_bench built with CN_MMA_WGMMA=1 (cp.async wgmma) and =2 (TMA), each against cuBLAS;
 #   3. the exact sums' variants (bench/dev/scan_variants.sh, prebuilt): base, old (the kernels until
-#      session 22), m4, u16 at 2^24, 2^26, 2^28 with --loop 10;
+#      session 22) and m4 at 2^24, 2^26, 2^28 with --loop 10;
 #   4. the device suite's sums, tile64, tile32 and pipelines (built there: cairn and nvcc);
 #   5. Nsight Compute on base's sum_f32 and sum_f64 at 2^26, with the time left.
 set -u
@@ -15,8 +15,7 @@ cd "$(dirname "$0")/../.."
 GC="-gencode=arch=compute_90a,code=sm_90a"
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
 export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
-VARIANTS=("base" "old -DCN_DSUM32_WINDOW=0 -DCN_DSUM64_PIECES=3" "m4 -DCN_DSUM32_MIN_BLOCKS=4"
-          "u16 -DCN_DSUM32_U=16 -DCN_DSUM32_MIN_BLOCKS=4 -DCN_DSUM64_U=32")
+VARIANTS=("base" "old -DCN_DSUM32_WINDOW=0 -DCN_DSUM64_PIECES=3" "m4 -DCN_DSUM32_MIN_BLOCKS=4")
 if [ "${1:-}" = build ]; then
     P=.pre; rm -rf $P; mkdir -p $P/lib
     nvcc -std=c++17 -O2 -x cu --fmad=false $GC -DCN_MMA_WGMMA=2 -Iruntime -Itests/unit -o $P/mc_wgt \
@@ -34,20 +33,20 @@ if [ "${1:-}" = build ]; then
     rm -f $P/*.o $P/var/*/k.o $P/var/*/*.a; du -sh $P; exit 0
 fi
 OUT=${2:?usage: bench/dev/call24.sh run OUT}; mkdir -p "$OUT"
-LIMIT=${LIMIT:-470} P=.pre
+LIMIT=${LIMIT:-400} P=.pre
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
-timeout 90 $P/mc_wgt >"$OUT/contract_wgt.log" 2>&1
-echo "mma_contract (TMA): exit $? at ${SECONDS}s"; grep -m 12 -E 'FAIL' "$OUT/contract_wgt.log"; tail -2 "$OUT/contract_wgt.log"
-for w in 2 1; do
-    timeout 60 $P/mb_wg$w --only tile64,tile32,mma_unordered --reps 5 >"$OUT/mma_bench$w.log" 2>&1
-    echo "mma_bench (CN_MMA_WGMMA=$w): exit $? at ${SECONDS}s"; cat "$OUT/mma_bench$w.log"
-done
 mkdir -p "$OUT/var"; cp -r $P/var/. "$OUT/var/"
 ROWS='^sum' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide --loop 10" NOBUILD=1 \
-    timeout 150 bash bench/dev/scan_variants.sh "$OUT/var" "${VARIANTS[@]}" >"$OUT/variants.log" 2>&1
+    timeout 130 bash bench/dev/scan_variants.sh "$OUT/var" "${VARIANTS[@]}" >"$OUT/variants.log" 2>&1
 echo "variants: exit $? at ${SECONDS}s"; cat "$OUT/var/variants.txt"
-for v in base old m4 u16; do grep -h "check FAIL" "$OUT/var/$v/run.log" 2>/dev/null | head -3; done
-left=$((LIMIT - SECONDS - 60))
+for v in base old m4; do grep -h "check FAIL" "$OUT/var/$v/run.log" 2>/dev/null | head -3; done
+timeout 70 $P/mc_wgt >"$OUT/contract_wgt.log" 2>&1
+echo "mma_contract (TMA): exit $? at ${SECONDS}s"; grep -m 12 -E 'FAIL' "$OUT/contract_wgt.log"; tail -2 "$OUT/contract_wgt.log"
+for w in 2 1; do
+    timeout 45 $P/mb_wg$w --only tile64,tile32,mma_unordered --reps 5 >"$OUT/mma_bench$w.log" 2>&1
+    echo "mma_bench (CN_MMA_WGMMA=$w): exit $? at ${SECONDS}s"; cat "$OUT/mma_bench$w.log"
+done
+left=$((LIMIT - SECONDS - 20))
 ONLY='sum|reduce|dsum|tile64|tile32|pipeline' SKIP="float_agree math_agree" timeout $((left > 30 ? left : 30)) \
     bash tests/device/run.sh /tmp/c24suite >"$OUT/suite.txt" 2>&1
 echo "suite: exit $? ($(grep -c '^PASS' "$OUT/suite.txt") PASS, $(grep -c '^FAIL' "$OUT/suite.txt") FAIL) at ${SECONDS}s"
