@@ -691,13 +691,23 @@ static inline void cn_coop_fill(struct cn_coop_thread *th, void *stage, const vo
  * after its guards (cn_fill_rows_check): stage element e = r * pitch + c
  * is x[start + r * stride + c] for r < rows and c < cols, else pad (esz
  * bytes at pad); this thread's share is e = index, index + T, ... */
+/* A swizzle's offset (src/layout.c's, the layout Swizzle<B, M, S>): the B
+ * bits from bit M + S XORed into the B bits from bit M, swz packing
+ * B | M << 8 | S << 16 (0: none). With S >= B it is its own inverse.
+ * cairn_coopdev.h's cn_coopd_swizzle is the device's. */
+static inline size_t cn_coop_swizzle(size_t o, unsigned swz)
+{
+    size_t mask = (((size_t)1 << (swz & 255)) - 1) << (swz >> 8 & 255);
+    return o ^ ((o >> (swz >> 16)) & mask);
+}
+
 static inline void cn_coop_fill_rows(struct cn_coop_thread *th, void *stage, const void *src, size_t start,
                                      size_t stride, size_t rows, size_t cols, size_t pitch, unsigned swz, size_t n,
                                      size_t esz, const void *pad)
 {
     unsigned T = th->slot->r->T;
     for (size_t e = th->index; e < n; e += T) {
-        size_t u = cn_swizzle(e, swz); /* the element that lands at e: the swizzle is its own inverse */
+        size_t u = cn_coop_swizzle(e, swz); /* the element that lands at e: the swizzle is its own inverse */
         size_t r = pitch ? u / pitch : rows, c = pitch ? u % pitch : 0;
         if (r < rows && c < cols)
             memcpy((char *)stage + e * esz, (const char *)src + (start + r * stride + c) * esz, esz);

@@ -892,6 +892,13 @@ static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *sr
  * an element at a time; the rest of each row, and the rows past rows, get
  * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
  * is at most 48 KiB). */
+/* cairn_coop.h's cn_coop_swizzle on the device. */
+static __device__ __forceinline__ unsigned cn_coopd_swizzle(unsigned o, unsigned swz)
+{
+    unsigned mask = ((1u << (swz & 255)) - 1) << (swz >> 8 & 255);
+    return o ^ ((o >> (swz >> 16)) & mask);
+}
+
 static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
                                                           size_t rows, size_t cols, size_t pitch, unsigned swz,
                                                           unsigned n, unsigned esz, uint64_t pad)
@@ -909,7 +916,7 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
         for (unsigned k = tid; k < R * per; k += step) {
             unsigned r = k / per, q = k - r * per;
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                             da + (unsigned)cn_swizzle(r * P + q * 16 / esz, swz) * esz),
+                             da + (unsigned)cn_coopd_swizzle(r * P + q * 16 / esz, swz) * esz),
                          "l"(s + ((size_t)r * stride) * esz + q * 16)
                          : "memory");
         }
@@ -918,15 +925,15 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     if (!chunks && C)
         for (unsigned k = tid; k < R * C; k += step) {
             unsigned r = k / C, c = k - r * C;
-            cn_coopd_copy_elem(d + cn_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);
+            cn_coopd_copy_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);
         }
     if (P > C) /* the rest of each row */
         for (unsigned k = tid, g = P - C; k < R * g; k += step) {
             unsigned r = k / g, c = C + (k - r * g);
-            cn_coopd_put_elem(d + cn_swizzle(r * P + c, swz) * esz, pad, esz);
+            cn_coopd_put_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, pad, esz);
         }
     for (unsigned e = R * P + tid; e < n; e += step) /* the rows past rows */
-        cn_coopd_put_elem(d + cn_swizzle(e, swz) * esz, pad, esz);
+        cn_coopd_put_elem(d + cn_coopd_swizzle(e, swz) * esz, pad, esz);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif

@@ -718,15 +718,6 @@ CN_COLD static CN_HD void cn_fail_fill_rows(int why, size_t start, size_t stride
              (unsigned long long)start, (unsigned long long)stride, src, (unsigned long long)src_n);
 }
 
-/* A swizzle's offset (src/layout.c's, the layout Swizzle<B, M, S>): the B
- * bits from bit M + S XORed into the B bits from bit M, swz packing
- * B | M << 8 | S << 16 (0: none). With S >= B it is its own inverse. */
-static inline CN_HD size_t cn_swizzle(size_t o, unsigned swz)
-{
-    size_t mask = (((size_t)1 << (swz & 255)) - 1) << (swz >> 8 & 255);
-    return o ^ ((o >> (swz >> 16)) & mask);
-}
-
 static inline CN_HD void cn_fill_rows_check(size_t start, size_t stride, size_t rows, size_t cols, size_t pitch,
                                             size_t src_n, size_t stage_n, const char *pipe, const char *src,
                                             const char *f, int l, int c)
