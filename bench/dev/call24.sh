@@ -2,12 +2,12 @@
 # Session 24's device call: what session 23 prepared (bench/dev/call23.sh) with its binaries built on
 # this machine first, so the device's time goes to running them, and the TMA tiling of mma_unordered.
 #   bash bench/dev/call24.sh build        here: binaries under .pre (carry it with bin/cairn, .devlib)
-#   bash bench/dev/call24.sh run OUT      on the GPU machine, each step's log under OUT:
-#   1. mma_contract with the TMA tiling built in (-DCN_MMA_WGMMA=2): every output within the bound, a
+#   bash bench/dev/call24.sh run OUT      on the GPU machine (LIMIT s in all, default 400), logs under OUT:
+#   1. the exact sums' variants (bench/dev/scan_variants.sh, prebuilt): base, old (the kernels until
+#      session 22) and m4, at 2^24, 2^26, 2^28 with --loop 10; coll_bench checks every sum's bits;
+#   2. mma_contract with the TMA tiling built in (-DCN_MMA_WGMMA=2): every output within the bound, a
 #      second run's bits the same, the mma.sync tiling still the page's bits;
-#   2. mma_bench built with CN_MMA_WGMMA=1 (cp.async wgmma) and =2 (TMA), each against cuBLAS;
-#   3. the exact sums' variants (bench/dev/scan_variants.sh, prebuilt): base, old (the kernels until
-#      session 22) and m4 at 2^24, 2^26, 2^28 with --loop 10;
+#   3. mma_bench built with CN_MMA_WGMMA=2 (TMA) and =1 (cp.async wgmma), each against cuBLAS;
 #   4. the device suite's sums, tile64, tile32 and pipelines (built there: cairn and nvcc);
 #   5. Nsight Compute on base's sum_f32 and sum_f64 at 2^26, with the time left.
 set -u
