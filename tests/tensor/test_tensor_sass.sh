@@ -37,5 +37,16 @@ for n in run_frag_wmma run_mma_device; do
     ok "$n multiplies bf16 with HMMA.16816.F32.BF16" "$(grep -q 'HMMA.16816.F32.BF16' "$T/$n.sass"; echo $?)"
     ok "$n multiplies f16 with HMMA.16816.F32" "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
 done
+# mma_unordered's TMA tiling (runtime/cairn_mma_tma.h, -DCN_MMA_WGMMA=2): Hopper's warpgroup multiply
+# fed by the TMA, with the producer's registers given back, and nothing in local memory
+nvcc -std=c++17 -O2 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -DCN_MMA_WGMMA=2 -Iruntime \
+    -Itests/unit -o "$T/mc_wgt" tests/unit/test_mma.c -lgmp >"$T/wgt.log" 2>&1
+ok "the TMA tiling builds for sm_90a ($(head -c 200 "$T/wgt.log"))" $?
+cuobjdump -sass "$T/mc_wgt" 2>/dev/null | awk '/Function : .*cn_wgt_kernel/ { on = 1 } /Function : / && !/cn_wgt_kernel/ { on = 0 } on' \
+    >"$T/wgt.sass"
+for op in 'HGMMA.64x256x16.F32' 'UTMALDG.2D' 'SYNCS.ARRIVE.TRANS64' 'USETMAXREG.DEALLOC' 'USETMAXREG.TRY_ALLOC'; do
+    ok "the TMA tiling's kernels hold $op" "$(grep -q "$op" "$T/wgt.sass"; echo $?)"
+done
+ok "the TMA tiling loads nothing from local memory" "$(! grep -qE '\b(LDL|STL)\b' "$T/wgt.sass"; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
