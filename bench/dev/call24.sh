@@ -34,18 +34,26 @@ if [ "${1:-}" = build ]; then
 fi
 OUT=${2:?usage: bench/dev/call24.sh run OUT}; mkdir -p "$OUT"
 LIMIT=${LIMIT:-400} P=.pre
+# SHORT=1 (a call with little device time left): base and old at 2^26 and 2^28, the TMA tiling's
+# contract and benchmark, nothing else
+if [ -n "${SHORT:-}" ]; then
+    VARIANTS=("base" "old -DCN_DSUM32_WINDOW=0 -DCN_DSUM64_PIECES=3")
+    LOGS=26,28
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
 mkdir -p "$OUT/var"; cp -r $P/var/. "$OUT/var/"
-ROWS='^sum' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide --loop 10" NOBUILD=1 \
-    timeout 130 bash bench/dev/scan_variants.sh "$OUT/var" "${VARIANTS[@]}" >"$OUT/variants.log" 2>&1
+ROWS='^sum' REPS=9 VARGS="--log2 ${LOGS:-24,26,28} --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide --loop 10" NOBUILD=1 \
+    timeout $((${SHORT:-0} ? 70 : 130)) bash bench/dev/scan_variants.sh "$OUT/var" "${VARIANTS[@]}" >"$OUT/variants.log" 2>&1
 echo "variants: exit $? at ${SECONDS}s"; cat "$OUT/var/variants.txt"
 for v in base old m4; do grep -h "check FAIL" "$OUT/var/$v/run.log" 2>/dev/null | head -3; done
-timeout 70 $P/mc_wgt >"$OUT/contract_wgt.log" 2>&1
+timeout $((${SHORT:-0} ? 45 : 70)) $P/mc_wgt >"$OUT/contract_wgt.log" 2>&1
 echo "mma_contract (TMA): exit $? at ${SECONDS}s"; grep -m 12 -E 'FAIL' "$OUT/contract_wgt.log"; tail -2 "$OUT/contract_wgt.log"
-for w in 2 1; do
+for w in 2 ${SHORT:+-}1; do
+    [ "$w" = -1 ] && continue
     timeout 45 $P/mb_wg$w --only tile64,tile32,mma_unordered --reps 5 >"$OUT/mma_bench$w.log" 2>&1
     echo "mma_bench (CN_MMA_WGMMA=$w): exit $? at ${SECONDS}s"; cat "$OUT/mma_bench$w.log"
 done
+[ -z "${SHORT:-}" ] || { rm -f "$OUT"/var/*/coll_bench; exit 0; }
 left=$((LIMIT - SECONDS - 20))
 ONLY='sum|reduce|dsum|tile64|tile32|pipeline' SKIP="float_agree math_agree" timeout $((left > 30 ? left : 30)) \
     bash tests/device/run.sh /tmp/c24suite >"$OUT/suite.txt" 2>&1
