@@ -53,6 +53,13 @@ enum {
     CN_WGT_SHARED = CN_WGT_BARS + 128 + 1024            /* slack to align the stages on 1024 */
 };
 
+/* 1: each consumer leaves one step's wgmma in flight across the wait for the
+ * next stage (a tuning knob, off until measured on a GPU; the bits do not
+ * move, since each output's steps still go in order). */
+#ifndef CN_WGT_INFLIGHT
+#define CN_WGT_INFLIGHT 0
+#endif
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define CN_WGT_BUILT 1
 #else
@@ -230,10 +237,23 @@ static __device__ void cn_wgt_consume(const struct cn_mma_args *A, const struct 
                 cn_wgt_mma<BF16>(d, cn_wg_desc(sa + 8192 * g + 32 * j, 16, 1024),
                                  cn_wg_desc(sb + 2048 * j, 8192, 1024));
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#if CN_WGT_INFLIGHT
+            /* this step's products stay in flight while the next step's stage is awaited: the
+             * step before is done, and its stage is given back */
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (s > 0 && lane == 0)
+                cn_wgt_bar_arrive(bars + 64 + 8 * (r.stage == 0 ? CN_WGT_STAGES - 1 : r.stage - 1));
+#else
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             if (lane == 0)
                 cn_wgt_bar_arrive(bars + 64 + 8 * r.stage);
+#endif
         }
+#if CN_WGT_INFLIGHT
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (steps > 0 && lane == 0) /* the tile's last stage */
+            cn_wgt_bar_arrive(bars + 64 + 8 * (r.stage == 0 ? CN_WGT_STAGES - 1 : r.stage - 1));
+#endif
         for (unsigned j = 0; j < 32; j++)
             for (unsigned h = 0; h < 4; h++) {
                 size_t i = i0 + 8 * (h / 2), c = j0 + 8 * j + h % 2;

@@ -7,7 +7,8 @@
 #      session 22) and m4, at 2^24, 2^26, 2^28 with --loop 10; coll_bench checks every sum's bits;
 #   2. mma_contract with the TMA tiling built in (-DCN_MMA_WGMMA=2): every output within the bound, a
 #      second run's bits the same, the mma.sync tiling still the page's bits;
-#   3. mma_bench built with CN_MMA_WGMMA=2 (TMA) and =1 (cp.async wgmma), each against cuBLAS;
+#   3. mma_bench built with CN_MMA_WGMMA=2 (TMA) and =1 (cp.async wgmma), each against cuBLAS, and
+#      (not SHORT) the TMA tiling with one step's wgmma in flight (CN_WGT_INFLIGHT=1): contract, bench;
 #   4. the device suite's sums, tile64, tile32 and pipelines (built there: cairn and nvcc);
 #   5. Nsight Compute on base's sum_f32 and sum_f64 at 2^26, with the time left.
 set -u
@@ -23,9 +24,11 @@ if [ "${1:-}" = build ]; then
     for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32; do
         bin/cairn build "$f.cairn" --header --device-target sm_90a --out $P/lib || exit 1
     done
-    for w in 1 2; do
+    nvcc -std=c++17 -O2 -x cu --fmad=false $GC -DCN_MMA_WGMMA=2 -DCN_WGT_INFLIGHT=1 -Iruntime -Itests/unit \
+        -o $P/mc_wgt3 tests/unit/test_mma.c -lgmp || exit 1
+    for w in 1 2 3; do   # 3: the TMA tiling with a step's wgmma left in flight
         nvcc -std=c++17 -O3 -x cu --fmad=false $GC -Xcompiler -ffp-contract=off,-fno-fast-math,-fno-strict-aliasing -w \
-            -DCN_MMA_WGMMA=$w -Iruntime -c $P/lib/mma_kernels.c -o $P/wg$w.o &&
+            -DCN_MMA_WGMMA=$((w > 2 ? 2 : w)) -DCN_WGT_INFLIGHT=$((w > 2)) -Iruntime -c $P/lib/mma_kernels.c -o $P/wg$w.o &&
         nvcc -std=c++17 -O3 --fmad=false $GC -I$P/lib -Iruntime -Ibench/dev -o $P/mb_wg$w bench/dev/mma_bench.cu \
             $P/wg$w.o $P/lib/libtile64.a $P/lib/libtile32.a -lcublas -lcudart || exit 1
     done
@@ -48,8 +51,12 @@ echo "variants: exit $? at ${SECONDS}s"; cat "$OUT/var/variants.txt"
 for v in base old m4; do grep -h "check FAIL" "$OUT/var/$v/run.log" 2>/dev/null | head -3; done
 timeout $((${SHORT:-0} ? 45 : 70)) $P/mc_wgt >"$OUT/contract_wgt.log" 2>&1
 echo "mma_contract (TMA): exit $? at ${SECONDS}s"; grep -m 12 -E 'FAIL' "$OUT/contract_wgt.log"; tail -2 "$OUT/contract_wgt.log"
-for w in 2 ${SHORT:+-}1; do
-    [ "$w" = -1 ] && continue
+for w in 2 ${SHORT:+-}1 ${SHORT:+-}3; do
+    [ "${w#-}" = "$w" ] || continue
+    if [ "$w" = 3 ]; then
+        timeout 45 $P/mc_wgt3 >"$OUT/contract_wgt3.log" 2>&1
+        echo "mma_contract (TMA, in flight): exit $? at ${SECONDS}s"; grep -m 6 FAIL "$OUT/contract_wgt3.log"; tail -1 "$OUT/contract_wgt3.log"
+    fi
     timeout 45 $P/mb_wg$w --only tile64,tile32,mma_unordered --reps 5 >"$OUT/mma_bench$w.log" 2>&1
     echo "mma_bench (CN_MMA_WGMMA=$w): exit $? at ${SECONDS}s"; cat "$OUT/mma_bench$w.log"
 done
