@@ -75,6 +75,9 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 #ifndef CN_DSUM32_U
 #define CN_DSUM32_U 8
 #endif
+#if CN_DSUM32_U > 32 /* cn_dsum32_win_batch copies a batch into CN_DSUM32_BATCH_MAX (cairn_sum.h) */
+#error "CN_DSUM32_U: a batch holds at most 32 terms"
+#endif
 #ifndef CN_DSUM64_U
 #define CN_DSUM64_U 16
 #endif
@@ -479,10 +482,12 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 /* f64: block p folds part p. Each thread sums the terms its window takes
  * (cairn_sum.h, cn_dsum64_win) in registers, and adds any other into its
  * own 68 digits, a column of shared memory; the window moves into the
- * digits every 2^10 terms and at the end. A part has at most
- * CN_DSUM64_PART_MAX terms, so a digit takes fewer than 2^20 adds, each
- * below 2^32 in magnitude: the columns are carried once, at the end, then
- * added (below 2^38), and the block's digits added into the total. (One
+ * digits every 2^10 terms and at the end. A term goes into two digits
+ * (CN_DSUM64_PIECES 2: pieces below 2^32 and 2^52), so a digit could
+ * outgrow 63 bits in a long part: the columns are carried at every window
+ * flush (every 2^10 terms) and at the end, then added, and the block's
+ * digits added into the total. (PIECES 3, the pieces below 2^32, needs
+ * only the carry at the end: a part's 2^18 adds a digit stay below 2^50.) (One
  * column a warp, added with shared atomics, held five times the threads
  * but took 22 times CUB's time on terms of every exponent, where most
  * terms go to the digits: evidence/2026-12-04-scan-tiles.md.) */
@@ -498,6 +503,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
             cn_dg[i * T + t] = 0;                                                            \
         if (t == 0)                                                                          \
             cn_fl = 0;                                                                       \
+        __syncthreads(); /* the zero before any thread's flags */                            \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
         cn_dsum64_win win;                                                                   \

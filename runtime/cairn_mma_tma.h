@@ -50,7 +50,8 @@ enum {
     CN_WGT_A_BYTES = CN_WGT_TM * CN_WGT_TK * 2,         /* 16 KiB */
     CN_WGT_STAGE = CN_WGT_A_BYTES + CN_WGT_TK * CN_WGT_TN * 2, /* 48 KiB */
     CN_WGT_BARS = CN_WGT_STAGES * CN_WGT_STAGE,         /* the barriers, after the stages */
-    CN_WGT_SHARED = CN_WGT_BARS + 128 + 1024            /* slack to align the stages on 1024 */
+    CN_WGT_SHARED = CN_WGT_BARS + 128 + 1024,           /* slack to align the stages on 1024 */
+    CN_WGT_PRODUCER_REGS = 40, CN_WGT_CONSUMER_REGS = 232 /* a thread's registers after setmaxnreg */
 };
 
 /* 1: each consumer leaves one step's wgmma in flight across the wait for the
@@ -182,30 +183,37 @@ static __device__ void cn_wgt_produce(const struct cn_mma_args *A, const struct 
         size_t ti, b1;
         if (!cn_wgt_tile(L, p, tiles_m, &ti, &b1))
             continue;
-        int i0 = (int)(ti * CN_WGT_TM), j0 = (int)(b1 * CN_WGT_TN);
+        int i0 = (int)(ti * CN_WGT_TM), j0 = (int)(b1 * CN_WGT_TN), nq = 0;
+        while (nq < CN_WGT_TN / 64 && (size_t)(j0 + 64 * nq) < A->n)
+            nq++; /* B's boxes with a column of b: the rest would feed only columns past n, never stored */
         for (size_t s = 0; s < steps; s++, cn_wgt_next(&r)) {
             unsigned full = bars + 8 * r.stage, empty = bars + 64 + 8 * r.stage;
             unsigned sa = base + r.stage * CN_WGT_STAGE, sb = sa + CN_WGT_A_BYTES;
             int k0 = (int)(s * CN_WGT_TK);
             cn_wgt_bar_wait(empty, r.parity ^ 1);
-            cn_wgt_bar_expect(full, CN_WGT_STAGE);
+            cn_wgt_bar_expect(full, CN_WGT_A_BYTES + 8192 * nq);
             cn_wgt_load(sa, ta, k0, i0, full);
-            for (int q = 0; q < CN_WGT_TN / 64; q++)
+            for (int q = 0; q < nq; q++)
                 cn_wgt_load(sb + 8192 * q, tb, j0 + 64 * q, k0, full);
         }
     }
 }
 
-/* A's columns past k in this consumer's 64 rows of the stage at sp: -0. */
+/* A's columns past k in this consumer's 64 rows of the stage at sp: -0,
+ * whole 16-byte runs (k is a multiple of 8 here: cn_mma_args.vec). */
 static __device__ __forceinline__ void cn_wgt_pad(unsigned char *sp, unsigned g, unsigned t, unsigned kk)
 {
-    for (unsigned e = t; e < 64 * 64; e += 128) {
-        unsigned r = 64 * g + e / 64, p = e % 64;
-        if (p >= kk)
-            *(uint16_t *)(sp + r * 128 + (((p / 8) ^ r) & 7) * 16 + (p % 8) * 2) = 0x8000;
+    for (unsigned e = t; e < 64 * 8; e += 128) {
+        unsigned r = 64 * g + e / 8, q = e % 8;
+        if (8 * q >= kk)
+            *(uint4 *)(sp + r * 128 + ((q ^ r) & 7) * 16) =
+                make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u);
     }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("bar.sync %0, 128;" ::"r"(1 + g) : "memory");
+    if (g) /* the group's own barrier (ids 1 and 2; 0 is __syncthreads) */
+        asm volatile("bar.sync 2, 128;" ::: "memory");
+    else
+        asm volatile("bar.sync 1, 128;" ::: "memory");
 }
 
 /* Consumer g (0 or 1), thread t of its 128: rows 64 g .. +64 of each tile. */
@@ -288,11 +296,11 @@ static __global__ void __launch_bounds__(CN_WGT_THREADS, 1)
     __syncthreads();
     const unsigned group = threadIdx.x / 128;
     if (group == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"((int)CN_WGT_PRODUCER_REGS) : "memory");
         if (threadIdx.x == 0)
             cn_wgt_produce(&a, &L, tiles_m, &ta, &tb, base);
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"((int)CN_WGT_CONSUMER_REGS) : "memory");
         cn_wgt_consume<BF16>(&a, &L, tiles_m, group - 1, threadIdx.x % 128, base, sh);
     }
 #else
@@ -330,17 +338,22 @@ typedef CUresult (*cn_wgt_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint3
                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                      CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-/* The driver's encoder, through the runtime (NULL where the driver lacks it). */
+/* The driver's encoder, through the runtime (NULL where the driver lacks
+ * it), asked once a process: the driver's entry points do not move. */
 static inline cn_wgt_encode_fn cn_wgt_encoder(void)
 {
-    void *fn = NULL;
+    static void *cached;
+    void *fn = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (fn)
+        return (cn_wgt_encode_fn)fn;
     enum cudaDriverEntryPointQueryResult q;
     if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) !=
             cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
+        q != cudaDriverEntryPointSuccess || fn == NULL) {
         (void)cudaGetLastError();
         return NULL;
     }
+    __atomic_store_n(&cached, fn, __ATOMIC_RELAXED);
     return (cn_wgt_encode_fn)fn;
 }
 
@@ -359,8 +372,12 @@ static inline bool cn_wgt_map(CUtensorMap *map, int fmt, const void *p, size_t r
 static inline bool cn_wgt_ask(void)
 {
     struct cudaFuncAttributes fa, plain; /* plain: a kernel with no static shared memory of its own */
+    /* fa.numRegs: the registers a thread starts with, which setmaxnreg moves
+     * from the producer to the consumers; short of their sum it would wait
+     * for ever (a build with a register cap) */
     if (cn_wgt_encoder() == NULL || cudaFuncGetAttributes(&fa, cn_wgt_kernel<false>) != cudaSuccess ||
         cudaFuncGetAttributes(&plain, cn_mmaw_kernel<false>) != cudaSuccess || fa.binaryVersion != 90 ||
+        fa.numRegs * CN_WGT_THREADS < 128 * CN_WGT_PRODUCER_REGS + 256 * CN_WGT_CONSUMER_REGS ||
         fa.sharedSizeBytes <= plain.sharedSizeBytes ||
         cudaFuncSetAttribute(cn_wgt_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_WGT_SHARED) !=
             cudaSuccess ||
@@ -379,13 +396,15 @@ static inline bool cn_wgt_built(void)
 }
 
 /* False (and nothing launched) where the TMA cannot describe the operands:
- * an extent past its 32-bit coordinates. */
+ * an extent past its 32-bit coordinates, or none (k = 0: c stays as it is,
+ * which the other tilings do). */
 static inline bool cn_wgt_launch(struct cn_exec *x, const struct cn_mma_args *A)
 {
     const size_t lim = (size_t)1 << 31;
     struct cn_wgt_args w;
     struct cn_coop_grid g;
-    if (A->m >= lim || A->n >= lim || A->k >= lim || !cn_mma_tiles_grid(A, CN_WGT_TM, CN_WGT_TN, &g, &w.tiles_m))
+    if (A->k == 0 || A->m >= lim || A->n >= lim || A->k >= lim ||
+        !cn_mma_tiles_grid(A, CN_WGT_TM, CN_WGT_TN, &g, &w.tiles_m))
         return false;
     if (g.total == 0)
         return true; /* c is empty: nothing to do */

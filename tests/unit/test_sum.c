@@ -485,7 +485,8 @@ static uint32_t devsum32w(const float *x, size_t n, size_t P, size_t G, size_t T
  * each term goes to the window (cn_dsum64_win_take, then
  * cn_dsum64_win_miss) or the thread's digits; a window moves into the
  * digits every `spill` terms the thread met, and at the end; a thread's
- * digits are carried once, at the end. */
+ * digits are carried at each of those moves, as the device's are
+ * (cn_dsum64_carry after cn_dsum64_win_flush). */
 static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t T, size_t grp, uint32_t spill)
 {
     static cn_sum_acc total;
