@@ -10,7 +10,7 @@
 #   3. mma_bench built with CN_MMA_WGMMA=2 (TMA) and =1 (cp.async wgmma), each against cuBLAS, and
 #      (not SHORT) the TMA tiling with one step's wgmma in flight (CN_WGT_INFLIGHT=1): contract, bench;
 #   4. the device suite's sums, tile64, tile32 and pipelines (built there: cairn and nvcc);
-#   5. Nsight Compute on base's sum_f32 and sum_f64 at 2^26, with the time left.
+#   5. Nsight Compute on base's sum_f32 and sum_f64 at 2^26 and on the TMA tiling, with the time left.
 set -u
 cd "$(dirname "$0")/../.."
 GC="-gencode=arch=compute_90a,code=sm_90a"
@@ -74,4 +74,10 @@ for name in sum_f32 sum_f64; do
     echo "ncu $name: exit $? at ${SECONDS}s"
     grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Achieved Occupancy|Registers Per" "$OUT/ncu.$name.txt" | head -16
 done
+if [ $((LIMIT - SECONDS)) -gt 40 ] && command -v ncu >/dev/null; then   # the TMA tiling at 8192^3
+    timeout 35 ncu -k regex:cn_wgt_kernel --launch-skip 1 --launch-count 1 --section SpeedOfLight \
+        --section WarpStateStats --section Occupancy --section LaunchStats \
+        $P/mb_wg2 --only mma_unordered --sizes 8192 --reps 1 >"$OUT/ncu.wgt.txt" 2>&1
+    echo "ncu wgt: exit $? at ${SECONDS}s"; grep -E "Duration|Compute \(SM\)|Memory Throughput|Registers Per" "$OUT/ncu.wgt.txt" | head
+fi
 rm -f "$OUT"/var/*/coll_bench
