@@ -48,5 +48,15 @@ for op in 'HGMMA.64x256x16.F32' 'UTMALDG.2D' 'SYNCS.ARRIVE.TRANS64' 'USETMAXREG.
     ok "the TMA tiling's kernels hold $op" "$(grep -q "$op" "$T/wgt.sass"; echo $?)"
 done
 ok "the TMA tiling loads nothing from local memory" "$(! grep -qE '\b(LDL|STL)\b' "$T/wgt.sass"; echo $?)"
+ok "the TMA tiling waits for all of a step's wgmma (DEPBAR.LE gsb0, 0x0)" "$(grep -q 'DEPBAR.LE gsb0, 0x0' "$T/wgt.sass"; echo $?)"
+# its knob CN_WGT_INFLIGHT=1: one step's wgmma left in flight (DEPBAR.LE gsb0, 0x1), still no local memory
+nvcc -std=c++17 -O2 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -DCN_MMA_WGMMA=2 -DCN_WGT_INFLIGHT=1 \
+    -Iruntime -Itests/unit -o "$T/mc_wgt3" tests/unit/test_mma.c -lgmp >"$T/wgt3.log" 2>&1
+ok "the TMA tiling with a step in flight builds for sm_90a ($(head -c 200 "$T/wgt3.log"))" $?
+cuobjdump -sass "$T/mc_wgt3" 2>/dev/null | awk '/Function : .*cn_wgt_kernel/ { on = 1 } /Function : / && !/cn_wgt_kernel/ { on = 0 } on' \
+    >"$T/wgt3.sass"
+ok "the TMA tiling with a step in flight leaves one (DEPBAR.LE gsb0, 0x1)" "$(grep -q 'DEPBAR.LE gsb0, 0x1' "$T/wgt3.sass"; echo $?)"
+ok "the TMA tiling with a step in flight loads nothing from local memory" \
+    "$(! grep -qE '\b(LDL|STL)\b' "$T/wgt3.sass"; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
