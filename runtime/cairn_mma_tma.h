@@ -379,10 +379,7 @@ static inline bool cn_wgt_ask(void)
         cudaFuncGetAttributes(&plain, cn_mmaw_kernel<false>) != cudaSuccess || fa.binaryVersion != 90 ||
         fa.numRegs * CN_WGT_THREADS < 128 * CN_WGT_PRODUCER_REGS + 256 * CN_WGT_CONSUMER_REGS ||
         fa.sharedSizeBytes <= plain.sharedSizeBytes ||
-        cudaFuncSetAttribute(cn_wgt_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_WGT_SHARED) !=
-            cudaSuccess ||
-        cudaFuncSetAttribute(cn_wgt_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_WGT_SHARED) !=
-            cudaSuccess) {
+        !cn_mma_take_shared(cn_wgt_kernel<false>, cn_wgt_kernel<true>, CN_WGT_SHARED)) {
         (void)cudaGetLastError();
         return false;
     }

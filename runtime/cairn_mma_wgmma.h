@@ -195,10 +195,7 @@ static inline bool cn_wg_ask(void)
     if (cudaFuncGetAttributes(&fa, cn_wg_kernel<false>) != cudaSuccess ||
         cudaFuncGetAttributes(&plain, cn_mmaw_kernel<false>) != cudaSuccess || fa.binaryVersion != 90 ||
         fa.sharedSizeBytes <= plain.sharedSizeBytes ||
-        cudaFuncSetAttribute(cn_wg_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_WG_SHARED) !=
-            cudaSuccess ||
-        cudaFuncSetAttribute(cn_wg_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_WG_SHARED) !=
-            cudaSuccess) {
+        !cn_mma_take_shared(cn_wg_kernel<false>, cn_wg_kernel<true>, CN_WG_SHARED)) {
         (void)cudaGetLastError();
         return false;
     }

@@ -264,15 +264,19 @@ static inline bool cn_mma_asked(int *cache, bool (*ask)(void))
 /* Whether this binary's device code has the wide tiling: it is built for
  * sm_80 and later (cp.async, ldmatrix, m16n8k16), which the device's
  * binary version says; and the kernels may take their shared memory (past
- * 48 KiB a kernel must ask, on each device). */
+ * 48 KiB a kernel must ask, on each device: cn_mma_take_shared, for both
+ * formats' kernels of a tiling). */
+template <typename F> static inline bool cn_mma_take_shared(F *f16, F *bf16, int bytes)
+{
+    return cudaFuncSetAttribute(f16, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
+           cudaFuncSetAttribute(bf16, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess;
+}
+
 static inline bool cn_mmaw_ask(void)
 {
     struct cudaFuncAttributes fa;
     if (cudaFuncGetAttributes(&fa, cn_mmaw_kernel<false>) != cudaSuccess || fa.binaryVersion < 80 ||
-        cudaFuncSetAttribute(cn_mmaw_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_MMAW_SHARED) !=
-            cudaSuccess ||
-        cudaFuncSetAttribute(cn_mmaw_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, CN_MMAW_SHARED) !=
-            cudaSuccess) {
+        !cn_mma_take_shared(cn_mmaw_kernel<false>, cn_mmaw_kernel<true>, CN_MMAW_SHARED)) {
         (void)cudaGetLastError();
         return false;
     }

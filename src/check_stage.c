@@ -158,14 +158,20 @@ static const char *state_str(Walk *w, const Pipe *P)
     return arena_printf(w->a, "%s's %d stage%s at %s", P->p->id, P->depth, P->depth == 1 ? "" : "s", s);
 }
 
-static bool same_state(const State *a, const State *b)
+/* Whether every stage of a and b has the same state (since: the same
+ * count of fills since its own). */
+static bool same_stages(const State *a, const State *b, bool since)
 {
     for (int i = 0; i < a->n; i++)
-        for (int k = 0; k < a->v[i].depth; k++)
-            if (a->v[i].q[k].st != b->v[i].q[k].st)
+        for (int k = 0; k < a->v[i].depth; k++) {
+            const Stage *x = &a->v[i].q[k], *y = &b->v[i].q[k];
+            if (since ? x->since != y->since : x->st != y->st)
                 return false;
+        }
     return true;
 }
+
+static bool same_state(const State *a, const State *b) { return same_stages(a, b, false); }
 
 /* b's stages, met with a's of the same states: the fewer fills since. */
 static void meet_since(State *b, const State *a)
@@ -176,14 +182,7 @@ static void meet_since(State *b, const State *a)
                 b->v[i].q[k].since = a->v[i].q[k].since;
 }
 
-static bool same_since(const State *a, const State *b)
-{
-    for (int i = 0; i < a->n; i++)
-        for (int k = 0; k < a->v[i].depth; k++)
-            if (a->v[i].q[k].since != b->v[i].q[k].since)
-                return false;
-    return true;
-}
+static bool same_since(const State *a, const State *b) { return same_stages(a, b, true); }
 
 /* The first pipeline two states differ on. */
 static int differs_at(const State *a, const State *b)
