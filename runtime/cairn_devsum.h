@@ -85,7 +85,7 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
  * memory alone (0, the kernel measured until session 23); the f64 sum's
  * digits added in two pieces a term (2) or three (3). */
 #ifndef CN_DSUM32_WINDOW
-#define CN_DSUM32_WINDOW 1
+#define CN_DSUM32_WINDOW 0
 #endif
 /* Blocks of the windowed f32 fold a multiprocessor should hold: its limbs
  * (35 KB a block) allow six, which its registers must then fit. */

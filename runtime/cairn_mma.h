@@ -308,11 +308,11 @@ CN_MMA_KERNEL(f16)
 CN_MMA_KERNEL(bf16)
 #undef CN_MMA_KERNEL
 
-/* The wgmma tilings are built only on request until they have run on a
- * GPU: CN_MMA_WGMMA=1 the cp.async one (cairn_mma_wgmma.h), 2 the TMA one
- * too (cairn_mma_tma.h), which a launch then prefers. */
+/* The wgmma tilings (sm_90a): CN_MMA_WGMMA=1 the cp.async one
+ * (cairn_mma_wgmma.h), 2 (the default) the TMA one too (cairn_mma_tma.h),
+ * which a launch then prefers; 0 neither, the wide mma.sync tiling. */
 #ifndef CN_MMA_WGMMA
-#define CN_MMA_WGMMA 0
+#define CN_MMA_WGMMA 2
 #endif
 
 #if CN_DEV_CUDA

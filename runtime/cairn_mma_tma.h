@@ -1,10 +1,11 @@
 /*
  * cairn_mma_tma.h: mma_unordered on Hopper with the Tensor Memory
  * Accelerator (TMA) feeding the warpgroup multiply (wgmma), for sm_90a and
- * 16-bit operands whose rows start on 16 bytes. Built only with
- * CN_MMA_WGMMA=2 until it has run on a GPU; included by cairn_mma.h in a
- * CUDA build, after cairn_mma_wgmma.h (whose cp.async tiling it replaces
- * where both are built).
+ * 16-bit operands whose rows start on 16 bytes: mma_unordered's default
+ * there (CN_MMA_WGMMA=2), since it has run on a GPU within the contract at
+ * 87-95% of cuBLAS (evidence/2026-12-06-h100-tma.md). Included by
+ * cairn_mma.h in a CUDA build, after cairn_mma_wgmma.h (whose cp.async
+ * tiling it replaces; that one stays for extents the TMA cannot describe).
  *
  * The contract, not the page's bits, as in cairn_mma_wgmma.h: each output
  * is its old value plus k products added 16 at a time in an order the
@@ -59,6 +60,13 @@ enum {
  * move, since each output's steps still go in order). */
 #ifndef CN_WGT_INFLIGHT
 #define CN_WGT_INFLIGHT 0
+#endif
+
+/* 0: every access of c is a single float (to measure what pairs give:
+ * the pairs took mma_unordered from 77-78% of cuBLAS to 89-95% on an H100,
+ * evidence/2026-12-06-h100-tma.md). */
+#ifndef CN_WGT_PAIR
+#define CN_WGT_PAIR 1
 #endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -216,13 +224,45 @@ static __device__ __forceinline__ void cn_wgt_pad(unsigned char *sp, unsigned g,
         asm volatile("bar.sync 1, 128;" ::: "memory");
 }
 
+/* A thread's accumulators d in wgmma's layout, row i0 (+8) and columns j0
+ * + 8 j (+1): read from c (zero past m or n), or written back. Where the
+ * pairs of columns lie on 8 bytes (pair) each is written with one access:
+ * a warp then writes whole 32-byte sectors, not halves. (Reads stay single:
+ * 8-byte reads into the accumulators make ptxas serialize the wgmma of
+ * CN_WGT_INFLIGHT=1, warning C7515.) */
+static __device__ __forceinline__ void cn_wgt_c(const struct cn_mma_args *A, float *d, size_t i0, size_t j0, bool pair,
+                                                bool store)
+{
+    const size_t m = A->m, n = A->n;
+#pragma unroll /* wholly: d stays in registers */
+    for (unsigned j = 0; j < 32; j++)
+#pragma unroll
+        for (unsigned h = 0; h < 4; h += 2) {
+            size_t i = i0 + 8 * (h / 2), c = j0 + 8 * j;
+            float *q = A->c + i * n + c, *v = d + 4 * j + h;
+            if (store && pair && i < m && c < n) { /* n even, c even: c + 1 < n too */
+                *(float2 *)q = make_float2(v[0], v[1]);
+                continue;
+            }
+#pragma unroll
+            for (unsigned e = 0; e < 2; e++) {
+                bool in = i < m && c + e < n;
+                if (store && in)
+                    q[e] = v[e];
+                else if (!store)
+                    v[e] = in ? q[e] : 0.0f;
+            }
+        }
+}
+
 /* Consumer g (0 or 1), thread t of its 128: rows 64 g .. +64 of each tile. */
 template <bool BF16>
 static __device__ void cn_wgt_consume(const struct cn_mma_args *A, const struct cn_coop_launch *L, size_t tiles_m,
                                       unsigned g, unsigned t, unsigned base, unsigned char *sh)
 {
-    const size_t m = A->m, n = A->n, k = A->k, steps = k / CN_WGT_TK + (k % CN_WGT_TK != 0);
+    const size_t k = A->k, steps = k / CN_WGT_TK + (k % CN_WGT_TK != 0);
     const unsigned w = t / 32, lane = t % 32, bars = base + CN_WGT_BARS;
+    const bool pair = CN_WGT_PAIR && A->n % 2 == 0 && (uintptr_t)A->c % 8 == 0;
     struct cn_wgt_ring r = {0, 0};
     float d[128];
     for (uint64_t p = blockIdx.x; p < L->grid.total; p += gridDim.x) {
@@ -230,11 +270,7 @@ static __device__ void cn_wgt_consume(const struct cn_mma_args *A, const struct 
         if (!cn_wgt_tile(L, p, tiles_m, &ti, &b1))
             continue;
         const size_t i0 = ti * CN_WGT_TM + 64 * g + 16 * w + lane / 4, j0 = b1 * CN_WGT_TN + 2 * (lane % 4);
-        for (unsigned j = 0; j < 32; j++)
-            for (unsigned h = 0; h < 4; h++) {
-                size_t i = i0 + 8 * (h / 2), c = j0 + 8 * j + h % 2;
-                d[4 * j + h] = i < m && c < n ? A->c[i * n + c] : 0.0f;
-            }
+        cn_wgt_c(A, d, i0, j0, pair, false);
         for (size_t s = 0; s < steps; s++, cn_wgt_next(&r)) {
             const unsigned sa = base + r.stage * CN_WGT_STAGE, sb = sa + CN_WGT_A_BYTES;
             cn_wgt_bar_wait(bars + 8 * r.stage, r.parity);
@@ -262,12 +298,7 @@ static __device__ void cn_wgt_consume(const struct cn_mma_args *A, const struct 
         if (steps > 0 && lane == 0) /* the tile's last stage */
             cn_wgt_bar_arrive(bars + 64 + 8 * (r.stage == 0 ? CN_WGT_STAGES - 1 : r.stage - 1));
 #endif
-        for (unsigned j = 0; j < 32; j++)
-            for (unsigned h = 0; h < 4; h++) {
-                size_t i = i0 + 8 * (h / 2), c = j0 + 8 * j + h % 2;
-                if (i < m && c < n)
-                    A->c[i * n + c] = d[4 * j + h];
-            }
+        cn_wgt_c(A, d, i0, j0, pair, true);
     }
 }
 #endif /* CN_WGT_BUILT */

@@ -49,6 +49,8 @@ for op in 'HGMMA.64x256x16.F32' 'UTMALDG.2D' 'SYNCS.ARRIVE.TRANS64' 'USETMAXREG.
 done
 ok "the TMA tiling loads nothing from local memory" "$(! grep -qE '\b(LDL|STL)\b' "$T/wgt.sass"; echo $?)"
 ok "the TMA tiling waits for all of a step's wgmma (DEPBAR.LE gsb0, 0x0)" "$(grep -q 'DEPBAR.LE gsb0, 0x0' "$T/wgt.sass"; echo $?)"
+# c is written in pairs of columns (8 bytes: whole 32-byte sectors a warp)
+ok "the TMA tiling writes c in 8-byte pairs (STG.E.64)" "$(grep -q 'STG.E.64' "$T/wgt.sass"; echo $?)"
 # its knob CN_WGT_INFLIGHT=1: one step's wgmma left in flight (DEPBAR.LE gsb0, 0x1), still no local memory
 nvcc -std=c++17 -O2 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -DCN_MMA_WGMMA=2 -DCN_WGT_INFLIGHT=1 \
     -Iruntime -Itests/unit -o "$T/mc_wgt3" tests/unit/test_mma.c -lgmp >"$T/wgt3.log" 2>&1
@@ -58,5 +60,8 @@ cuobjdump -sass "$T/mc_wgt3" 2>/dev/null | awk '/Function : .*cn_wgt_kernel/ { o
 ok "the TMA tiling with a step in flight leaves one (DEPBAR.LE gsb0, 0x1)" "$(grep -q 'DEPBAR.LE gsb0, 0x1' "$T/wgt3.sass"; echo $?)"
 ok "the TMA tiling with a step in flight loads nothing from local memory" \
     "$(! grep -qE '\b(LDL|STL)\b' "$T/wgt3.sass"; echo $?)"
+for b in wgt wgt3; do   # ptxas says C7515 where it serializes the wgmma (an accumulator defined mid-flight)
+    ok "ptxas keeps the TMA tiling's wgmma asynchronous ($b: no C7515)" "$(! grep -q C7515 "$T/$b.log"; echo $?)"
+done
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

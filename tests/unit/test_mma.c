@@ -225,14 +225,15 @@ static void host(const Case *c, float *out)
 }
 
 /* The device's tiling: the operands in device memory (offset by `skew`
- * bytes, so the 16-byte path is left where it must be), one launch, back. */
-static void device(const Case *c, float *out, size_t skew, enum cn_mma_tiling tiling)
+ * bytes, so the 16-byte path is left where it must be; c by `cskew`
+ * floats, so its pairs of columns leave 8 bytes), one launch, back. */
+static void device_at(const Case *c, float *out, size_t skew, size_t cskew, enum cn_mma_tiling tiling)
 {
     const Shape s = c->s;
     size_t eb = fmt_bytes(c->fmt), na = s.m * s.k, nb = s.k * s.n, nc = s.m * s.n;
     struct cn_exec *x = cn_exec_get();
     unsigned char *da = (unsigned char *)cn_dev_malloc(na * eb + 16), *db = (unsigned char *)cn_dev_malloc(nb * eb + 16);
-    float *dc = (float *)cn_dev_malloc(nc * sizeof(float) + 4);
+    float *dc0 = (float *)cn_dev_malloc(nc * sizeof(float) + 4), *dc = dc0 + cskew;
     cn_dev_copy(x->run, CN_DEV_H2D, da + skew, c->ap, na * eb);
     cn_dev_copy(x->run, CN_DEV_H2D, db + skew, c->bp, nb * eb);
     cn_dev_copy(x->run, CN_DEV_H2D, dc, c->c, nc * sizeof(float));
@@ -240,7 +241,12 @@ static void device(const Case *c, float *out, size_t skew, enum cn_mma_tiling ti
     cn_dev_copy(x->run, CN_DEV_D2H, out, dc, nc * sizeof(float));
     cn_dev_stream_synchronize(x->run);
     x->open_run = false;
-    cn_dev_free(da), cn_dev_free(db), cn_dev_free(dc);
+    cn_dev_free(da), cn_dev_free(db), cn_dev_free(dc0);
+}
+
+static void device(const Case *c, float *out, size_t skew, enum cn_mma_tiling tiling)
+{
+    device_at(c, out, skew, 0, tiling);
 }
 
 /* ------------------------------------------------------------ checks */
@@ -350,6 +356,10 @@ static void check_case(int fmt, int fam, Shape s)
             device(&c, r, 0, CN_MMA_AUTO);
             at = first_differing(d, r, nc);
             EXPECT(at == nc, "%s %s %zux%zux%zu: a second run differs at %zu: %a vs %a", fmt_name[fmt], what, s.m,
+                   s.n, s.k, at, at < nc ? r[at] : 0.0, at < nc ? d[at] : 0.0);
+            device_at(&c, r, 0, 1, CN_MMA_AUTO); /* c one float off 8 bytes: single accesses, same bits */
+            at = first_differing(d, r, nc);
+            EXPECT(at == nc, "%s %s %zux%zux%zu: c off 8 bytes differs at %zu: %a vs %a", fmt_name[fmt], what, s.m,
                    s.n, s.k, at, at < nc ? r[at] : 0.0, at < nc ? d[at] : 0.0);
             free(q), free(r);
         }
