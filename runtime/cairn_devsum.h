@@ -16,15 +16,19 @@
  *
  * On the CUDA machine, in two passes over P contiguous parts:
  *
- *   f32: each thread sums the terms near the largest of its first U in one
- *   double in registers (cairn_sum.h, cn_dsum32_win: a term whose exponent
- *   field is within 18 of the window's is a multiple of the accumulator's
- *   ulp, and 2^10 of them keep it in its binade), a batch of U with no
- *   branch a term; any other term goes into the thread's own 17 integer
- *   limbs in shared memory (limb b of weight 2^(16b) units of 2^-150); the
- *   window moves into the limbs every 2^10 terms. (CN_DSUM32_WINDOW=0
- *   builds the kernel measured until session 23: 16 bins of doubles a
- *   thread in shared memory, a load, an add and a store a term.)
+ *   f32: each thread adds every term into one of its 16 bins of doubles in
+ *   shared memory (one a sixteen binades: a load, an add and a store a
+ *   term), moved into the block's 17 integer limbs every 2^14 terms, before
+ *   a bin could round.
+ *   CN_DSUM32_WINDOW=1 builds session 23's alternative: the terms near the
+ *   largest of a thread's first U summed in one double in registers
+ *   (cairn_sum.h, cn_dsum32_win: a term whose exponent field is within 18
+ *   of the window's is a multiple of the accumulator's ulp, and 2^10 of
+ *   them keep it in its binade), any other term into the limbs (limb b of
+ *   weight 2^(16b) units of 2^-150), the window moved into them every 2^10
+ *   terms. Exact too, but slower on an H100 at every size (1.53x CUB at
+ *   2^28 on moderate data against the bins' 1.34x, 3.6x on data over the
+ *   whole range: evidence/2026-12-06-h100-tma.md), so off.
  *
  *   f64: each thread sums the terms near the largest of its first 16 in
  *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
@@ -81,9 +85,9 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 #ifndef CN_DSUM64_U
 #define CN_DSUM64_U 16
 #endif
-/* The f32 sum's window in registers (1) or the bins of doubles in shared
- * memory alone (0, the kernel measured until session 23); the f64 sum's
- * digits added in two pieces a term (2) or three (3). */
+/* The f32 sum's bins of doubles in shared memory (0, the default) or the
+ * window in registers (1, measured slower); the f64 sum's digits added in
+ * two pieces a term (2) or three (3). */
 #ifndef CN_DSUM32_WINDOW
 #define CN_DSUM32_WINDOW 0
 #endif
