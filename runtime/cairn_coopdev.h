@@ -884,6 +884,12 @@ static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *sr
 #endif
 }
 
+/* 1: fill_rows writes the pad past each row's columns in 16-byte stores
+ * where the stage allows (opt-in until measured on a GPU). */
+#ifndef CN_COOPD_PAD16
+#define CN_COOPD_PAD16 0
+#endif
+
 /* p.fill_rows(x, start, stride, rows, cols, pitch, pad) by the block's
  * threads, after its guards (cn_fill_rows_check): row r < rows of the
  * stage (at r * pitch) takes x[start + r * stride ..][0 .. cols], by
@@ -906,7 +912,8 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
     const unsigned tid = threadIdx.x, step = blockDim.x;
-    const unsigned R = (unsigned)rows, C = (unsigned)cols, P = (unsigned)pitch;
+    const unsigned R = (unsigned)rows, P = (unsigned)pitch;
+    unsigned C = (unsigned)cols;
     bool chunks = false;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     chunks = ((((uintptr_t)d | (uintptr_t)s) & 15) == 0 && (C * esz) % 16 == 0 && (P * esz) % 16 == 0 &&
@@ -927,6 +934,22 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
             unsigned r = k / C, c = k - r * C;
             cn_coopd_copy_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);
         }
+#if CN_COOPD_PAD16
+    /* the pad in 16-byte stores: a row's pad is whole runs of 16 bytes
+     * that the swizzle keeps whole (bench/dev/call27.sh measures it) */
+    if (P > C && esz >= 2 && (((uintptr_t)d & 15) | ((C * esz) & 15) | ((P * esz) & 15)) == 0 &&
+        (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0)) {
+        const unsigned runs = (P - C) * esz / 16;
+        const uint32_t w = esz == 2 ? (uint32_t)(pad & 0xffffu) * 0x10001u : (uint32_t)pad,
+                       w2 = esz == 8 ? (uint32_t)(pad >> 32) : w;
+#pragma unroll 1
+        for (unsigned k = tid; k < R * runs; k += step) {
+            unsigned r = k / runs, q = k - r * runs;
+            *(uint4 *)(d + cn_coopd_swizzle(r * P + C + q * 16 / esz, swz) * esz) = make_uint4(w, w2, w, w2);
+        }
+        C = P; /* nothing left for the element loop below */
+    }
+#endif
     if (P > C) /* the rest of each row */
         for (unsigned k = tid, g = P - C; k < R * g; k += step) {
             unsigned r = k / g, c = C + (k - r * g);

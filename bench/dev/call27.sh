@@ -12,7 +12,7 @@
 #   bash bench/dev/call27.sh run OUT      on the GPU machine (LIMIT s, default 400); OUT/all.tgz
 #   1. sum variants (coll_bench checks every sum's bits): base, a12, a16 (CN_DSUM32_U), d8, d32
 #      (CN_DSUM64_U) at 2^24, 2^26, 2^28 with --loop 10;
-#   2. mma_bench of the default build (TMA tiling) with tile64, tile32;
+#   2. mma_bench of the default build (TMA tiling) with tile64, tile32; tile64 with CN_COOPD_PAD16=1;
 #   3. grad_torch (tests/device/run.sh ONLY=grad_torch);
 #   4. ncu on tile64 at 4096^3 and on base's sum_f32 fold kernel at 2^26.
 set -u
@@ -24,6 +24,13 @@ VARIANTS=("base" "a12 -DCN_DSUM32_U=12" "a16 -DCN_DSUM32_U=16" "d8 -DCN_DSUM64_U
 if [ "${1:-}" = build ]; then   # call26's binaries (mma_bench, mma_contract, the base sums), then the variants
     bash bench/dev/call26.sh build || exit 1
     BUILD_ONLY=1 bash bench/dev/scan_variants.sh .pre/var "${VARIANTS[@]:1}" || exit 1
+    # tile64 with its pads in 16-byte stores (runtime/cairn_coopdev.h, CN_COOPD_PAD16; 168 registers
+    # in place of 128 for the fast version, so three blocks an SM, not four: which wins?)
+    nvcc -std=c++17 -O3 -x cu --fmad=false $GC -Xcompiler -ffp-contract=off,-fno-fast-math,-fno-strict-aliasing -w \
+        -DCN_COOPD_PAD16=1 -Iruntime -c .pre/lib/tile64.c -o .pre/t64p.o &&
+    nvcc -std=c++17 -O3 --fmad=false $GC -I.pre/lib -Iruntime -Ibench/dev -o .pre/mb_pad16 bench/dev/mma_bench.cu \
+        .pre/t64p.o .pre/lib/libmma_kernels.a .pre/lib/libtile32.a -lcublas -lcudart || exit 1
+    rm -f .pre/t64p.o
     rm -f .pre/var/*/k.o .pre/var/*/*.a; du -sh .pre; exit 0
 fi
 OUT=${2:?usage: bench/dev/call27.sh run OUT}; mkdir -p "$OUT/l"
@@ -36,6 +43,8 @@ echo "variants: exit $? at ${SECONDS}s"; grep -vE '(\+sync|@10) ' "$L/var/varian
 for v in base a12 a16 d8 d32; do grep -h "check FAIL" "$L/var/$v/run.log" 2>/dev/null | head -3; done
 timeout 60 $P/mb --only tile64,tile32,mma_unordered --reps 7 >"$L/mma_bench.log" 2>&1
 echo "mma_bench: exit $? at ${SECONDS}s"; grep -E 'cublas|mma_unordered|tile' "$L/mma_bench.log"
+timeout 40 $P/mb_pad16 --only tile64 --reps 7 >"$L/mma_bench_pad16.log" 2>&1
+echo "mma_bench tile64 with CN_COOPD_PAD16=1: exit $? at ${SECONDS}s"; grep -E 'cublas|tile' "$L/mma_bench_pad16.log"
 ONLY=grad_torch timeout 90 bash tests/device/run.sh /tmp/c27suite >"$L/suite.txt" 2>&1
 echo "grad_torch: exit $? at ${SECONDS}s"; grep -E '^(PASS|FAIL) grad_torch' "$L/suite.txt"
 if [ $((LIMIT - SECONDS)) -gt 50 ] && command -v ncu >/dev/null; then

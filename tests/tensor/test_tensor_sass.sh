@@ -33,6 +33,16 @@ for n in tile64 tile32; do
         "$(grep -q 'LDGSTS.E.BYPASS.128' "$T/$n.sass"; echo $?)"
 done
 ok "tile32 reads B transposed (LDSM.16.MT88)" "$(grep -q 'LDSM.16.MT88' "$T/tile32.sass"; echo $?)"
+# the knob CN_COOPD_PAD16=1 (runtime/cairn_coopdev.h, opt-in until measured): fill_rows's pads past
+# each row in 16-byte stores (STS.128, which tile64's default build has none of), no local memory
+"$CAIRN" build examples/tensor/tile64.cairn --header --device-target sm_90a --out "$T/t64h" >"$T/t64h.log" 2>&1 &&
+    nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_COOPD_PAD16=1 -Iruntime \
+        -c "$T/t64h/tile64.c" -o "$T/t64p.o" >>"$T/t64h.log" 2>&1
+ok "tile64 builds with CN_COOPD_PAD16=1 ($(head -c 200 "$T/t64h.log"))" $?
+cuobjdump -sass "$T/t64p.o" >"$T/t64p.sass" 2>/dev/null
+ok "tile64 with CN_COOPD_PAD16=1 stores its pads 16 bytes at a time (STS.128)" \
+    "$(grep -q 'STS.128' "$T/t64p.sass" && ! grep -q 'STS.128' "$T/tile64.sass"; echo $?)"
+ok "tile64 with CN_COOPD_PAD16=1 loads nothing from local memory" "$(! grep -qE '\bLDL\b' "$T/t64p.sass"; echo $?)"
 for n in run_frag_wmma run_mma_device; do
     ok "$n multiplies bf16 with HMMA.16816.F32.BF16" "$(grep -q 'HMMA.16816.F32.BF16' "$T/$n.sass"; echo $?)"
     ok "$n multiplies f16 with HMMA.16816.F32" "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
