@@ -308,9 +308,12 @@ CN_MMA_KERNEL(f16)
 CN_MMA_KERNEL(bf16)
 #undef CN_MMA_KERNEL
 
-/* The wgmma tilings (sm_90a): CN_MMA_WGMMA=1 the cp.async one
- * (cairn_mma_wgmma.h), 2 (the default) the TMA one too (cairn_mma_tma.h),
- * which a launch then prefers; 0 neither, the wide mma.sync tiling. */
+/* The wgmma tilings (sm_90a): CN_MMA_WGMMA=2 (the default) the TMA one
+ * (cairn_mma_tma.h), held to the contract on a GPU; 1 the cp.async one
+ * (cairn_mma_wgmma.h) in its place, on request only (its full contract run
+ * on a GPU never finished); 0 neither. Where the chosen one does not apply,
+ * the wide mma.sync tiling. (The TMA tiling uses cairn_mma_wgmma.h's
+ * descriptors, so both headers come in with 2.) */
 #ifndef CN_MMA_WGMMA
 #define CN_MMA_WGMMA 2
 #endif
@@ -356,7 +359,7 @@ static inline void cn_exec_mma_tiled(struct cn_exec *x, enum cn_mma_tiling tilin
         if (tiling == CN_MMA_AUTO && cn_wgt_built() && cn_wgt_launch(x, &A))
             return;
 #endif
-#if CN_MMA_WGMMA
+#if CN_MMA_WGMMA == 1
         if (tiling == CN_MMA_AUTO && cn_wg_built() && cn_wg_launch(x, &A))
             return;
 #endif

@@ -3,9 +3,10 @@
  * Accelerator (TMA) feeding the warpgroup multiply (wgmma), for sm_90a and
  * 16-bit operands whose rows start on 16 bytes: mma_unordered's default
  * there (CN_MMA_WGMMA=2), since it has run on a GPU within the contract at
- * 87-95% of cuBLAS (evidence/2026-12-06-h100-tma.md). Included by
- * cairn_mma.h in a CUDA build, after cairn_mma_wgmma.h (whose cp.async
- * tiling it replaces; that one stays for extents the TMA cannot describe).
+ * 90-95% of cuBLAS (evidence/2026-12-06-h100-tma.md). Included by
+ * cairn_mma.h in a CUDA build, after cairn_mma_wgmma.h (whose descriptors
+ * it uses; where the TMA cannot describe the operands, the wide mma.sync
+ * tiling takes them).
  *
  * The contract, not the page's bits, as in cairn_mma_wgmma.h: each output
  * is its old value plus k products added 16 at a time in an order the

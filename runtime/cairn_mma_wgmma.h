@@ -1,10 +1,11 @@
 /*
  * cairn_mma_wgmma.h: mma_unordered on Hopper's warpgroup multiply (wgmma),
  * for sm_90a, 16-bit operands whose rows start on 16 bytes, fed by
- * cp.async: built with CN_MMA_WGMMA >= 1 (2, the TMA tiling too, is the
- * default), where the TMA tiling (cairn_mma_tma.h) cannot describe the
- * operands; elsewhere from sm_80 the wide mma.sync tiling
- * (cairn_mma_wide.h). Included by cairn_mma.h in a CUDA build.
+ * cp.async: launched only with CN_MMA_WGMMA=1 (its full contract run on a
+ * GPU never finished); the default, 2, takes the TMA tiling
+ * (cairn_mma_tma.h), which uses this file's descriptors, and elsewhere the
+ * wide mma.sync tiling (cairn_mma_wide.h). Included by cairn_mma.h in a
+ * CUDA build.
  *
  * The contract, not the page's bits: a wgmma m64n128k16 adds 16 products
  * of each output at once in an order the hardware picks, which the
