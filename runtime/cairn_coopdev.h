@@ -601,10 +601,19 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
     }                                                                                        \
     static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, FINISH, NAME##_launch};
 
+/* A region's kernel's bounds: its threads, and with CN_COOPD_MIN_BLOCKS
+ * set, the blocks an SM must hold (ptxas then caps the registers to fit;
+ * bench/dev/call28.sh measures tile64 with 4). */
+#ifdef CN_COOPD_MIN_BLOCKS
+#define CN_COOPD_BOUNDS(THREADS) __launch_bounds__(THREADS, CN_COOPD_MIN_BLOCKS)
+#else
+#define CN_COOPD_BOUNDS(THREADS) __launch_bounds__(THREADS)
+#endif
+
 /* A region with no finish. */
 #define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
     template <bool CN_F>                                                                     \
-    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
+    static __global__ void CN_COOPD_BOUNDS(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
     {                                                                                        \
         CN_COOP_BLOCK_LOOP(a, L, BLOCK<CN_F>);                                               \
     }                                                                                        \
@@ -614,7 +623,7 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
  * count, the finish. FILE, LINE, COL: the region, for a trap's message. */
 #define CN_COOP_KERNEL_FINISH(NAME, ARGS, BLOCK, FINISH, THREADS, FILE, LINE, COL)          \
     template <bool CN_F>                                                                     \
-    static __global__ void __launch_bounds__(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
+    static __global__ void CN_COOPD_BOUNDS(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
     {                                                                                        \
         __shared__ bool cn_last;                                                             \
         CN_COOP_BLOCK_LOOP(a, L, BLOCK<CN_F>);                                               \
@@ -890,14 +899,6 @@ static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *sr
 #define CN_COOPD_PAD16 0
 #endif
 
-/* p.fill_rows(x, start, stride, rows, cols, pitch, pad) by the block's
- * threads, after its guards (cn_fill_rows_check): row r < rows of the
- * stage (at r * pitch) takes x[start + r * stride ..][0 .. cols], by
- * 16-byte cp.async copies where every row's ends and both bases allow
- * (a tile of a row-major matrix whose rows are whole 16-byte runs), else
- * an element at a time; the rest of each row, and the rows past rows, get
- * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
- * is at most 48 KiB). */
 /* cairn_coop.h's cn_coop_swizzle on the device. */
 static __device__ __forceinline__ unsigned cn_coopd_swizzle(unsigned o, unsigned swz)
 {
@@ -905,9 +906,89 @@ static __device__ __forceinline__ unsigned cn_coopd_swizzle(unsigned o, unsigned
     return o ^ ((o >> (swz >> 16)) & mask);
 }
 
+/* The pads of a row fill (what cn_coopd_fill_rows says), by the block's
+ * threads: the rest of each row, then the rows past R. */
+static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, unsigned C, unsigned P, unsigned swz,
+                                                          unsigned n, unsigned esz, uint64_t pad)
+{
+    const unsigned tid = threadIdx.x, step = blockDim.x;
+#if CN_COOPD_PAD16
+    /* the pad in 16-byte stores: a row's pad is whole runs of 16 bytes
+     * that the swizzle keeps whole (bench/dev/call27.sh measures it) */
+    if (P > C && esz >= 2 && (((uintptr_t)d & 15) | ((C * esz) & 15) | ((P * esz) & 15)) == 0 &&
+        (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0)) {
+        const unsigned runs = (P - C) * esz / 16;
+        const uint32_t w = esz == 2 ? (uint32_t)(pad & 0xffffu) * 0x10001u : (uint32_t)pad,
+                       w2 = esz == 8 ? (uint32_t)(pad >> 32) : w;
+#pragma unroll 1
+        for (unsigned k = tid; k < R * runs; k += step) {
+            unsigned r = k / runs, q = k - r * runs;
+            *(uint4 *)(d + cn_coopd_swizzle(r * P + C + q * 16 / esz, swz) * esz) = make_uint4(w, w2, w, w2);
+        }
+        C = P; /* nothing left for the element loop below */
+    }
+#endif
+    if (P > C) /* the rest of each row */
+        for (unsigned k = tid, g = P - C; k < R * g; k += step) {
+            unsigned r = k / g, c = C + (k - r * g);
+            cn_coopd_put_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, pad, esz);
+        }
+    for (unsigned e = R * P + tid; e < n; e += step) /* the rows past rows */
+        cn_coopd_put_elem(d + cn_coopd_swizzle(e, swz) * esz, pad, esz);
+}
+
+/* What a pipeline's row fills last padded: the geometry and the pad of
+ * the last row fill, and which stages (bit s) hold its pads since. Only
+ * fills write a stage (E-ASSIGN refuses any other write), and a row fill's
+ * copies touch only elements r * pitch + c with r < rows and c < cols, so
+ * a stage filled again with the same rows, cols, pitch, swizzle and pad
+ * holds every pad already: the fill skips them. In tile64's steady loop
+ * the pads were most of a step's instructions (bench/dev/mma_bench.cu).
+ * A plain fill rewrites its whole stage and clears the stage's bit. Each
+ * thread keeps its own copy; the arguments are the same in every thread,
+ * so every thread skips or writes alike. */
+#ifndef CN_COOPD_PADMEMO   /* 0: every row fill writes its pads (bench/dev/call28.sh compares) */
+#define CN_COOPD_PADMEMO 1
+#endif
+struct cn_coopd_padmemo {
+    uint64_t geom, pad;   /* geom 0: none (a geometry always has a bit set) */
+    unsigned held;
+};
+
+/* Whether stage `slot`'s pads are there already; else records that this
+ * fill writes them. The geometry is packed in one word (R, C, P below
+ * 2^15: a stage is at most 48 KiB; the swizzle's three fields below 2^5);
+ * one that does not pack writes its pads every time. */
+static __device__ __forceinline__ bool cn_coopd_pads_held(struct cn_coopd_padmemo *m, unsigned slot, unsigned R,
+                                                          unsigned C, unsigned P, unsigned swz, uint64_t pad)
+{
+    const unsigned sw = (swz & 31) | (swz >> 8 & 31) << 5 | (swz >> 16 & 31) << 10;
+    if (!CN_COOPD_PADMEMO || (R | C | P) >> 15 || (swz & ~0x1f1f1fu))
+        return false;
+    const uint64_t geom = (uint64_t)R | (uint64_t)C << 15 | (uint64_t)P << 30 | (uint64_t)sw << 45 | 1ull << 63;
+    if (m->geom == geom && m->pad == pad) {
+        if (m->held >> slot & 1)
+            return true;
+    } else {
+        m->geom = geom, m->pad = pad, m->held = 0;
+    }
+    m->held |= 1u << slot;
+    return false;
+}
+
+/* p.fill_rows(x, start, stride, rows, cols, pitch, pad) by the block's
+ * threads, after its guards (cn_fill_rows_check): row r < rows of the
+ * stage (at r * pitch) takes x[start + r * stride ..][0 .. cols], by
+ * 16-byte cp.async copies where every row's ends and both bases allow
+ * (a tile of a row-major matrix whose rows are whole 16-byte runs), else
+ * an element at a time; the rest of each row, and the rows past rows, get
+ * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
+ * is at most 48 KiB). The pads are skipped where the stage holds them
+ * already (cn_coopd_padmemo). */
 static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
                                                           size_t rows, size_t cols, size_t pitch, unsigned swz,
-                                                          unsigned n, unsigned esz, uint64_t pad)
+                                                          unsigned n, unsigned esz, uint64_t pad,
+                                                          struct cn_coopd_padmemo *memo, unsigned slot)
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
@@ -934,29 +1015,8 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
             unsigned r = k / C, c = k - r * C;
             cn_coopd_copy_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);
         }
-#if CN_COOPD_PAD16
-    /* the pad in 16-byte stores: a row's pad is whole runs of 16 bytes
-     * that the swizzle keeps whole (bench/dev/call27.sh measures it) */
-    if (P > C && esz >= 2 && (((uintptr_t)d & 15) | ((C * esz) & 15) | ((P * esz) & 15)) == 0 &&
-        (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0)) {
-        const unsigned runs = (P - C) * esz / 16;
-        const uint32_t w = esz == 2 ? (uint32_t)(pad & 0xffffu) * 0x10001u : (uint32_t)pad,
-                       w2 = esz == 8 ? (uint32_t)(pad >> 32) : w;
-#pragma unroll 1
-        for (unsigned k = tid; k < R * runs; k += step) {
-            unsigned r = k / runs, q = k - r * runs;
-            *(uint4 *)(d + cn_coopd_swizzle(r * P + C + q * 16 / esz, swz) * esz) = make_uint4(w, w2, w, w2);
-        }
-        C = P; /* nothing left for the element loop below */
-    }
-#endif
-    if (P > C) /* the rest of each row */
-        for (unsigned k = tid, g = P - C; k < R * g; k += step) {
-            unsigned r = k / g, c = C + (k - r * g);
-            cn_coopd_put_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, pad, esz);
-        }
-    for (unsigned e = R * P + tid; e < n; e += step) /* the rows past rows */
-        cn_coopd_put_elem(d + cn_coopd_swizzle(e, swz) * esz, pad, esz);
+    if (!cn_coopd_pads_held(memo, slot, R, C, P, swz, pad))
+        cn_coopd_fill_pads(d, R, C, P, swz, n, esz, pad);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
@@ -971,11 +1031,19 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
         asm volatile("cp.async.wait_group %0;" ::"n"(K) : "memory");          \
         __syncthreads();                                                      \
     } while (0)
+/* A wait another wait follows at once: the later one's barrier serves both
+ * (CN_COOPD_WAIT_MERGE=0: each its own, for bench/dev/call28.sh). */
+#if defined(CN_COOPD_WAIT_MERGE) && !CN_COOPD_WAIT_MERGE
+#define CN_COOPD_STAGE_WAIT_ONLY(K) CN_COOPD_STAGE_WAIT(K)
+#else
+#define CN_COOPD_STAGE_WAIT_ONLY(K) asm volatile("cp.async.wait_group %0;" ::"n"(K) : "memory")
+#endif
 /* The end of a block with pipelines: no copy may land in the next block's
  * shared memory. */
 #define CN_COOPD_STAGES_DRAIN() asm volatile("cp.async.wait_all;" ::: "memory")
 #else
 #define CN_COOPD_STAGE_WAIT(K) __syncthreads()
+#define CN_COOPD_STAGE_WAIT_ONLY(K) ((void)0)
 #define CN_COOPD_STAGES_DRAIN() ((void)0)
 #endif
 

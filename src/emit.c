@@ -504,9 +504,19 @@ static bool is_jump(const Node *s)
     return s && (s->kind == N_RETURN || s->kind == N_BREAK || s->kind == N_CONTINUE);
 }
 
+/* Whether a statement is a pipeline's wait, p.wait(). */
+static bool is_pipe_wait(const Node *s)
+{
+    return s && s->kind == N_EXPR_STMT && pipe_op_of(s->unary.a) && s->unary.a->call.builtin == PIPE_WAIT;
+}
+
 static void emit_stmts(Ex *x, const Vec *stmts)
 {
     for (int i = 0; i < stmts->n; i++) {
+        /* waits one after another (tile64's sa.wait(); sb.wait();) meet the
+         * block once, after the last: nothing between them touches memory */
+        x->wait_then_wait = x->coop_layout && i + 1 < stmts->n && is_pipe_wait(stmts->v[i]) &&
+                            is_pipe_wait(stmts->v[i + 1]);
         int fused = emit_par_fused(x, stmts, i);   /* plan f { fuse; } */
         if (fused) {
             emit_loc(x, stmts->v[i]);

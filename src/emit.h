@@ -81,6 +81,7 @@ typedef struct {
     Buf *coop_emu;        /* ... or it is a device region's body written for the emulated machine:
                              the section its combine functions go to (emit_coop.c) */
     Node *stmt_expr;      /* the expression of the statement being written (its value is dropped) */
+    bool wait_then_wait;  /* the pipeline wait being written is followed at once by another */
     bool wide_lane;       /* a wide device lane is being written: its posts go through cn_o */
     Buf kernels;          /* device lanes and their kernels: after the prototypes */
     Vec fn_bufs;          /* Buf*: the output of each level of function being written */

@@ -151,6 +151,8 @@ void emit_coop_shared(Ex *x, Node *s)
             emit_line(x, "%s *%s_stages = %s;", ct, y->cname, at);
             emit_line(x, "unsigned %s_fill_at = 0, %s_wait_at = 0;", y->cname, y->cname);
             emit_line(x, "(void)%s_fill_at; (void)%s_wait_at;", y->cname, y->cname);
+            if (x->coop_device)
+                emit_line(x, "struct cn_coopd_padmemo cn_pm_%s = {0, 0, 0};", y->cname);
             at = emit_fmt(x, "%s_stages", y->cname);
         }
         emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s, %lld); (void)%s;", suf, y->cname, suf, at, (long long)n,
@@ -198,6 +200,8 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         emit_line(x, "%s(%s%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
                   x->coop_device ? "cn_coopd_fill" : "cn_coop_fill", x->coop_device ? "" : "cn_th, ", c, c,
                   (long long)n, sv, st, ct, (long long)n, c);
+        if (x->coop_device)   /* the whole stage is rewritten: no row fill's pads stay */
+            emit_line(x, "cn_pm_%s.held &= ~(1u << %s_fill_at);", c, c);
         emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
         emit_line(x, "}");
         return;
@@ -226,8 +230,8 @@ void emit_coop_pipe_op(Ex *x, Node *e)
             emit_line(x, "uint64_t cn_fpb_%s = 0;", c);
             emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
             emit_line(x, "cn_coopd_fill_rows(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, %lldu, "
-                         "sizeof *%s_stages, cn_fpb_%s);",
-                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz, (long long)n, c, c);
+                         "sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
+                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz, (long long)n, c, c, c, c);
         } else {
             emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
                          "%lldu, sizeof *%s_stages, &%s);",
@@ -237,14 +241,19 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         emit_line(x, "}");
         return;
     }
-    case PIPE_WAIT:
-        if (x->coop_device)
-            emit_line(x, "CN_COOPD_STAGE_WAIT(%d);", e->call.stage_keep > 0 ? e->call.stage_keep : 0);
+    case PIPE_WAIT: {
+        int keep = e->call.stage_keep > 0 ? e->call.stage_keep : 0;
+        if (x->wait_then_wait)   /* the next statement's wait meets the block for both */
+            emit_line(x, x->coop_device ? "CN_COOPD_STAGE_WAIT_ONLY(%d);" : "/* the next wait's barrier */", keep);
+        else if (x->coop_device)
+            emit_line(x, "CN_COOPD_STAGE_WAIT(%d);", keep);
         else
             emit_line(x, "cn_coop_barrier(cn_th);");
+        x->wait_then_wait = false;
         emit_line(x, "%s.p = %s_stages + %s_wait_at * %lldu;", c, c, c, (long long)n);
         emit_line(x, "%s_wait_at = %s_wait_at + 1 == %lldu ? 0 : %s_wait_at + 1;", c, c, (long long)depth, c);
         return;
+    }
     case PIPE_RELEASE:
         emit_line(x, "/* %s.release(): its stage is free after the next barrier */", y->id);
         return;

@@ -33,6 +33,11 @@ for n in tile64 tile32; do
         "$(grep -q 'LDGSTS.E.BYPASS.128' "$T/$n.sass"; echo $?)"
 done
 ok "tile32 reads B transposed (LDSM.16.MT88)" "$(grep -q 'LDSM.16.MT88' "$T/tile32.sass"; echo $?)"
+# tile64's sa.wait(); sb.wait(); meet the block once: the two cp.async waits, then one barrier
+ops=$(grep -oE 'DEPBAR.LE SB0, 0x[0-9]|BAR.SYNC' "$T/tile64.sass" | tr '\n' ' ')
+ok "tile64's two waits share one barrier (DEPBAR 0x3, DEPBAR 0x2, BAR.SYNC: $(echo "$ops" | head -c 120))" \
+    "$(echo "$ops" | grep -q 'DEPBAR.LE SB0, 0x3 DEPBAR.LE SB0, 0x2 BAR.SYNC' &&
+       ! echo "$ops" | grep -q 'DEPBAR.LE SB0, 0x3 BAR.SYNC'; echo $?)"
 # the knob CN_COOPD_PAD16=1 (runtime/cairn_coopdev.h, opt-in until measured): fill_rows's pads past
 # each row in 16-byte stores (STS.128, which tile64's default build has none of), no local memory
 "$CAIRN" build examples/tensor/tile64.cairn --header --device-target sm_90a --out "$T/t64h" >"$T/t64h.log" 2>&1 &&
