@@ -817,6 +817,30 @@ typedef struct {
     const Layout *L;
 } FragAt;
 
+/* Whether every fragment of a WMMA load or store lies on 32 bytes by
+ * construction, so that cn_frag_aligned's guard (a branch before each
+ * load, which kept nvcc from issuing the next loads early) can go: the
+ * tile is one of the block's shared arrays or pipelines (each on 128 bytes,
+ * the stages of a pipeline a multiple of 32 bytes apart) and its layout
+ * rows(R, C), so fragment (i, j) starts esz * (i * rows * C + j * cols)
+ * bytes in, a multiple of 32 when both steps are. */
+static bool frag_aligned_static(Ex *x, const Node *tile, const Layout *L, int rows, int cols)
+{
+    const ShLayout *S = x->coop_layout;
+    if (!S || !L || L->kind != LAYOUT_ROWS || tile->kind != N_NAME || !tile->name.sym)
+        return false;
+    for (int i = 0; i < S->syms.n; i++) {
+        const Sym *y = S->syms.v[i];
+        int64_t n = 0, esz;
+        if (y != tile->name.sym || !sym_const(x->a, y->ty->extent, &n))
+            continue;
+        esz = elem_bytes(y->ty->elem);
+        return (intptr_t)S->offs.v[i] % 32 == 0 && n * esz % 32 == 0 && esz * rows * L->cols % 32 == 0 &&
+               esz * cols % 32 == 0;
+    }
+    return false;
+}
+
 static FragAt frag_place(Ex *x, Node *e, const Type *f)
 {
     Node **a = (Node **)e->call.args.v;
@@ -831,7 +855,9 @@ static FragAt frag_place(Ex *x, Node *e, const Type *f)
     emit_line(x, "cn_frag_where(\"%s\", %s, %s.n, (size_t)%lldu, %s, %lld, %s, %lld, %s);", op, name, p.tile,
               (long long)layout_cosize(p.L), p.i, (long long)(p.L->rows / p.rows), p.j, (long long)(p.L->cols / p.cols),
               at);
-    if (is_wmma(f) && (x->coop_device || x->coop_emu))
+    if (is_wmma(f) && (x->coop_device || x->coop_emu) && frag_aligned_static(x, a[0], p.L, p.rows, p.cols))
+        emit_line(x, "/* on 32 bytes by the tile's place and layout: no guard */");
+    else if (is_wmma(f) && (x->coop_device || x->coop_emu))
         emit_line(x, "cn_frag_aligned(\"%s\", %s, %s.p + %s(%s * %d, %s * %d), %s);", op, name, p.tile, p.fn, p.i,
                   p.rows, p.j, p.cols, at);
     return p;
