@@ -37,7 +37,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv;
 cp $P/ptxas_*.txt "$L/" 2>/dev/null
 timeout 60 $P/mb --only tile64,tile32,mma_unordered --reps 7 >"$L/mma_bench.log" 2>&1
 echo "mma_bench: exit $? at ${SECONDS}s"; grep -E 'cublas|mma_unordered|tile' "$L/mma_bench.log"
-ONLY='pipeline|tile64|tile32|frag|tensor' timeout 150 bash tests/device/run.sh /tmp/c28suite >"$L/suite.txt" 2>&1
+ONLY='pipeline|fill|tile64|tile32|frag|tensor' timeout 150 bash tests/device/run.sh /tmp/c28suite >"$L/suite.txt" 2>&1
 echo "suite (pipelines, tensor): exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head
 for tv in "${TVARS[@]}"; do
