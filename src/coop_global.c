@@ -697,55 +697,96 @@ static bool one_thread_where_equal(const Glob *g, const GAcc *X, const GAcc *Y, 
     return true;
 }
 
-/* The loop part of an index as coef * k, one counter k with a weight the
- * same in every thread (256 * g * steps(i)); false when it is not. */
-static bool one_counter(const SForm *loops, const SKey **k, SForm *coef)
+/* The loop part of an index as a sum of coef * k, each counter k once with
+ * a weight the same in every thread (256 * g * steps(i)): at most
+ * MAX_COUNTERS of them, else false. */
+enum { MAX_COUNTERS = 4 };
+static bool counters_of(const SForm *loops, const SKey **k, SForm *coef, int *n)
 {
-    SForm rest;
+    SForm rest = *loops;
     SNum r;
     if (loops->any || loops->n == 0)
         return false;
-    *k = NULL;
-    for (int j = 0; j < loops->t[0].deg && !*k; j++)
-        if (loops->t[0].v[j]->kind == SK_COUNTER)
-            *k = loops->t[0].v[j];
-    return *k && sform_split(loops, *k, coef, &rest) && sform_is_const(&rest, &r) && r == 0 && fixed_form(coef);
+    for (*n = 0; !(sform_is_const(&rest, &r) && r == 0); (*n)++) {
+        const SKey *key = NULL;
+        for (int j = 0; j < rest.t[0].deg && !key; j++)
+            if (rest.t[0].v[j]->kind == SK_COUNTER)
+                key = rest.t[0].v[j];
+        SForm left;
+        if (!key || *n == MAX_COUNTERS || !sform_split(&rest, key, &coef[*n], &left) || !fixed_form(&coef[*n]))
+            return false;
+        k[*n] = key;
+        rest = left;
+    }
+    return true;
 }
 
-/* Two accesses whose indices are L + c * kx + F and L + c * ky + F, one
- * counter each (two loops over one range, two strides alike, or one loop):
- * the counter is one more name of the sum. They meet in two threads only if
- * L + c * k takes a value twice over the wider of the two counters' ranges;
- * when it does not (and the names it leaves out are pinned alike), equal
- * values mean one thread and one iteration's value. */
+/* An access's conditions with counter k written as key (a counter that
+ * stands for both of a pair in counter_as_name). */
+static bool rename_counter(GAcc *A, const SKey *k, const SForm *key)
+{
+    for (int c = 0; c < A->nconds; c++) {
+        SForm d;
+        if (sform_has(&A->conds[c].d, k)) {
+            if (!sform_subst(&d, &A->conds[c].d, k, key))
+                return false;
+            A->conds[c].d = d;
+        }
+    }
+    return true;
+}
+
+/* Two accesses whose indices are L + sum c_i * kx_i + F and L + sum c_i *
+ * ky_i + F, their counters paired by weight (two loop nests over one range
+ * each, two strides alike, or the same loops): each pair is one more name
+ * of the sum, over the wider of its two counters' ranges. They meet in two
+ * threads only if the sum takes a value twice over those ranges; when it
+ * does not (and the names it leaves out are pinned alike), equal values
+ * mean one thread and one iteration's values (the conditions both hold
+ * read with the pair's counters as one). Two counters of one access
+ * with one weight pair no way for sure: false. (tile128's c goes in and out
+ * through two loops of two counters each: examples/tensor/tile128.cairn.) */
 static bool counter_as_name(const Glob *g, const GAcc *X, const GAcc *Y, const Split *a, const Split *b)
 {
-    const SKey *kx, *ky;
-    SForm cx, cy;
-    if (!one_counter(&a->loops, &kx, &cx) || !one_counter(&b->loops, &ky, &cy) || !sform_equal(&cx, &cy))
+    const SKey *kx[MAX_COUNTERS], *ky[MAX_COUNTERS], *keys[MAX_NAMES + MAX_COUNTERS];
+    SForm cx[MAX_COUNTERS], cy[MAX_COUNTERS];
+    int nx, ny;
+    if (!counters_of(&a->loops, kx, cx, &nx) || !counters_of(&b->loops, ky, cy, &ny) || nx != ny)
         return false;
-    SNum xl, xh, yl, yh;
-    if (!kx->lo || !kx->hi || !ky->lo || !ky->hi || !sform_lower(kx->lo, &xl) || !sform_upper(kx->hi, &xh) ||
-        !sform_lower(ky->lo, &yl) || !sform_upper(ky->hi, &yh))
-        return false;
-    const SKey *k = xl <= yl && xh >= yh ? kx : yl <= xl && yh >= xh ? ky : NULL;
-    if (!k)
-        return false;
-    Split z = *a;
-    z.loops = sform_const(0);
-    SForm key = sform_key(k), zf = sform_const(0), p;
+    SForm zf = sform_const(0), p;
+    GAcc xs = *X, ys = *Y;   /* their conditions with each pair's counter as one */
     for (int i = 0; i < g->nnames; i++) {
         SForm name = sform_key(g->names[i]);
-        if (!sform_mul(&p, &z.w[i], &name) || !sform_add(&zf, &zf, &p, 1))
+        if (!sform_mul(&p, &a->w[i], &name) || !sform_add(&zf, &zf, &p, 1))
             return false;
-    }
-    if (!sform_mul(&p, &cx, &key) || !sform_add(&zf, &zf, &p, 1))
-        return false;
-    const SKey *keys[MAX_NAMES + 1];
-    for (int i = 0; i < g->nnames; i++)
         keys[i] = g->names[i];
-    keys[g->nnames] = k;
-    return one_thread_where_equal(g, X, Y, &zf, keys, g->nnames + 1);
+    }
+    for (int i = 0; i < nx; i++) {
+        int j = -1;
+        for (int m = 0; m < ny; m++)
+            if (sform_equal(&cx[i], &cy[m])) {
+                if (j >= 0)
+                    return false;   /* two of Y's counters weigh alike */
+                j = m;
+            }
+        for (int m = 0; m < nx; m++)
+            if (m != i && sform_equal(&cx[i], &cx[m]))
+                return false;
+        SNum xl, xh, yl, yh;
+        if (j < 0 || !kx[i]->lo || !kx[i]->hi || !ky[j]->lo || !ky[j]->hi || !sform_lower(kx[i]->lo, &xl) ||
+            !sform_upper(kx[i]->hi, &xh) || !sform_lower(ky[j]->lo, &yl) || !sform_upper(ky[j]->hi, &yh))
+            return false;
+        const SKey *k = xl <= yl && xh >= yh ? kx[i] : yl <= xl && yh >= xh ? ky[j] : NULL;
+        SForm key;
+        if (!k)
+            return false;
+        key = sform_key(k);
+        if (!sform_mul(&p, &cx[i], &key) || !sform_add(&zf, &zf, &p, 1) ||
+            !rename_counter(&xs, kx[i], &key) || !rename_counter(&ys, ky[j], &key))
+            return false;
+        keys[g->nnames + i] = k;
+    }
+    return one_thread_where_equal(g, &xs, &ys, &zf, keys, g->nnames + nx);
 }
 
 /* Can a thread's access X and another thread's access Y (of one array)

@@ -14,13 +14,13 @@ export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LI
 if [ "${1:-}" = build ]; then
     P=.pre; rm -rf $P; mkdir -p $P/lib
     nvcc -std=c++17 -O2 -x cu --fmad=false $GC -Iruntime -Itests/unit -o $P/mc_wgt tests/unit/test_mma.c -lgmp || exit 1
-    for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32; do
+    for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128; do
         bin/cairn build "$f.cairn" --header --device-target sm_90a --out $P/lib || exit 1
     done
     nvcc -std=c++17 -O3 -x cu --fmad=false $GC -Xcompiler -ffp-contract=off,-fno-fast-math,-fno-strict-aliasing -w \
         -Iruntime -c $P/lib/mma_kernels.c -o $P/k.o &&
     nvcc -std=c++17 -O3 --fmad=false $GC -I$P/lib -Iruntime -Ibench/dev -o $P/mb bench/dev/mma_bench.cu \
-        $P/k.o $P/lib/libtile64.a $P/lib/libtile32.a -lcublas -lcudart || exit 1
+        $P/k.o $P/lib/libtile64.a $P/lib/libtile32.a $P/lib/libtile128.a -lcublas -lcudart || exit 1
     BUILD_ONLY=1 bash bench/dev/scan_variants.sh $P/var "base" || exit 1
     rm -f $P/*.o $P/var/*/k.o $P/var/*/*.a; du -sh $P; exit 0
 fi

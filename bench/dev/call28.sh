@@ -26,7 +26,7 @@ if [ "${1:-}" = build ]; then
         nvcc -std=c++17 -O3 -x cu --fmad=false $GC -Xcompiler -ffp-contract=off,-fno-fast-math,-fno-strict-aliasing -w \
             $defs -Iruntime -c .pre/lib/tile64.c -o .pre/t64v.o -Xptxas -v 2>.pre/ptxas_$name.txt &&
         nvcc -std=c++17 -O3 --fmad=false $GC -I.pre/lib -Iruntime -Ibench/dev -o .pre/mb_$name bench/dev/mma_bench.cu \
-            .pre/t64v.o .pre/lib/libmma_kernels.a .pre/lib/libtile32.a -lcublas -lcudart || exit 1
+            .pre/t64v.o .pre/lib/libmma_kernels.a .pre/lib/libtile32.a .pre/lib/libtile128.a -lcublas -lcudart || exit 1
         echo "$name: $(grep -o 'Used [0-9]* registers' .pre/ptxas_$name.txt | tr '\n' ' ')"
     done
     rm -f .pre/t64v.o .pre/var/*/k.o .pre/var/*/*.a; du -sh .pre; exit 0
@@ -35,9 +35,9 @@ OUT=${2:?usage: bench/dev/call28.sh run OUT}; mkdir -p "$OUT/l"
 LIMIT=${LIMIT:-420} P=.pre L=$OUT/l
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
 cp $P/ptxas_*.txt "$L/" 2>/dev/null
-timeout 60 $P/mb --only tile64,tile32,mma_unordered --reps 7 >"$L/mma_bench.log" 2>&1
+timeout 60 $P/mb --only tile64,tile32,tile128,mma_unordered --reps 7 >"$L/mma_bench.log" 2>&1
 echo "mma_bench: exit $? at ${SECONDS}s"; grep -E 'cublas|mma_unordered|tile' "$L/mma_bench.log"
-ONLY='pipeline|fill|tile64|tile32|frag|tensor' timeout 150 bash tests/device/run.sh /tmp/c28suite >"$L/suite.txt" 2>&1
+ONLY='pipeline|fill|tile64|tile32|tile128|frag|tensor' timeout 150 bash tests/device/run.sh /tmp/c28suite >"$L/suite.txt" 2>&1
 echo "suite (pipelines, tensor): exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head
 for tv in "${TVARS[@]}"; do

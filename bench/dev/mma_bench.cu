@@ -4,6 +4,7 @@
  *   mma_unordered   runtime/cairn_mma.h's tiling (cq_mmu16, cq_mmub16: bench/dev/mma_kernels.cairn)
  *   tile64          examples/tensor/tile64.cairn, WMMA fragments
  *   tile32          examples/tensor/tile32.cairn, mma.sync fragments
+ *   tile128         examples/tensor/tile128.cairn, WMMA fragments in 128 x 128 tiles
  *   cublas          cublasGemmEx, f16 (or bf16) operands, f32 accumulation and output, beta = 1
  *
  * each computing c += a b for row-major m x k and k x n operands at n^3 for n in --sizes (default
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "mma_kernels.h"
+#include "tile128.h"
 #include "tile32.h"
 #include "tile64.h"
 #include "timing.h"
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
     cairn_mma_kernels_device_stream(s);
     cairn_tile64_device_stream(s);
     cairn_tile32_device_stream(s);
+    cairn_tile128_device_stream(s);
     cublasHandle_t h;
     CB(cublasCreate(&h));
     CB(cublasSetStream(h, s));
@@ -166,6 +169,7 @@ int main(int argc, char **argv)
                  }},
                 {"tile64", true, [&] { cq_tile64(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
                 {"tile32", true, [&] { cq_tile32(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
+                {"tile128", true, [&] { cq_tile128(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
             };
             float base = 0;
             std::vector<float> got(nn);

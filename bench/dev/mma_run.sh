@@ -25,17 +25,17 @@ cd "$(dirname "$0")/../.." || exit 2
     echo "target: $ARCH"
 } >"$OUTDIR/machine.txt"
 mkdir -p "$OUTDIR/lib"
-for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32; do
+for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128; do
     if ! "$CAIRN" build "$f.cairn" --header --device-target "$ARCH" --out "$OUTDIR/lib" >"$OUTDIR/build.log" 2>&1; then
         echo "mma_run.sh: cairn build of $f failed:"; cat "$OUTDIR/build.log"; exit 1
     fi
 done
 if ! nvcc -std=c++17 -O3 --fmad=false "-gencode=arch=compute_${ARCH#sm_},code=$ARCH" -I"$OUTDIR/lib" -Iruntime \
         -Ibench/dev -o "$OUTDIR/mma_bench" bench/dev/mma_bench.cu "$OUTDIR/lib/libmma_kernels.a" \
-        "$OUTDIR/lib/libtile64.a" "$OUTDIR/lib/libtile32.a" -lcublas -lcudart >"$OUTDIR/bench-build.log" 2>&1; then
+        "$OUTDIR/lib/libtile64.a" "$OUTDIR/lib/libtile32.a" "$OUTDIR/lib/libtile128.a" -lcublas -lcudart >"$OUTDIR/bench-build.log" 2>&1; then
     echo "mma_run.sh: mma_bench does not build:"; cat "$OUTDIR/bench-build.log"; exit 1
 fi
-command -v cuobjdump >/dev/null 2>&1 && for l in mma_kernels tile64 tile32; do
+command -v cuobjdump >/dev/null 2>&1 && for l in mma_kernels tile64 tile32 tile128; do
     cuobjdump --dump-sass --dump-resource-usage "$OUTDIR/lib/lib$l.a" >"$OUTDIR/$l.sass" 2>&1; done
 status=0
 for i in $(seq 1 "$RUNS"); do

@@ -533,7 +533,9 @@ class Gen:
         self.names = 0
         self.uses_flat_local = r.random() < 0.3
         self.arrays = self.make_arrays()
-        self.out_layout = r.choice(("plain", "slot", "slot", "rev", "pin"))
+        self.out_layout = r.choice(("plain", "slot", "slot", "slot2", "rev", "pin"))
+        if self.out_layout == "slot2" and self.shape.blocks(max(GS)) * self.T * 16 > LEN:
+            self.out_layout = "slot"         # its stride of 16 would pass out's end
         self.pin = self.pin_cond()
         self.hist_used = False
 
@@ -932,10 +934,24 @@ class Gen:
             return op("+", op("*", fb, num(T)), op("-", num(T - 1), ft)), None
         if lay == "slot":
             return op("+", op("*", op("+", op("*", fb, num(T)), ft), num(8)), slot), None
+        if lay == "slot2":   # two counters of nested loops (each below 4) as two more names
+            two = [c for c in self.loops if c[3] and c[2] is not None and c[2] <= 4]
+            if len(two) >= 2:
+                c1, c2 = r.sample(two, 2)
+                slot = op("+", op("*", X(c1[1]), num(4)), X(c2[1]))
+                self.tags.add("outside indices of two counters")
+            return op("+", op("*", op("+", op("*", fb, num(T)), ft), num(16)), slot), None
         return op("+", op("*", fb, num(8)), slot), self.pin
 
     def bad_out_index(self):
         r, ft, fb = self.rng, self.ft(), self.fb()
+        two = [c for c in self.loops if c[3] and c[2] is not None and c[2] >= 2]
+        if self.out_layout == "slot2" and len(two) >= 2 and r.random() < 0.5:
+            # two counters whose weights overlap the thread's: t, k1 = 1 meets t + 1, k1 = 0
+            c1, c2 = r.sample(two, 2)
+            self.tags.add("outside indices of two counters")
+            return op("+", op("+", op("*", op("+", op("*", fb, num(self.T)), ft), num(4)), op("*", X(c1[1]), num(4))),
+                      X(c2[1])), None
         return r.choice([ft, fb, op("/", ft, num(2)), num(r.randrange(4)),
                          op("+", op("+", op("*", fb, num(self.T)), ft), num(1))]), None
 
@@ -944,6 +960,20 @@ class Gen:
         if self.hist_used and r.random() < 0.3 and self.bad():
             sid = self.new_id()
             self.emit("hist[0] = 1;", [f"L.wr('hist', 0, {self.step(sid, 1)}, {self.line()}, 1)"])
+            return
+        two = [c for c in self.loops if c[3] and c[2] is not None and c[2] <= 4]
+        if self.out_layout == "slot2" and len(two) < 2 and r.random() < 0.7:
+            # a nest of two loops of its own around the access, so that two counters weigh in it
+            opened = 0
+            for _ in range(2 - len(two)):
+                lid, k, K = self.new_id(), self.fresh("k"), r.randint(1, 4)
+                self.open(f"for {k} in 0..{K}", f"for {k} in range({K})")
+                self.loops.append((lid, k, K, True))
+                opened += 1
+            self.st_out()
+            for _ in range(opened):
+                self.loops.pop()
+                self.close()
             return
         idx, pin = self.bad_out_index() if self.bad() else self.out_index()
         if pin is not None and self.bad():

@@ -28,7 +28,7 @@
 #   mma_contract  mma_unordered's tiling on the tensor cores: every format, partial tiles, value
 #                 families from moderate to adversarial, each output within the contract's bound
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
-#   tile64, tile32   examples/tensor's fragment matrix multiplies: every output within the bound
+#   tile64, tile32, tile128   examples/tensor's fragment matrix multiplies: every output within the bound
 #   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
@@ -110,7 +110,7 @@ fi
 # must keep the contract's bound (its bits may differ from the reference loop's, which the emulated
 # run holds them to in tests/lang/test_examples.sh).
 mkdir -p "$OUTDIR/dev"
-for name in tile64 tile32; do
+for name in tile64 tile32 tile128; do
     skipped "$name" && continue
     o="$OUTDIR/dev/$name"
     if ! "$CAIRN" build "examples/tensor/$name.cairn" --device-target "$ARCH" --out "$o" >"$o.build.log" 2>&1; then

@@ -2,7 +2,7 @@
 # Every program in examples/ runs and prints what it should. The runner looks only under tests/, so
 # the expectations live here, one entry per example; an example without one is a failure.
 #   hello          the host program of README.md: its two lines, stored below
-#   tensor/tile64, tensor/tile32   mma_unordered's contract in WMMA and mma.sync fragments, emulated:
+#   tensor/tile64, tile32, tile128   mma_unordered's contract in WMMA and mma.sync fragments, emulated:
 #                  within the bound and with the reference loop's bits on every shape; a wrong copy
 #                  of each must not be
 #   device_scale   the device program of docs/devices.md, run emulated (--emulate --device-target
@@ -106,21 +106,28 @@ ok "a region indexing x wrongly changes the index-weighted sum" \
     "$([ "$(sed -n 2p "$T/reversed.out" | sed 's/.*weighted sum: //')" != \
          "$(sed -n 2p "$T/reversed.want" | sed 's/.*weighted sum: //')" ]; echo $?)"
 
-# examples/tensor/tile64 (WMMA fragments) and tile32 (mma.sync fragments, a swizzled stage): each
+# examples/tensor/tile64 (WMMA fragments), tile32 (mma.sync fragments, a swizzled stage) and tile128
+# (WMMA fragments in 128 x 128 tiles, c in and out a warp's part at a time): each
 # mma_unordered's contract in a tiling of its own, emulated on shapes with partial tiles in every
 # direction: no output outside the contract's bound, every output with the reference loop's bits (the
 # host form adds in increasing k). A copy of tile64 whose A row fills (after the first) use a pitch
 # other than its layout's, and one of tile32 whose A row fills (after the first) place the tile
-# unswizzled while its loads read it swizzled, must print other counts.
+# unswizzled while its loads read it swizzled, and one of tile128 that loads an accumulator from the
+# wrong column of c, must print other counts.
 tensor_expected() {   # tensor_expected NAME
     local w=64
     [ "$1" = tile32 ] && w=32
+    if [ "$1" = tile128 ]; then
+        printf '%s\n' "128 128 32 outside 0 differ 0" "130 129 33 outside 0 differ 0" "257 140 100 outside 0 differ 0" \
+            "17 260 64 outside 0 differ 0" "1 1 1 outside 0 differ 0" "40 8 0 outside 0 differ 0"
+        return
+    fi
     printf '%s\n' "64 $w 32 outside 0 differ 0"
     [ "$1" = tile32 ] && echo "65 33 33 outside 0 differ 0" || echo "65 63 33 outside 0 differ 0"
     printf '%s\n' "130 72 100 outside 0 differ 0" "17 130 64 outside 0 differ 0" "1 1 1 outside 0 differ 0" \
         "40 8 0 outside 0 differ 0"
 }
-for name in tile64 tile32; do
+for name in tile64 tile32 tile128; do
     # shellcheck disable=SC2086
     "$CAIRN" run $EMULATE examples/tensor/$name.cairn >"$T/$name.out" 2>"$T/$name.err"
     ok "$name exits 0: $(head -c 300 "$T/$name.err")" "$?"
@@ -129,6 +136,8 @@ for name in tile64 tile32; do
     case $name in
     tile64) sed 's/ra, min(32, k - kn), 40,/ra, min(32, k - kn), 32,/' examples/tensor/tile64.cairn >"$T/${name}_wrong.cairn" ;;
     tile32) sed 's/ra, min(32, k - kn), SA,/ra, min(32, k - kn), 32,/' examples/tensor/tile32.cairn >"$T/${name}_wrong.cairn" ;;
+    tile128) sed 's/  c31 = mma_load\[WmmaAcc\[f32, 16, 16, 16\]\](sc, CS, 3, 1);/  c31 = mma_load[WmmaAcc[f32, 16, 16, 16]](sc, CS, 3, 0);/' \
+        examples/tensor/tile128.cairn >"$T/${name}_wrong.cairn" ;;   # an accumulator from the wrong column of c
     esac
     ok "the $name mutation applies" "$(! cmp -s examples/tensor/$name.cairn "$T/${name}_wrong.cairn"; echo $?)"
     # shellcheck disable=SC2086
@@ -140,7 +149,7 @@ done
 if command -v nvcc >/dev/null 2>&1; then
     "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/device_scale.cairn >/dev/null 2>"$T/gpu.err"
     ok "device_scale builds for sm_90a with nvcc: $(head -c 300 "$T/gpu.err")" "$([ -x "$T/gpu/device_scale" ]; echo $?)"
-    for name in tile64 tile32; do
+    for name in tile64 tile32 tile128; do
         "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/tensor/$name.cairn >/dev/null 2>"$T/gpu.err"
         ok "$name builds for sm_90a with nvcc: $(head -c 300 "$T/gpu.err")" "$([ -x "$T/gpu/$name" ]; echo $?)"
     done
