@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tensor cores in the SASS nvcc compiles for the H200 (sm_90a), read back with cuobjdump (issue 18):
-#   examples/tensor/tile64 (WMMA fragments) and tile32 (mma.sync fragments, a swizzled A stage)
+#   examples/tensor/tile64 and tile128 (WMMA fragments) and tile32 (mma.sync fragments, a swizzled A stage)
 #     compile to HMMA.16816.F32 fed by LDSM (ldmatrix) from their shared stages, with no load from
 #     local memory, their stages filled by 16-byte cp.async (LDGSTS.E.BYPASS.128: tile32's A through
 #     its swizzle); tile32's B comes transposed (LDSM.16.MT88);
@@ -17,14 +17,14 @@ pass=0 fail=0
 ok() { if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tensor_sass: $1"; fi; }
 . tests/sass_lib.sh
 sass_tools tensor_sass nvcc cuobjdump
-for f in examples/tensor/tile64 examples/tensor/tile32 tests/tensor/run_frag_wmma tests/tensor/run_mma_device; do
+for f in examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128 tests/tensor/run_frag_wmma tests/tensor/run_mma_device; do
     n=$(basename "$f")
     "$CAIRN" build --device-target sm_90a --out "$T/$n" "$f.cairn" >"$T/$n.log" 2>&1
     ok "$n builds for sm_90a ($(head -c 200 "$T/$n.log"))" $?
     cuobjdump -sass "$T/$n/$n" >"$T/$n.sass" 2>"$T/$n.dump.log"
     ok "cuobjdump reads $n ($(head -c 200 "$T/$n.dump.log"))" $?
 done
-for n in tile64 tile32; do
+for n in tile64 tile32 tile128; do
     ok "$n multiplies with HMMA.16816.F32 ($(grep -c 'HMMA.16816.F32 ' "$T/$n.sass") of them)" \
         "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
     ok "$n feeds them with LDSM ($(grep -c 'LDSM' "$T/$n.sass") of them)" "$(grep -q 'LDSM.16.M88' "$T/$n.sass"; echo $?)"
