@@ -30,7 +30,8 @@ drains), all on @device arrays. Besides the rules, each wait's count is judged: 
 groups are one queue for both pipelines, and `cp.async.wait_group K` leaves the K newest pending, so
 K must not pass the number of fills (of either pipeline) made after the one the wait needs, in any
 run. The runs record that number at every wait; the checker's K is read from the C it emits
-(`cairn build --emulate --emit-c`: the `#line` before each CN_COOPD_STAGE_WAIT(K)). A K past the
+(`cairn build --emulate --emit-c`: the `#line` before each CN_COOPD_STAGE_WAIT(K), or
+CN_COOPD_STAGE_WAIT_ONLY(K) where another wait follows at once). A K past the
 fewest of any run is a failure (a race on the GPU); the report says how many waits got the fewest
 exactly.
 """
@@ -261,8 +262,9 @@ def emitted_keeps(checker, path, work):
         t = text.strip()
         if t.startswith("#line "):
             line = int(t.split()[1])
-        elif t.startswith("CN_COOPD_STAGE_WAIT(") and line is not None:
-            keeps[line] = min(keeps.get(line, 1 << 30), int(t[len("CN_COOPD_STAGE_WAIT("):].split(")")[0]))
+        elif t.startswith(("CN_COOPD_STAGE_WAIT(", "CN_COOPD_STAGE_WAIT_ONLY(")) and line is not None:
+            # _ONLY: a wait another follows at once, whose barrier serves both; its count is judged alike
+            keeps[line] = min(keeps.get(line, 1 << 30), int(t.split("(", 1)[1].split(")")[0]))
     return keeps
 
 

@@ -46,7 +46,7 @@ import re, subprocess, sys
 p = subprocess.run(["$CAIRN"] + sys.argv[1:], capture_output=True, text=True)
 out = p.stdout
 if sys.argv[1] == "build":
-    out = re.sub(r"CN_COOPD_STAGE_WAIT\((\d+)\)", lambda m: "CN_COOPD_STAGE_WAIT(%d)" % (int(m.group(1)) + 1), out)
+    out = re.sub(r"CN_COOPD_STAGE_WAIT(_ONLY)?\((\d+)\)", lambda m: "CN_COOPD_STAGE_WAIT%s(%d)" % (m.group(1) or "", int(m.group(2)) + 1), out)
 sys.stdout.write(out)
 sys.stderr.write(p.stderr)
 sys.exit(p.returncode)
