@@ -947,8 +947,11 @@ static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, u
  * A plain fill rewrites its whole stage and clears the stage's bit. Each
  * thread keeps its own copy; the arguments are the same in every thread,
  * so every thread skips or writes alike. */
-#ifndef CN_COOPD_PADMEMO   /* 0: every row fill writes its pads (bench/dev/call28.sh compares) */
-#define CN_COOPD_PADMEMO 1
+/* 1: row fills skip the pads their stage holds (opt-in until
+ * tests/dev/run_pipeline_pads.cairn has run on a GPU: session 26 got no
+ * device time; bench/dev/call28.sh measures both). */
+#ifndef CN_COOPD_PADMEMO
+#define CN_COOPD_PADMEMO 0
 #endif
 struct cn_coopd_padmemo {
     uint64_t geom, pad;   /* geom 0: none (a geometry always has a bit set) */

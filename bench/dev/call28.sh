@@ -2,12 +2,13 @@
 # Session 26's first device call: call27's sum variants and ncu (never run: no machine came in session
 # 25's last hour), and tile64 with the row fills' pads written once per stage (cn_coopd_padmemo) and
 # back-to-back waits meeting the block once, against the variants that isolate each:
-#   mb          the default build (pads held, waits merged)
-#   mb_nomemo   -DCN_COOPD_PADMEMO=0 (pads every fill: 128 registers, 4 blocks an SM)
-#   mb_minb4    -DCN_COOPD_MIN_BLOCKS=4 (pads held, registers capped at 128 to keep 4 blocks)
+#   mb          the default build (waits merged; pads every fill: CN_COOPD_PADMEMO is opt-in)
+#   mb_memo     -DCN_COOPD_PADMEMO=1 (pads held)
+#   mb_minb4    -DCN_COOPD_PADMEMO=1 -DCN_COOPD_MIN_BLOCKS=4 (pads held, registers capped at 128)
 #   mb_nomerge  -DCN_COOPD_WAIT_MERGE=0 (pads held, a barrier per wait)
 #   mb_pad16    -DCN_COOPD_PADMEMO=0 -DCN_COOPD_PAD16=1 (pads every fill, 16 bytes a store)
-# and first the device suite's pipeline and tensor programs with the new default.
+# and first the device suite's pipeline and tensor programs with the new default. (The device suite's
+# run_pipeline_pads tests the skip only when the tree's default is CN_COOPD_PADMEMO=1: flip it for that run.)
 #   bash bench/dev/call28.sh build        here: binaries under .pre (carry it with bin/cairn, .devlib)
 #   bash bench/dev/call28.sh run OUT      on the GPU machine (LIMIT s, default 420); OUT/all.tgz
 set -u
@@ -16,7 +17,7 @@ GC="-gencode=arch=compute_90a,code=sm_90a"
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
 export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
 VARIANTS=("base" "a12 -DCN_DSUM32_U=12" "a16 -DCN_DSUM32_U=16" "d8 -DCN_DSUM64_U=8" "d32 -DCN_DSUM64_U=32")
-TVARS=("nomemo -DCN_COOPD_PADMEMO=0" "minb4 -DCN_COOPD_MIN_BLOCKS=4" "nomerge -DCN_COOPD_WAIT_MERGE=0"
+TVARS=("memo -DCN_COOPD_PADMEMO=1" "minb4 -DCN_COOPD_PADMEMO=1 -DCN_COOPD_MIN_BLOCKS=4" "nomerge -DCN_COOPD_WAIT_MERGE=0"
        "pad16 -DCN_COOPD_PADMEMO=0 -DCN_COOPD_PAD16=1")
 if [ "${1:-}" = build ]; then
     bash bench/dev/call26.sh build || exit 1

@@ -29,6 +29,7 @@
 #                 families from moderate to adversarial, each output within the contract's bound
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
 #   tile64, tile32, tile128   examples/tensor's fragment matrix multiplies: every output within the bound
+#   padmemo       run_pipeline_pads and tile64 built with the row fills' pad skip on (CN_COOPD_PADMEMO=1)
 #   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
@@ -121,6 +122,25 @@ for name in tile64 tile32 tile128; do
         echo "FAIL $name: exit $rc"; cat "$o.stdout"; fail=1; fi
     cat "$o.stdout"
 done
+
+# The row fills' pad skip (runtime/cairn_coopdev.h, CN_COOPD_PADMEMO, opt-in until this passes):
+# run_pipeline_pads, whose schedule visits every way the skip could go wrong, and tile64, built with
+# it on (nvcc takes the definition from NVCC_APPEND_FLAGS).
+if ! skipped padmemo; then
+    o="$OUTDIR/dev/padmemo"; mkdir -p "$o"; pm=0
+    for f in tests/dev/run_pipeline_pads examples/tensor/tile64; do
+        n=$(basename "$f")
+        if ! NVCC_APPEND_FLAGS="-DCN_COOPD_PADMEMO=1" "$CAIRN" build "$f.cairn" --device-target "$ARCH" --out "$o" \
+                >"$o/$n.build.log" 2>&1; then
+            echo "FAIL padmemo: $n does not build"; sed -n 1,5p "$o/$n.build.log"; pm=1; continue
+        fi
+        "$o/$n" >"$o/$n.stdout" 2>"$o/$n.stderr" || pm=1
+        cat "$o/$n.stdout"
+    done
+    if [ $pm = 0 ] && grep -qx 'pads 0' "$o/run_pipeline_pads.stdout" &&
+       [ "$(grep -c ' outside 0 differ ' "$o/tile64.stdout")" = 6 ]; then echo "PASS padmemo"; else
+        echo "FAIL padmemo"; fail=1; fi
+fi
 
 # A foreign tag in the launch's word, and no word left: each launch traps with the counter's
 # message (every device block prints it), and the wait aborts.

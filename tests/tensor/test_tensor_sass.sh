@@ -33,12 +33,13 @@ for n in tile64 tile32 tile128; do
         "$(grep -q 'LDGSTS.E.BYPASS.128' "$T/$n.sass"; echo $?)"
 done
 ok "tile32 reads B transposed (LDSM.16.MT88)" "$(grep -q 'LDSM.16.MT88' "$T/tile32.sass"; echo $?)"
-# tile64's fragment loads carry no alignment guard (their tiles lie on 32 bytes by place and layout),
-# so nvcc issues a step's eight LDSM before its first HMMA
-ahead=$(grep -oE 'DEPBAR.LE SB0, 0x2|LDSM|HMMA' "$T/tile64.sass" |
-        awk '/DEPBAR/ { on = 1; n = 0; next } on && /LDSM/ { n++ } on && /HMMA/ { print n; exit }')
-ok "tile64 loads a step's fragments ahead of its multiplies (${ahead:-no} LDSM before the first HMMA)" \
-    "$([ "${ahead:-0}" -ge 8 ]; echo $?)"
+# tile64's fragment loads carry no alignment guard (their tiles lie on 32 bytes by place and layout):
+# a step's eight LDSM and sixteen HMMA, from its wait's barrier to the next, with no branch among them
+step=$(grep -oE 'DEPBAR.LE SB0, 0x2|LDSM|HMMA|BAR.SYNC|BRA' "$T/tile64.sass" |
+       awk '/DEPBAR/ { on = 1; next } on == 1 && /BAR.SYNC/ { on = 2; next } on == 2 && /BAR.SYNC/ { exit }
+            on == 2 { n[$1]++ } END { printf "%d LDSM %d HMMA %d BRA", n["LDSM"], n["HMMA"], n["BRA"] }')
+ok "tile64's step loads and multiplies with no guard between ($step)" \
+    "$(echo "$step" | grep -qx '8 LDSM 16 HMMA 0 BRA'; echo $?)"
 # tile64's sa.wait(); sb.wait(); meet the block once: the two cp.async waits, then one barrier
 ops=$(grep -oE 'DEPBAR.LE SB0, 0x[0-9]|BAR.SYNC' "$T/tile64.sass" | tr '\n' ' ')
 ok "tile64's two waits share one barrier (DEPBAR 0x3, DEPBAR 0x2, BAR.SYNC: $(echo "$ops" | head -c 120))" \
