@@ -270,6 +270,7 @@ typedef struct {
     const char *version;         /* NULL: no nvcc on PATH; else version_buf */
     char version_buf[64];
     char codes[2048];            /* `nvcc --list-gpu-code`: "sm_75\nsm_80\n..." */
+    char failed[256];            /* ... or, where it failed, the first line it printed */
 } NvccAnswer;
 
 static NvccAnswer *nvcc_answer(void)
@@ -284,8 +285,11 @@ static NvccAnswer *nvcc_answer(void)
         snprintf(ans.version_buf, sizeof ans.version_buf, "%s", v);
         ans.version = ans.version_buf;
         char *argv[] = {"nvcc", "--list-gpu-code", NULL};
-        const char *out;
-        snprintf(ans.codes, sizeof ans.codes, "%s", run_capture(tmp, argv, &out) == 0 ? out : "");
+        const char *out = "";
+        if (run_capture(tmp, argv, &out) == 0)
+            snprintf(ans.codes, sizeof ans.codes, "%s", out);
+        else   /* an option in NVCC_APPEND_FLAGS it rejects, say: not the target's fault */
+            snprintf(ans.failed, sizeof ans.failed, "%.*s", (int)strcspn(out ? out : "", "\n"), out ? out : "");
     }
     arena_free(tmp);
     return &ans;
@@ -573,6 +577,14 @@ bool target_validate(Arena *a, Target *t, TargetError *err)
     NvccAnswer *ans = nvcc_answer();
     if (ans->version) {
         t->nvcc = arena_strdup(a, ans->version);
+        if (!ans->codes[0]) {
+            set_error(err, E_TARGET_TOOLKIT,
+                      "run `nvcc --list-gpu-code` to see why; an option in NVCC_APPEND_FLAGS or NVCC_PREPEND_FLAGS "
+                      "that nvcc rejects fails every call",
+                      "the installed nvcc (%s) cannot say which targets it compiles: `nvcc --list-gpu-code` failed%s%s",
+                      ans->version, ans->failed[0] ? ": " : "", ans->failed);
+            return false;
+        }
         if (!nvcc_compiles(a, t, ans)) {
             char help[512];
             snprintf(help, sizeof help, "this nvcc compiles %s%s; name one of them, or install a CUDA toolkit "

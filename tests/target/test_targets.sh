@@ -46,7 +46,7 @@ EOF
 cp tests/spec/n11-tmem-acc.cairn "$T/n11.cairn"
 
 # Fakes. nvcc-all compiles every target; nvcc-124 is a CUDA 12.4 that stops at sm_90 (and sm_90a).
-mkdir -p "$T/all" "$T/old" "$T/smi1" "$T/smi2" "$T/smi0" "$T/none"
+mkdir -p "$T/all" "$T/old" "$T/smi1" "$T/smi2" "$T/smi0" "$T/none" "$T/broken"
 cat >"$T/all/nvcc" <<'EOF'
 #!/bin/sh
 case "$1" in
@@ -63,6 +63,12 @@ case "$1" in
 --dryrun) [ "$2" = -arch=sm_90a ] || { echo "nvcc fatal   : Unsupported gpu architecture" >&2; exit 1; } ;;
 esac
 exit 0
+EOF
+# an nvcc whose every call but --version fails, as NVCC_APPEND_FLAGS with an option it rejects makes it
+cat >"$T/broken/nvcc" <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && { echo "Cuda compilation tools, release 13.0, V13.0.88"; exit 0; }
+echo "nvcc fatal   : Unknown option '--bogus'"; exit 1
 EOF
 printf '#!/bin/sh\necho 9.0\n' >"$T/smi1/nvidia-smi"
 printf '#!/bin/sh\necho 8.6\necho 9.0\necho 8.6\n' >"$T/smi2/nvidia-smi"
@@ -130,6 +136,9 @@ ok "E-TARGET-TOOLKIT: nvcc 12.4 does not compile sm_120a" "$([ "$(PATH=$OLD stat
     has_code E-TARGET-TOOLKIT; echo $?)"
 ok "E-TARGET-TOOLKIT: an a target nvcc is asked about by name" "$([ "$(PATH=$OLD status "$CAIRN" check --json --device-target sm_100a plain.cairn)" = 1 ] &&
     has_code E-TARGET-TOOLKIT; echo $?)"
+ok "E-TARGET-TOOLKIT: an nvcc that cannot list its targets says so, with what it printed" "$([ "$(PATH=$T/broken:$PATH status "$CAIRN" check --json --device-target sm_90a plain.cairn)" = 1 ] &&
+    has_code E-TARGET-TOOLKIT && grep -q 'cannot say which targets it compiles' "$T/err" &&
+    grep -q "Unknown option '--bogus'" "$T/err" && ! grep -q 'does not compile sm_90a' "$T/err"; echo $?)"
 ok "near miss: nvcc 12.4 compiles sm_90 and sm_90a" "$([ "$(PATH=$OLD status "$CAIRN" check --device-target sm_90 plain.cairn)" = 0 ] &&
     [ "$(PATH=$OLD status "$CAIRN" check --device-target sm_90a plain.cairn)" = 0 ]; echo $?)"
 ok "E-TARGET-TOOLKIT: exit 1, human form" "$([ "$(PATH=$OLD status "$CAIRN" build --device-target sm_121 plain.cairn)" = 1 ] &&
