@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tensor-core multiplies against cuBLAS (issue 18), on a machine with an NVIDIA GPU: builds
-# bench/dev/mma_kernels.cairn, examples/tensor/tile64.cairn and tile32.cairn with `cairn build
-# --header`, links bench/dev/mma_bench.cu against the three and cuBLAS, runs it RUNS times, and dumps
+# bench/dev/mma_kernels.cairn, examples/tensor/tile64.cairn, tile32.cairn and tile128.cairn with
+# `cairn build --header`, links bench/dev/mma_bench.cu against the four and cuBLAS, runs it RUNS times, and dumps
 # the kernels' SASS where cuobjdump exists. What is measured and checked: the top of mma_bench.cu.
 #
 #   bash bench/dev/mma_run.sh OUTDIR
