@@ -8,7 +8,7 @@
 #   mb_nomerge  -DCN_COOPD_WAIT_MERGE=0 (pads held, a barrier per wait)
 #   mb_pad16    -DCN_COOPD_PADMEMO=0 -DCN_COOPD_PAD16=1 (pads every fill, 16 bytes a store)
 # and first the device suite's pipeline and tensor programs with the new default. (The device suite's
-# run_pipeline_pads tests the skip only when the tree's default is CN_COOPD_PADMEMO=1: flip it for that run.)
+# padmemo test builds run_pipeline_pads and tile64 with the skip on.)
 #   bash bench/dev/call28.sh build        here: binaries under .pre (carry it with bin/cairn, .devlib)
 #   bash bench/dev/call28.sh run OUT      on the GPU machine (LIMIT s, default 420); OUT/all.tgz
 set -u
@@ -38,7 +38,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv;
 cp $P/ptxas_*.txt "$L/" 2>/dev/null
 timeout 60 $P/mb --only tile64,tile32,tile128,mma_unordered --reps 7 >"$L/mma_bench.log" 2>&1
 echo "mma_bench: exit $? at ${SECONDS}s"; grep -E 'cublas|mma_unordered|tile' "$L/mma_bench.log"
-ONLY='pipeline|fill|tile64|tile32|tile128|frag|tensor' timeout 120 bash tests/device/run.sh /tmp/c28suite >"$L/suite.txt" 2>&1
+ONLY='pipeline|fill|tile64|tile32|tile128|frag|tensor|padmemo' timeout 120 bash tests/device/run.sh /tmp/c28suite >"$L/suite.txt" 2>&1
 echo "suite (pipelines, tensor): exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head
 for tv in "${TVARS[@]}"; do

@@ -11,7 +11,7 @@ export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LI
 OUT=${2:?usage: bench/dev/call29.sh run OUT}; mkdir -p "$OUT/l"
 LIMIT=${LIMIT:-200} P=.pre L=$OUT/l
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
-ONLY="${C29_ONLY:-pipeline|fill|tile64|tile32|tile128|frag|tensor}" timeout $((LIMIT - 80)) bash tests/device/run.sh /tmp/c29suite \
+ONLY="${C29_ONLY:-pipeline|fill|tile64|tile32|tile128|frag|tensor|padmemo}" timeout $((LIMIT - 80)) bash tests/device/run.sh /tmp/c29suite \
     >"$L/suite.txt" 2>&1
 echo "suite (pipelines, tensor): exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep -E '^(FAIL|PASS)' "$L/suite.txt" | head -40
