@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Session 26's first device call: call27's sum variants and ncu (never run: no machine came in session
-# 25's last hour), and tile64 with the row fills' pads written once per stage (cn_coopd_padmemo) and
-# back-to-back waits meeting the block once, against the variants that isolate each:
+# Session 26's device call (never started: no machine came): the sum variants and ncu of session 25's
+# call27, tile64/tile32/tile128 against cuBLAS, and tile64 built with session 26's knobs in turn:
 #   mb          the default build (waits merged; pads every fill: CN_COOPD_PADMEMO is opt-in)
 #   mb_memo     -DCN_COOPD_PADMEMO=1 (pads held)
 #   mb_minb4    -DCN_COOPD_PADMEMO=1 -DCN_COOPD_MIN_BLOCKS=4 (pads held, registers capped at 128)
-#   mb_nomerge  -DCN_COOPD_WAIT_MERGE=0 (pads held, a barrier per wait)
+#   mb_nomerge  -DCN_COOPD_WAIT_MERGE=0 (a barrier per wait)
 #   mb_pad16    -DCN_COOPD_PADMEMO=0 -DCN_COOPD_PAD16=1 (pads every fill, 16 bytes a store)
 # and first the device suite's pipeline and tensor programs with the new default. (The device suite's
 # padmemo test builds run_pipeline_pads and tile64 with the skip on.)
