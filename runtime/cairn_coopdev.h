@@ -914,7 +914,7 @@ static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, u
     const unsigned tid = threadIdx.x, step = blockDim.x;
 #if CN_COOPD_PAD16
     /* the pad in 16-byte stores: a row's pad is whole runs of 16 bytes
-     * that the swizzle keeps whole (bench/dev/call27.sh measures it) */
+     * that the swizzle keeps whole (bench/dev/call28.sh measures it) */
     if (P > C && esz >= 2 && (((uintptr_t)d & 15) | ((C * esz) & 15) | ((P * esz) & 15)) == 0 &&
         (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0)) {
         const unsigned runs = (P - C) * esz / 16;
@@ -943,7 +943,7 @@ static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, u
  * copies touch only elements r * pitch + c with r < rows and c < cols, so
  * a stage filled again with the same rows, cols, pitch, swizzle and pad
  * holds every pad already: the fill skips them. In tile64's steady loop
- * the pads were most of a step's instructions (bench/dev/mma_bench.cu).
+ * the pads were most of a step's instructions (counted in its sm_90a SASS).
  * A plain fill rewrites its whole stage and clears the stage's bit. Each
  * thread keeps its own copy; the arguments are the same in every thread,
  * so every thread skips or writes alike. */
