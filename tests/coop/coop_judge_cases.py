@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """coop_judge_cases.py: the cooperative judge's hand-made cases (coop_judge.py --self-test) and its
-type check of generated programs (coop_judge.py --typecheck): kept apart from the model, the
-generator and the verdicts, which coop_judge.py holds; they use all three."""
+type check of generated programs (coop_judge.py --typecheck): kept apart from the model
+(coop_model.py), the generator (coop_gen.py) and the verdicts (coop_judge.py); they use all three."""
 import os
 import re
 import subprocess
