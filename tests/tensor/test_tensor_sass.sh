@@ -55,6 +55,32 @@ cuobjdump -sass "$T/t64p.o" >"$T/t64p.sass" 2>/dev/null
 ok "tile64 with CN_COOPD_PAD16=1 stores its pads 16 bytes at a time (STS.128)" \
     "$(grep -q 'STS.128' "$T/t64p.sass" && ! grep -q 'STS.128' "$T/tile64.sass"; echo $?)"
 ok "tile64 with CN_COOPD_PAD16=1 loads nothing from local memory" "$(! grep -qE '\bLDL\b' "$T/t64p.sass"; echo $?)"
+# a row fill of whole 16-byte chunks whose row takes a power of two of them (4: 32 f16) gives each
+# thread one column of chunks: the loop around its cp.async only moves two addresses (at most 12
+# instructions with the branch, no IMAD.HI of a division by the row's chunks); tile128's fast kernel
+# then keeps to 128 registers, two blocks of 256 a multiprocessor
+for n in tile64 tile128; do
+    loops=$(cuobjdump -sass "$T/$n/$n" 2>/dev/null | python3 -c '
+import re, sys
+short = 0
+for fn in sys.stdin.read().split("Function :")[1:]:
+    ins = [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", fn)]
+    for a, t in ins:
+        m = re.search(r"BRA (0x[0-9a-f]+)", t)
+        if m and int(m.group(1), 16) < a:
+            body = [x for b, x in ins if int(m.group(1), 16) <= b <= a]
+            if any("LDGSTS.E.BYPASS.128" in x for x in body) and len(body) <= 12 and not any("IMAD.HI" in x for x in body):
+                short += 1
+print(short)')
+    ok "$n's row fills copy a column of chunks a thread ($loops loops of at most 12 instructions)" \
+        "$([ "${loops:-0}" -ge 2 ]; echo $?)"
+done
+"$CAIRN" build examples/tensor/tile128.cairn --header --device-target sm_90a --out "$T/t128h" >"$T/t128h.log" 2>&1 &&
+    nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -Iruntime -Xptxas -v \
+        -c "$T/t128h/tile128.c" -o "$T/t128.o" >>"$T/t128h.log" 2>&1
+ok "tile128 builds with ptxas's report ($(head -c 200 "$T/t128h.log"))" $?
+regs=$(awk '/Compiling entry.*ILb1E/ { on = 1 } on && /Used [0-9]+ registers/ { sub(/.*Used /, ""); print $1; exit }' "$T/t128h.log")
+ok "tile128's fast kernel keeps to 128 registers (${regs:-none})" "$([ -n "$regs" ] && [ "$regs" -le 128 ]; echo $?)"
 for n in run_frag_wmma run_mma_device; do
     ok "$n multiplies bf16 with HMMA.16816.F32.BF16" "$(grep -q 'HMMA.16816.F32.BF16' "$T/$n.sass"; echo $?)"
     ok "$n multiplies f16 with HMMA.16816.F32" "$(grep -q 'HMMA.16816.F32 ' "$T/$n.sass"; echo $?)"
