@@ -601,19 +601,24 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
     }                                                                                        \
     static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, FINISH, NAME##_launch};
 
-/* A region's kernel's bounds: its threads, and with CN_COOPD_MIN_BLOCKS
- * set, the blocks an SM must hold (ptxas then caps the registers to fit;
- * bench/dev/call28.sh measures tile64 with 4). */
+/* A region's kernel's bounds: its threads, and the blocks an SM must hold
+ * (ptxas caps the registers to fit). The fast version (F) of a region of
+ * 256 threads must let two blocks share an SM, 128 registers a thread:
+ * tile128's fast kernel took 166 with the pad skip, one block an SM, and
+ * ran at 101-107 TFLOP/s on an H100; held to 128 (no spill) it ran at
+ * 145-154 (evidence/2026-12-07-h100-fills.md). The checked version, which
+ * spills under that cap, keeps what it needs. CN_COOPD_MIN_BLOCKS sets
+ * both (bench/dev/call28.sh, call33.sh). */
 #ifdef CN_COOPD_MIN_BLOCKS
-#define CN_COOPD_BOUNDS(THREADS) __launch_bounds__(THREADS, CN_COOPD_MIN_BLOCKS)
+#define CN_COOPD_BOUNDS(THREADS, F) __launch_bounds__(THREADS, CN_COOPD_MIN_BLOCKS)
 #else
-#define CN_COOPD_BOUNDS(THREADS) __launch_bounds__(THREADS)
+#define CN_COOPD_BOUNDS(THREADS, F) __launch_bounds__(THREADS, (F) && (THREADS) == 256 ? 2 : 1)
 #endif
 
 /* A region with no finish. */
 #define CN_COOP_KERNEL(NAME, ARGS, BLOCK, THREADS)                                           \
     template <bool CN_F>                                                                     \
-    static __global__ void CN_COOPD_BOUNDS(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
+    static __global__ void CN_COOPD_BOUNDS(THREADS, CN_F) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
     {                                                                                        \
         CN_COOP_BLOCK_LOOP(a, L, BLOCK<CN_F>);                                               \
     }                                                                                        \
@@ -623,7 +628,7 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
  * count, the finish. FILE, LINE, COL: the region, for a trap's message. */
 #define CN_COOP_KERNEL_FINISH(NAME, ARGS, BLOCK, FINISH, THREADS, FILE, LINE, COL)          \
     template <bool CN_F>                                                                     \
-    static __global__ void CN_COOPD_BOUNDS(THREADS) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
+    static __global__ void CN_COOPD_BOUNDS(THREADS, CN_F) NAME##_kernel(ARGS a, struct cn_coop_launch L) \
     {                                                                                        \
         __shared__ bool cn_last;                                                             \
         CN_COOP_BLOCK_LOOP(a, L, BLOCK<CN_F>);                                               \
@@ -947,11 +952,14 @@ static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, u
  * A plain fill rewrites its whole stage and clears the stage's bit. Each
  * thread keeps its own copy; the arguments are the same in every thread,
  * so every thread skips or writes alike. */
-/* 1: row fills skip the pads their stage holds (opt-in until
- * tests/dev/run_pipeline_pads.cairn has run on a GPU: session 26 got no
- * device time; bench/dev/call28.sh measures both). */
+/* 1 (the default): row fills skip the pads their stage holds. On an H100
+ * it took tile64 from 60-66 TFLOP/s to 77-83 at 4096^3 and 8192^3, and,
+ * with tile128's fast kernel held to 128 registers (CN_COOPD_BOUNDS),
+ * tile128 from 122-130 to 145-154; tests/dev/run_pipeline_pads.cairn and
+ * the device suite's padmemo test passed there
+ * (evidence/2026-12-07-h100-fills.md). 0 writes every pad every fill. */
 #ifndef CN_COOPD_PADMEMO
-#define CN_COOPD_PADMEMO 0
+#define CN_COOPD_PADMEMO 1
 #endif
 struct cn_coopd_padmemo {
     uint64_t geom, pad;   /* geom 0: none (a geometry always has a bit set) */
