@@ -602,17 +602,25 @@ static __device__ inline bool cn_coop_count(const struct cn_coop_claim *c, const
     static const struct cn_coop_kernel NAME = {NAME##_what, THREADS, FINISH, NAME##_launch};
 
 /* A region's kernel's bounds: its threads, and the blocks an SM must hold
- * (ptxas caps the registers to fit). The fast version (F) of a region of
- * 256 threads must let two blocks share an SM, 128 registers a thread:
- * tile128's fast kernel took 166 with the pad skip, one block an SM, and
- * ran at 101-107 TFLOP/s on an H100; held to 128 (no spill) it ran at
- * 145-154 (evidence/2026-12-07-h100-fills.md). The checked version, which
- * spills under that cap, keeps what it needs. CN_COOPD_MIN_BLOCKS sets
- * both (bench/dev/call28.sh, call33.sh). */
+ * (ptxas caps the registers to fit; 0: no such bound). The fast version
+ * (F) of a region of 256 threads whose shared memory (CN_COOPD_REGION_SMEM,
+ * the emitter's #define before each kernel) leaves room for few blocks
+ * anyway, more than 32 KiB, must let two share an SM: 128 registers a
+ * thread. tile128's fast kernel (46 KiB) took 166 with the pad skip, one
+ * block an SM, and ran at 101-107 TFLOP/s on an H100; held to 128 (no
+ * spill) it ran at 145-154 (evidence/2026-12-07-h100-fills.md). Elsewhere
+ * no bound: given one, ptxas spends what it allows (tile32's fast kernel,
+ * 20 KiB, went from 80 registers to 110, three blocks an SM to two), and
+ * the checked version spills under it. CN_COOPD_MIN_BLOCKS sets one for
+ * every kernel (bench/dev/call28.sh, call33.sh). */
+#ifndef CN_COOPD_REGION_SMEM
+#define CN_COOPD_REGION_SMEM 0
+#endif
 #ifdef CN_COOPD_MIN_BLOCKS
 #define CN_COOPD_BOUNDS(THREADS, F) __launch_bounds__(THREADS, CN_COOPD_MIN_BLOCKS)
 #else
-#define CN_COOPD_BOUNDS(THREADS, F) __launch_bounds__(THREADS, (F) && (THREADS) == 256 ? 2 : 1)
+#define CN_COOPD_BOUNDS(THREADS, F)                                                          \
+    __launch_bounds__(THREADS, (F) && (THREADS) == 256 && CN_COOPD_REGION_SMEM > 32768 ? 2 : 0)
 #endif
 
 /* A region with no finish. */

@@ -610,6 +610,8 @@ static void coop_device(Ex *x, Node *s)
     const char *body = dev_body_fn(x, s, false, &u, Lb, shmem, proved ? fast : NULL);
     const char *fin = s->coop.finish ? dev_body_fn(x, s, true, &u, Lf, shmem, proved ? fast : NULL) : NULL;
     buf_printf(x->a, &x->kernels, "static const char %s_k_what[] = %s;\n", u.name, u.what);
+    /* its shared memory, for its bounds (cairn_coopdev.h, CN_COOPD_BOUNDS) */
+    buf_printf(x->a, &x->kernels, "#undef CN_COOPD_REGION_SMEM\n#define CN_COOPD_REGION_SMEM %lld\n", (long long)bytes);
     if (fin)
         buf_printf(x->a, &x->kernels, "CN_COOP_KERNEL_FINISH(%s_k, struct %s, %s, %s, %lld, CN_FILE, %d, %d)\n\n",
                    u.name, u.name, body, fin, (long long)s->coop.threads, s->span.line, s->span.col);
