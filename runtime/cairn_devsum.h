@@ -30,6 +30,11 @@
  *   2^28 on moderate data against the bins' 1.34x, 3.6x on data over the
  *   whole range: evidence/2026-12-06-h100-tma.md), so off.
  *
+ *   CN_DSUM32_WINDOW=2 (session 27's, not yet timed): the bins, with each
+ *   thread's terms near the largest of its first U summed in front of them
+ *   in two f32s in registers (cairn_sum.h, cn_dsum32_pair), where Nsight
+ *   Compute found the bins' load-add-store chain a third of a warp's time.
+ *
  *   f64: each thread sums the terms near the largest of its first 16 in
  *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
  *   test and four additions a term), and adds any other term into its own
@@ -85,8 +90,9 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 #ifndef CN_DSUM64_U
 #define CN_DSUM64_U 16
 #endif
-/* The f32 sum's bins of doubles in shared memory (0, the default) or the
- * window in registers (1, measured slower); the f64 sum's digits added in
+/* The f32 sum's bins of doubles in shared memory (0, the default), the
+ * window in registers (1, measured slower), or the bins with a pair of
+ * f32s in front (2, not yet timed); the f64 sum's digits added in
  * two pieces a term (2) or three (3). */
 #ifndef CN_DSUM32_WINDOW
 #define CN_DSUM32_WINDOW 0
@@ -395,7 +401,62 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         CN_DSUM_STORE(float, 0, STORE);                                                      \
     }
 
-#if CN_DSUM32_WINDOW
+#if CN_DSUM32_WINDOW == 2
+/* f32 with the pair in front of the bins (cairn_sum.h, cn_dsum32_pair):
+ * the bins kernel, each thread's batches going through its pair first;
+ * its d goes to its bins before they go to the limbs (every 2^14 terms,
+ * two terms more at most) and at the end. */
+#undef CN_DSUM32_FOLD_KERNEL
+#define CN_DSUM32_PBATCH(y) cn_dsum32_pair_batch(&win, (y), U, cn_bins + t, T)
+#define CN_DSUM32_PPUT(v)                                                                      \
+    do {                                                                                     \
+        float cn_p1 = (v);                                                                   \
+        cn_dsum32_pair_batch(&win, &cn_p1, 1, cn_bins + t, T);                               \
+    } while (0)
+#define CN_DSUM32_PFIRST(y) cn_dsum32_pair_place(&win, (y), U, &flags)
+#define CN_DSUM32_PEVERY                                                                       \
+    if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U - 2) {                                          \
+        cn_dsum32_pair_spill(&win, cn_bins + t, T);                                          \
+        CN_DSUM32_SPILL(t);                                                                  \
+        cnt = 0;                                                                             \
+    }
+#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
+    static __global__ void __launch_bounds__(CN_DSUM32_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
+    {                                                                                        \
+        enum { T = CN_DSUM32_THREADS, U = CN_DSUM32_U };                                     \
+        static_assert(U <= CN_DSUM32_PAIR_TERMS, "a batch the pair takes at once");          \
+        __shared__ double cn_bins[CN_DSUM32_BINS * T];                                       \
+        __shared__ int64_t cn_limb[CN_DSUM32_BINS];                                          \
+        __shared__ uint32_t cn_fl;                                                           \
+        CN_DSUM_PART;                                                                        \
+        for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                        \
+            cn_bins[b * T + t] = -0.0;                                                       \
+        if (t < CN_DSUM32_BINS)                                                              \
+            cn_limb[t] = 0;                                                                  \
+        if (t == 0)                                                                          \
+            cn_fl = 0;                                                                       \
+        __syncthreads();                                                                     \
+        uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
+        unsigned cnt = 0;                                                                    \
+        cn_dsum32_pair win;                                                                  \
+        cn_dsum32_pair_init(&win);                                                           \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PBATCH, CN_DSUM32_PPUT, CN_DSUM32_PEVERY, CN_DSUM32_PFIRST); \
+        cn_dsum32_pair_spill(&win, cn_bins + t, T);                                          \
+        CN_DSUM32_SPILL_WARP(t);                                                             \
+        if (flags)                                                                           \
+            atomicOr(&cn_fl, flags);                                                         \
+        __syncthreads();                                                                     \
+        __shared__ int cn_last;                                                              \
+        if (t == 0) {                                                                        \
+            int64_t L[CN_DSUM32_LIMBS];                                                      \
+            for (unsigned b = 0; b < CN_DSUM32_LIMBS; b++)                                   \
+                L[b] = b < CN_DSUM32_BINS ? cn_limb[b] : 0;                                  \
+            cn_dsum32_carry(L);                                                              \
+            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_LIMBS, cn_fl); \
+        }                                                                                    \
+        CN_DSUM_STORE(float, 0, STORE);                                                      \
+    }
+#elif CN_DSUM32_WINDOW
 /* f32 with the window (cairn_sum.h, cn_dsum32_win): block p folds part p;
  * each thread sums the terms its window takes in a double in registers and
  * puts any other into its own 17 limbs, a column of shared memory, which

@@ -1145,6 +1145,146 @@ CN_SUM_FN void cn_dsum32_win_flush(cn_dsum32_win *w, int64_t *limbs, size_t stri
             limbs[(b + 2 * k) * stride] += (bits >> 63) ? -c[k] : c[k];
 }
 
+/* The f32 device sum's pair (cairn_devsum.h, CN_DSUM32_WINDOW=2, opt-in
+ * until timed on a GPU): the bins of doubles in shared memory, with the
+ * terms near the largest of a thread's first ones summed in registers in
+ * front of them, in f32, with no conversion. Nsight Compute on the bins
+ * alone (evidence/2026-12-07-h100-fills.md): a third of a warp's time
+ * waits on shared memory, each term's load, add and store of its bin
+ * behind the last term's store.
+ *
+ * Window: exponent fields [lo, lo + 11]. With E = lo - 109 (fields
+ * lo .. lo + 11 are exponents E - 18 .. E - 7), a term x taken has
+ * 2^(E-18) <= |x| < 2^(E-6), and
+ *
+ *   t = s1 + x;  q = t - s1;  s2 += x - q;  s1 = t;
+ *
+ * is exact for 16 terms (Dekker's FastTwoSum): s1 starts at 1.5 * 2^E and
+ * moves by less than 16 * 2^(E-6) + 16 * 2^(E-24), so stays in its binade;
+ * t - s1 is exact there, and x - q, the error of t, is a multiple of x's
+ * ulp, 2^(E-41) at least, no larger than 2^(E-24): an f32. s2 starts at
+ * 1.5 * 2^(E-18), whose ulp, 2^(E-41), divides every error, and moves by
+ * at most 16 * 2^(E-24) = 2^(E-20), so s2 += r is exact too.
+ *
+ * After each batch (at most 16 terms) v1 = s1 - B1 and v2 = s2 - B2, exact
+ * f32s and multiples of 2^(lo-150), go into d, a double from
+ * 1.5 * 2^(lo-98) whose ulp is 2^(lo-150): each term taken moves it by
+ * less than 2^(lo-115) (and its error, by 2^(lo-133) at most), and a
+ * thread's d goes to its bins (cn_dsum32_pair_spill) before its bins go to
+ * the limbs, every 2^14 terms (a few more at most), so d - B stays below
+ * 2^(lo-101), d in its binade. lo is kept in [1, 227]:
+ * then the two pieces d is split into are finite f32s, and zeros, subnormals,
+ * infinities and NaNs (fields 0 and 255) are never taken; they, and every
+ * term outside the window, go to the bins as before. */
+typedef struct {
+    float s1, s2, b1, b2;
+    double d, bd;
+    unsigned lo; /* the lowest field taken, or CN_DSUM32_NO_WIN before a nonzero normal term */
+} cn_dsum32_pair;
+
+enum { CN_DSUM32_PAIR_FIELDS = 11, CN_DSUM32_PAIR_TERMS = 16, CN_DSUM32_PAIR_LO_MAX = 227 };
+
+CN_SUM_FN float cn_sum_from_bits32(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+CN_SUM_FN void cn_dsum32_pair_init(cn_dsum32_pair *w)
+{
+    w->s1 = w->s2 = w->b1 = w->b2 = 0;
+    w->d = w->bd = 0;
+    w->lo = CN_DSUM32_NO_WIN;
+}
+
+/* Places the window so that its top field is ef (a normal term's), lo kept
+ * in [1, CN_DSUM32_PAIR_LO_MAX]. */
+CN_SUM_FN void cn_dsum32_pair_at(cn_dsum32_pair *w, int ef)
+{
+    int lo = ef - CN_DSUM32_PAIR_FIELDS;
+    lo = lo < 1 ? 1 : lo > CN_DSUM32_PAIR_LO_MAX ? CN_DSUM32_PAIR_LO_MAX : lo;
+    w->lo = (unsigned)lo;
+    w->b1 = w->s1 = cn_sum_from_bits32((uint32_t)(lo + 18) << 23 | 0x400000u); /* 1.5 * 2^(lo-109) */
+    w->b2 = w->s2 = cn_sum_from_bits32((uint32_t)lo << 23 | 0x400000u);        /* 1.5 * 2^(lo-127) */
+    w->bd = w->d = 1.5 * cn_sum_from_bits64((uint64_t)(lo - 98 + 1023) << 52);
+}
+
+/* Places the window from the largest of a thread's first terms (y[0..count),
+ * before any is added), when one is a nonzero normal. */
+CN_SUM_FN void cn_dsum32_pair_place(cn_dsum32_pair *w, const float *y, int count, uint32_t *flags)
+{
+    unsigned top = 0;
+    for (int i = 0; i < count; i++) {
+        unsigned ef = (cn_sum_bits32(y[i]) >> 23) & 0xffu;
+        if (ef != 0xffu && ef > top)
+            top = ef;
+    }
+    if (top == 0 || w->lo != CN_DSUM32_NO_WIN)
+        return;
+    *flags |= CN_SUM_SAW_NOT_NEGZERO; /* that term is summed: the window takes it or the bins do */
+    cn_dsum32_pair_at(w, (int)top);
+}
+
+/* The terms of a batch the window at lo did not take, into the bins (a
+ * stride apart); the first nonzero normal one places a window not yet
+ * placed, for the batches after. */
+CN_SUM_COLD_FN void cn_dsum32_pair_misses(cn_dsum32_pair *w, const float *y, int k, unsigned lo, double *bins,
+                                          size_t stride)
+{
+    for (int i = 0; i < k; i++) {
+        unsigned ef = (cn_sum_bits32(y[i]) >> 23) & 0xffu;
+        if (ef - lo <= (unsigned)CN_DSUM32_PAIR_FIELDS)
+            continue;
+        cn_dsum32_put(bins, stride, y[i]);
+        if (w->lo == CN_DSUM32_NO_WIN && ef != 0 && ef != 0xffu)
+            cn_dsum32_pair_at(w, (int)ef); /* its flag: the bin's, when it is taken from */
+    }
+}
+
+/* A batch of a thread's terms y[0..k), k <= CN_DSUM32_PAIR_TERMS: those
+ * the window takes added with no branch (a term it does not take adds
+ * +0.0, which leaves s1 and s2, normal numbers, as they are); any other to
+ * the bins; then the pair into d. */
+CN_SUM_FN CN_SUM_HOT void cn_dsum32_pair_batch(cn_dsum32_pair *w, const float *y, int k, double *bins, size_t stride)
+{
+    const unsigned lo = w->lo;
+    float s1 = w->s1, s2 = w->s2;
+    int missed = 0;
+    for (int i = 0; i < k; i++) {
+        int in = ((cn_sum_bits32(y[i]) >> 23) & 0xffu) - lo <= (unsigned)CN_DSUM32_PAIR_FIELDS;
+        float x = in ? y[i] : 0.0f;
+        float t = s1 + x;
+        float q = t - s1;
+        s2 += x - q;
+        s1 = t;
+        missed |= !in;
+    }
+    w->d += (double)(s1 - w->b1);
+    w->d += (double)(s2 - w->b2);
+    w->s1 = w->b1;
+    w->s2 = w->b2;
+    if (missed)
+        cn_dsum32_pair_misses(w, y, k, lo, bins, stride);
+}
+
+/* d into the bins, emptied: v = d - B, exact, a multiple of 2^(lo-150)
+ * below 2^(lo-101) (so below 2^126), as two f32s, the zeros left out: the
+ * nearest f32 to v, and v less it, which is at most half that f32's ulp,
+ * 2^(lo-126), so 2^24 units of 2^(lo-150) at most: an f32 too. At most
+ * two terms more for the bins. */
+CN_SUM_FN void cn_dsum32_pair_spill(cn_dsum32_pair *w, double *bins, size_t stride)
+{
+    double v = w->d - w->bd;
+    w->d = w->bd;
+    float p1 = (float)v;
+    float p2 = (float)(v - (double)p1);
+    if (p1 != 0)
+        cn_dsum32_put(bins, stride, p1);
+    if (p2 != 0)
+        cn_dsum32_put(bins, stride, p2);
+}
+
 /* m * 2^p units of 2^-1074 (m < 2^53) into a thread's digits (a stride
  * apart) in two pieces, where cn_sum_digits_add makes three: m << (p mod
  * 32) split at bit 32, the low piece (below 2^32) to digit p / 32 and the

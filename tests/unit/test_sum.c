@@ -472,6 +472,79 @@ static void devsum32w_acc(const float *x, size_t n, size_t P, size_t G, size_t T
     cn_sum_acc_carry(a);
 }
 
+/* f32 with the pair in front of the bins, as cairn_devsum.h's
+ * CN_DSUM32_WINDOW=2 fold does it: a thread with at least u terms in a
+ * part places its pair from its first u (cn_dsum32_pair_place), adds them
+ * u at a time (cn_dsum32_pair_batch: the window's terms in the pair, the
+ * others to its bins), its last terms one at a time, and its pair's d to
+ * its bins at the end of the part (cn_dsum32_pair_spill); every `every`
+ * terms (the device's 2^14 - 2u - 2, or fewer), d to the bins and the
+ * bins to its block's limbs. The pair starts afresh with each part, the
+ * bins and their count carry over, as in devsum32. */
+static void devsum32p_acc(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned every,
+                          cn_sum_acc *a)
+{
+    static double bins[DEV_MAX_G][CN_DSUM32_BINS * DEV_MAX_T];
+    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
+    unsigned cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
+    uint32_t flags = 0;
+    uint64_t seed = n * 41 + P * 13 + G;
+    for (size_t g = 0; g < G; g++)
+        for (int b = 0; b < CN_DSUM32_BINS * DEV_MAX_T; b++)
+            bins[g][b] = -0.0;
+    for (size_t p = 0; p < P; p++) {
+        size_t lo = n * p / P, hi = n * (p + 1) / P, g = dev_claimer(&seed, G);
+        for (size_t t = 0; t < T; t++) {
+            double *bt = bins[g] + t;
+            cn_dsum32_pair w;
+            cn_dsum32_pair_init(&w);
+            size_t j = lo + t;
+            if (j < hi)
+                flags |= CN_SUM_SAW_TERM;
+            float y[CN_DSUM32_PAIR_TERMS];
+            if (j < hi && hi - j > (u - 1) * T) {
+                for (size_t k = 0; k < u; k++)
+                    y[k] = x[j + k * T];
+                cn_dsum32_pair_place(&w, y, (int)u, &flags);
+            }
+            for (; j < hi && hi - j > (u - 1) * T; j += u * T) {
+                for (size_t k = 0; k < u; k++)
+                    y[k] = x[j + k * T];
+                cn_dsum32_pair_batch(&w, y, (int)u, bt, T);
+                if ((cnt[g][t] += (unsigned)u) >= every) {
+                    cn_dsum32_pair_spill(&w, bt, T);
+                    for (int b = 0; b < CN_DSUM32_BINS; b++)
+                        limb[g][b] += cn_dsum32_take(bt, T, b, &flags);
+                    cnt[g][t] = 0;
+                }
+            }
+            for (; j < hi; j += T)
+                cn_dsum32_pair_batch(&w, &x[j], 1, bt, T);
+            cn_dsum32_pair_spill(&w, bt, T);
+        }
+    }
+    for (size_t g = 0; g < G; g++) {
+        for (size_t t = 0; t < T; t++)
+            for (int b = 0; b < CN_DSUM32_BINS; b++)
+                limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+        cn_dsum32_carry(limb[g]);
+        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
+            total[b] += limb[g][b];
+    }
+    cn_sum_acc_init(a);
+    cn_dsum32_to_acc(a, total);
+    a->flags = flags;
+    cn_sum_acc_carry(a);
+}
+
+static uint32_t devsum32p(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned every)
+{
+    cn_sum_acc a;
+    devsum32p_acc(x, n, P, G, T, u, every, &a);
+    double r = cn_sum_acc_round(&a, 24, -149, 128);
+    return r != r ? 0x7fc00000u : bits32((float)r);
+}
+
 static uint32_t devsum32w(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned spill)
 {
     cn_sum_acc a;
@@ -562,6 +635,19 @@ static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
             char how[160];
             snprintf(how, sizeof how, "device model, %zu parts over %zu blocks of %zu threads, bins moved every %zu terms",
                      shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
+            mismatch(t, how, n, want, got);
+        }
+    }
+    static const size_t pshapes[][5] = {{1, 1, 1, 8, CN_DSUM32_FLUSH - 2 * 8 - 2}, {1, 1, 8, 4, 1}, {3, 3, 5, 1, 600},
+                                        {7, 2, 2, 2, 3}, {2, 1, 8, 16, 40}, {9, 4, 3, 2, 7}, {1, 1, 2, 16, CN_DSUM32_FLUSH - 34}};
+    for (size_t k = 0; k < sizeof pshapes / sizeof *pshapes; k++) {
+        uint32_t got = devsum32p(x, n, pshapes[k][0], pshapes[k][1], pshapes[k][2], pshapes[k][3], (unsigned)pshapes[k][4]);
+        if (got != want) {
+            char how[200];
+            snprintf(how, sizeof how,
+                     "paired device model, %zu parts over %zu blocks of %zu threads, batches of %zu, d to the bins "
+                     "every %zu terms",
+                     pshapes[k][0], pshapes[k][1], pshapes[k][2], pshapes[k][3], pshapes[k][4]);
             mismatch(t, how, n, want, got);
         }
     }
@@ -1209,6 +1295,54 @@ static void f32_window_bound(Tally *t)
     family_end(t);
 }
 
+/* The device's f32 pair at its bound (cairn_sum.h, cn_dsum32_pair): a
+ * first term places the window (its top field), fifteen zeros complete the
+ * first batch, then as many terms as a thread meets between two moves of
+ * d to the bins, each at the window's top with odd low bits and every 64th
+ * at its bottom, one sign, then a tiny term of the other sign: d then
+ * holds its most (below 2^(lo-101)) to its last bit (2^(lo-150)), 49 bits,
+ * two f32 pieces. Then the same with the big terms one and three fields
+ * above the window, which are the bins'. For first terms across the
+ * exponent range, including those whose window is clamped. The exact
+ * totals must agree, not only the rounded ones. */
+static void f32_pair_bound(Tally *t)
+{
+    family_begin(t, "f32 the device's pair at its bound");
+    enum { N = CN_DSUM32_FLUSH - 2 * 16 - 2 };
+    static float x[N + 2];
+    static const int firsts[] = {1, 2, 11, 12, 13, 100, 127, 200, 227, 238, 239, 240, 250, 254};
+    for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
+        /* 11 fields above lo, lo at most 227: the bound (numerics.md), written here, not taken from the header */
+        int lo = firsts[f] - 11;
+        lo = lo < 1 ? 1 : lo > 227 ? 227 : lo;
+        for (int above = 0; above < 4; above += 1 + (above > 0))
+            for (int s = 0; s < 2; s++) {
+                int top = lo + 11 + above > 254 ? 254 : lo + 11 + above;
+                uint32_t b0 = (uint32_t)firsts[f] << 23 | (s ? 0x80000000u : 0);
+                memcpy(&x[0], &b0, sizeof b0);
+                for (size_t i = 1; i <= N; i++) {
+                    uint32_t e = i < 16 ? 0 : i % 64 ? (uint32_t)top : (uint32_t)lo;
+                    uint32_t b = e ? (e << 23) | (0x7fffffu - 2 * (uint32_t)(i % 977)) | (s ? 0x80000000u : 0) : 0;
+                    memcpy(&x[i], &b, sizeof b);
+                }
+                uint32_t tiny = s ? 1u : 0x80000001u;
+                memcpy(&x[N + 1], &tiny, sizeof tiny);
+                uint32_t want = oracle32(x, N + 2);
+                t->cases++;
+                check_dev32(t, x, N + 2, want);
+                cn_sum_acc exact, got;
+                cn_sum_acc_init(&exact);
+                for (size_t i = 0; i < N + 2; i++)
+                    cn_sum_acc_add(&exact, (double)x[i]);
+                cn_sum_acc_carry(&exact);
+                devsum32p_acc(x, N + 2, 1, 1, 1, 16, N + 8, &got);
+                if (memcmp(exact.digit, got.digit, sizeof exact.digit) != 0)
+                    mismatch(t, "paired device model, its exact total", N + 2, want, 0xdeadu);
+            }
+    }
+    family_end(t);
+}
+
 /* The device's f64 window at its bound: a first term places the window
  * (E 20 binades above it), then the most terms a window takes between two
  * moves to the digits, each of the largest exponent it takes (E - 13) with
@@ -1278,6 +1412,7 @@ int main(void)
 {
     Tally t = {0};
     f32_window_bound(&t);
+    f32_pair_bound(&t);
     f64_window_bound(&t);
     f64_digits_bound(&t);
     f64_ties(&t);

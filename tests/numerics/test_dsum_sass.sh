@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The device's exact f32 and f64 sums (runtime/cairn_devsum.h) in the SASS nvcc compiles for sm_90a,
+# read back with cuobjdump: tests/dev/run_exact_sum.cairn built with --header, its C compiled with
+# each f32 fold (CN_DSUM32_WINDOW=0, the bins; 1, the window; 2, the pair in front of the bins, not
+# yet timed on a GPU, which no other test compiles): each builds, no fold kernel spills a register
+# (the 17 limbs thread 0 carries at the end live in local memory, as they always have), and the
+# pair's fold adds in f32 (FADD, four a term: a batch of 8 makes 32) where the bins'
+# fold has none. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
+set -u
+cd "$(dirname "$0")/../.."
+CAIRN=${CAIRN:-bin/cairn}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL dsum_sass: $1"; fi; }
+. tests/sass_lib.sh
+sass_tools dsum_sass nvcc cuobjdump
+"$CAIRN" build tests/dev/run_exact_sum.cairn --header --device-target sm_90a --out "$T/h" >"$T/h.log" 2>&1
+ok "run_exact_sum builds with --header ($(head -c 200 "$T/h.log"))" $?
+for w in 0 1 2; do
+    nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM32_WINDOW=$w -Iruntime \
+        -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/w$w.o" >"$T/w$w.log" 2>&1
+    ok "the f32 fold CN_DSUM32_WINDOW=$w compiles for sm_90a ($(grep -v 'ptxas info' "$T/w$w.log" | head -c 200))" $?
+    sass_of "$T/w$w.o" fold_kernel >"$T/w$w.sass" 2>/dev/null
+    spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/w$w.log")
+    ok "the folds with CN_DSUM32_WINDOW=$w spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+    fadd=$(grep -c 'FADD' "$T/w$w.sass")
+    case $w in
+        0) ok "the bins' folds add no f32 ($fadd FADD)" "$([ "$fadd" = 0 ]; echo $?)" ;;
+        2) ok "the pair's f32 fold adds in f32 ($fadd FADD, 32 a batch of 8 at least)" "$([ "$fadd" -ge 32 ]; echo $?)" ;;
+    esac
+done
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" = 0 ]
