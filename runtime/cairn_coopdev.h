@@ -1032,13 +1032,14 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
             unsigned to = da + ((tid >> lg) * P * esz + q * 16);
             for (unsigned r = tid >> lg; r < R; r += dr, from += ds, to += dr * P * esz)
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
-        } else
-        for (unsigned k = tid; k < R * per; k += step) {
-            unsigned r = k / per, q = k - r * per;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                             da + (unsigned)cn_coopd_swizzle(r * P + q * 16 / esz, swz) * esz),
-                         "l"(s + ((size_t)r * stride) * esz + q * 16)
-                         : "memory");
+        } else {
+            for (unsigned k = tid; k < R * per; k += step) {
+                unsigned r = k / per, q = k - r * per;
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                                 da + (unsigned)cn_coopd_swizzle(r * P + q * 16 / esz, swz) * esz),
+                             "l"(s + ((size_t)r * stride) * esz + q * 16)
+                             : "memory");
+            }
         }
     }
 #endif
