@@ -363,6 +363,38 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 #endif
 
+/* What each thread puts in front of its bins: nothing (the default), or
+ * with CN_DSUM32_WINDOW=2 the pair (cairn_sum.h, cn_dsum32_pair), its
+ * batches going through it first, its d going to the bins before they go
+ * to the limbs (every 2^14 terms, two terms more at most) and at the end. */
+#if CN_DSUM32_WINDOW == 2
+#define CN_DSUM32_FRONT                                                                        \
+    static_assert(U <= CN_DSUM32_PAIR_TERMS, "a batch the pair takes at once");              \
+    cn_dsum32_pair win;                                                                      \
+    cn_dsum32_pair_init(&win)
+#define CN_DSUM32_FBATCH(y) cn_dsum32_pair_batch(&win, (y), U, cn_bins + t, T)
+#define CN_DSUM32_FPUT(v)                                                                      \
+    do {                                                                                     \
+        float cn_p1 = (v);                                                                   \
+        cn_dsum32_pair_batch(&win, &cn_p1, 1, cn_bins + t, T);                               \
+    } while (0)
+#define CN_DSUM32_FFIRST(y) cn_dsum32_pair_place(&win, (y), U, &flags)
+#define CN_DSUM32_FEND cn_dsum32_pair_spill(&win, cn_bins + t, T)
+#define CN_DSUM32_FEVERY                                                                       \
+    if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U - 2) {                                          \
+        CN_DSUM32_FEND;                                                                      \
+        CN_DSUM32_SPILL(t);                                                                  \
+        cnt = 0;                                                                             \
+    }
+#else
+#define CN_DSUM32_FRONT ((void)0)
+#define CN_DSUM32_FBATCH CN_DSUM32_BATCH
+#define CN_DSUM32_FPUT CN_DSUM32_PUT
+#define CN_DSUM32_FFIRST CN_DSUM_NO_FIRST
+#define CN_DSUM32_FEND ((void)0)
+#define CN_DSUM32_FEVERY CN_DSUM32_EVERY
+#endif
+
 /* f32: block p folds part p into its threads' bins; every 2^14 terms, and
  * at the end, a thread adds its bins into the block's limbs (shared 64-bit
  * atomics: a part has at most 2^23 terms, each adding less than 2^39 units
@@ -385,7 +417,9 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_BATCH, CN_DSUM32_PUT, CN_DSUM32_EVERY, CN_DSUM_NO_FIRST);       \
+        CN_DSUM32_FRONT;                                                                     \
+        CN_DSUM_STREAM(float, TERM, CN_DSUM32_FBATCH, CN_DSUM32_FPUT, CN_DSUM32_FEVERY, CN_DSUM32_FFIRST); \
+        CN_DSUM32_FEND;                                                                      \
         CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
             atomicOr(&cn_fl, flags);                                                         \
@@ -401,62 +435,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         CN_DSUM_STORE(float, 0, STORE);                                                      \
     }
 
-#if CN_DSUM32_WINDOW == 2
-/* f32 with the pair in front of the bins (cairn_sum.h, cn_dsum32_pair):
- * the bins kernel, each thread's batches going through its pair first;
- * its d goes to its bins before they go to the limbs (every 2^14 terms,
- * two terms more at most) and at the end. */
-#undef CN_DSUM32_FOLD_KERNEL
-#define CN_DSUM32_PBATCH(y) cn_dsum32_pair_batch(&win, (y), U, cn_bins + t, T)
-#define CN_DSUM32_PPUT(v)                                                                      \
-    do {                                                                                     \
-        float cn_p1 = (v);                                                                   \
-        cn_dsum32_pair_batch(&win, &cn_p1, 1, cn_bins + t, T);                               \
-    } while (0)
-#define CN_DSUM32_PFIRST(y) cn_dsum32_pair_place(&win, (y), U, &flags)
-#define CN_DSUM32_PEVERY                                                                       \
-    if ((cnt += U) > CN_DSUM32_FLUSH - 2 * U - 2) {                                          \
-        cn_dsum32_pair_spill(&win, cn_bins + t, T);                                          \
-        CN_DSUM32_SPILL(t);                                                                  \
-        cnt = 0;                                                                             \
-    }
-#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
-    static __global__ void __launch_bounds__(CN_DSUM32_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
-    {                                                                                        \
-        enum { T = CN_DSUM32_THREADS, U = CN_DSUM32_U };                                     \
-        static_assert(U <= CN_DSUM32_PAIR_TERMS, "a batch the pair takes at once");          \
-        __shared__ double cn_bins[CN_DSUM32_BINS * T];                                       \
-        __shared__ int64_t cn_limb[CN_DSUM32_BINS];                                          \
-        __shared__ uint32_t cn_fl;                                                           \
-        CN_DSUM_PART;                                                                        \
-        for (unsigned b = 0; b < CN_DSUM32_BINS; b++)                                        \
-            cn_bins[b * T + t] = -0.0;                                                       \
-        if (t < CN_DSUM32_BINS)                                                              \
-            cn_limb[t] = 0;                                                                  \
-        if (t == 0)                                                                          \
-            cn_fl = 0;                                                                       \
-        __syncthreads();                                                                     \
-        uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
-        unsigned cnt = 0;                                                                    \
-        cn_dsum32_pair win;                                                                  \
-        cn_dsum32_pair_init(&win);                                                           \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_PBATCH, CN_DSUM32_PPUT, CN_DSUM32_PEVERY, CN_DSUM32_PFIRST); \
-        cn_dsum32_pair_spill(&win, cn_bins + t, T);                                          \
-        CN_DSUM32_SPILL_WARP(t);                                                             \
-        if (flags)                                                                           \
-            atomicOr(&cn_fl, flags);                                                         \
-        __syncthreads();                                                                     \
-        __shared__ int cn_last;                                                              \
-        if (t == 0) {                                                                        \
-            int64_t L[CN_DSUM32_LIMBS];                                                      \
-            for (unsigned b = 0; b < CN_DSUM32_LIMBS; b++)                                   \
-                L[b] = b < CN_DSUM32_BINS ? cn_limb[b] : 0;                                  \
-            cn_dsum32_carry(L);                                                              \
-            cn_last = cn_dsum_add((struct cn_dsum_total *)a.cn_part, L, CN_DSUM32_LIMBS, cn_fl); \
-        }                                                                                    \
-        CN_DSUM_STORE(float, 0, STORE);                                                      \
-    }
-#elif CN_DSUM32_WINDOW
+#if CN_DSUM32_WINDOW == 1
 /* f32 with the window (cairn_sum.h, cn_dsum32_win): block p folds part p;
  * each thread sums the terms its window takes in a double in registers and
  * puts any other into its own 17 limbs, a column of shared memory, which

@@ -1032,7 +1032,9 @@ CN_SUM_FN void cn_dsum32_win_at(cn_dsum32_win *w, int ef)
 
 /* Places the window from the largest of a thread's first terms (y[0..count),
  * before any is added), when one is a nonzero normal. */
-CN_SUM_FN void cn_dsum32_win_place(cn_dsum32_win *w, const float *y, int count, uint32_t *flags)
+/* The largest finite exponent field of y[0..count): 0 when none is a
+ * nonzero normal. */
+CN_SUM_FN unsigned cn_dsum32_top_field(const float *y, int count)
 {
     unsigned top = 0;
     for (int i = 0; i < count; i++) {
@@ -1040,6 +1042,12 @@ CN_SUM_FN void cn_dsum32_win_place(cn_dsum32_win *w, const float *y, int count, 
         if (ef != 0xffu && ef > top)
             top = ef;
     }
+    return top;
+}
+
+CN_SUM_FN void cn_dsum32_win_place(cn_dsum32_win *w, const float *y, int count, uint32_t *flags)
+{
+    unsigned top = cn_dsum32_top_field(y, count);
     if (top == 0 || w->lo != CN_DSUM32_NO_WIN)
         return;
     *flags |= CN_SUM_SAW_NOT_NEGZERO; /* that term is summed: the window takes it or the limbs do */
@@ -1214,12 +1222,7 @@ CN_SUM_FN void cn_dsum32_pair_at(cn_dsum32_pair *w, int ef)
  * before any is added), when one is a nonzero normal. */
 CN_SUM_FN void cn_dsum32_pair_place(cn_dsum32_pair *w, const float *y, int count, uint32_t *flags)
 {
-    unsigned top = 0;
-    for (int i = 0; i < count; i++) {
-        unsigned ef = (cn_sum_bits32(y[i]) >> 23) & 0xffu;
-        if (ef != 0xffu && ef > top)
-            top = ef;
-    }
+    unsigned top = cn_dsum32_top_field(y, count);
     if (top == 0 || w->lo != CN_DSUM32_NO_WIN)
         return;
     *flags |= CN_SUM_SAW_NOT_NEGZERO; /* that term is summed: the window takes it or the bins do */

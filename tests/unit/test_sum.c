@@ -1247,15 +1247,52 @@ static void f32_total_top(Tally *t)
     family_end(t);
 }
 
+/* One case of a window's bound (f32_window_bound, f32_pair_bound): x[0]
+ * of field `first` and sign s places the window, `zeros` zeros follow so
+ * that it alone places it, then n - zeros - 2 terms of field `top` with
+ * odd low bits but every 64th of field `lo`, sign s, then the least
+ * subnormal of the other sign. Checked against the oracle by every device
+ * model, and the model's exact total against the exact one (the rounded
+ * total hides an error far below its last bit). */
+static void f32_bound_case(Tally *t, float *x, size_t n, int first, int lo, int top, size_t zeros, int s,
+                           void (*model)(const float *, size_t, cn_sum_acc *), const char *what)
+{
+    uint32_t b0 = (uint32_t)first << 23 | (s ? 0x80000000u : 0);
+    memcpy(&x[0], &b0, sizeof b0);
+    for (size_t i = 1; i + 1 < n; i++) {
+        uint32_t e = i <= zeros ? 0 : i % 64 ? (uint32_t)top : (uint32_t)lo;
+        uint32_t b = e ? (e << 23) | (0x7fffffu - 2 * (uint32_t)(i % 977)) | (s ? 0x80000000u : 0) : 0;
+        memcpy(&x[i], &b, sizeof b);
+    }
+    uint32_t tiny = s ? 1u : 0x80000001u;
+    memcpy(&x[n - 1], &tiny, sizeof tiny);
+    uint32_t want = oracle32(x, n);
+    t->cases++;
+    check_dev32(t, x, n, want);
+    cn_sum_acc exact, got;
+    cn_sum_acc_init(&exact);
+    for (size_t i = 0; i < n; i++)
+        cn_sum_acc_add(&exact, (double)x[i]);
+    cn_sum_acc_carry(&exact);
+    model(x, n, &got);
+    if (memcmp(exact.digit, got.digit, sizeof exact.digit) != 0)
+        mismatch(t, what, n, want, 0xdeadu);
+}
+
+static void window_model(const float *x, size_t n, cn_sum_acc *a)
+{
+    devsum32w_acc(x, n, 1, 1, 1, 8, CN_DSUM32_WIN_TERMS, a);
+}
+
 /* The device's f32 window at its bound: a first term places the window
  * (its lowest field 15 below the term's, kept in [1, 220]), then more
  * terms than a window takes between two moves to the limbs, each of the
  * largest field it takes (lo + 17) with odd low bits but every 64th of
  * its lowest (lo), one sign, then the least subnormal of the other sign:
- * the double must keep its binade, or the lowest terms would round. Zeros
- * follow the first term, so that it alone places the window. Then the same with terms one and three binades above
- * the window, which are the limbs'. For first terms across the exponent
- * range, including those whose window is clamped. */
+ * the double must keep its binade, or the lowest terms would round. Then
+ * the same with terms one and three binades above the window, which are
+ * the limbs'. For first terms across the exponent range, including those
+ * whose window is clamped. */
 static void f32_window_bound(Tally *t)
 {
     family_begin(t, "f32 the device's window at its bound");
@@ -1269,42 +1306,23 @@ static void f32_window_bound(Tally *t)
             for (int s = 0; s < 2; s++) {
                 /* 17: the exactness bound (numerics.md), written here, not taken from the header */
                 int top = lo + 17 + above > 254 ? 254 : lo + 17 + above;
-                uint32_t b0 = (uint32_t)firsts[f] << 23 | (s ? 0x80000000u : 0);
-                memcpy(&x[0], &b0, sizeof b0);
-                for (size_t i = 1; i <= N; i++) { /* zeros first, so x[0] places the window */
-                    uint32_t e = i <= 16 ? 0 : i % 64 ? (uint32_t)top : (uint32_t)lo;
-                    uint32_t b = e ? (e << 23) | (0x7fffffu - 2 * (uint32_t)(i % 977)) | (s ? 0x80000000u : 0) : 0;
-                    memcpy(&x[i], &b, sizeof b);
-                }
-                uint32_t tiny = s ? 1u : 0x80000001u;
-                memcpy(&x[N + 1], &tiny, sizeof tiny);
-                uint32_t want = oracle32(x, N + 2);
-                t->cases++;
-                check_dev32(t, x, N + 2, want);
-                /* the rounded total hides an error far below its last bit: the exact totals must agree */
-                cn_sum_acc exact, got;
-                cn_sum_acc_init(&exact);
-                for (size_t i = 0; i < N + 2; i++)
-                    cn_sum_acc_add(&exact, (double)x[i]);
-                cn_sum_acc_carry(&exact);
-                devsum32w_acc(x, N + 2, 1, 1, 1, 8, CN_DSUM32_WIN_TERMS, &got);
-                if (memcmp(exact.digit, got.digit, sizeof exact.digit) != 0)
-                    mismatch(t, "windowed device model, its exact total", N + 2, want, 0xdeadu);
+                f32_bound_case(t, x, N + 2, firsts[f], lo, top, 16, s, window_model,
+                               "windowed device model, its exact total");
             }
     }
     family_end(t);
 }
 
-/* The device's f32 pair at its bound (cairn_sum.h, cn_dsum32_pair): a
- * first term places the window (its top field), fifteen zeros complete the
- * first batch, then as many terms as a thread meets between two moves of
- * d to the bins, each at the window's top with odd low bits and every 64th
- * at its bottom, one sign, then a tiny term of the other sign: d then
- * holds its most (below 2^(lo-101)) to its last bit (2^(lo-150)), 49 bits,
- * two f32 pieces. Then the same with the big terms one and three fields
- * above the window, which are the bins'. For first terms across the
- * exponent range, including those whose window is clamped. The exact
- * totals must agree, not only the rounded ones. */
+static void pair_model(const float *x, size_t n, cn_sum_acc *a)
+{
+    devsum32p_acc(x, n, 1, 1, 1, 16, (unsigned)n + 6, a); /* d to the bins at the end only */
+}
+
+/* The device's f32 pair at its bound (cairn_sum.h, cn_dsum32_pair): as
+ * above, fifteen zeros completing the first batch of 16, with as many
+ * terms as a thread meets between two moves of d to the bins, at the
+ * window's top (lo + 11) and bottom: d then holds its most (below
+ * 2^(lo-101)) to its last bit (2^(lo-150)), 49 bits, two f32 pieces. */
 static void f32_pair_bound(Tally *t)
 {
     family_begin(t, "f32 the device's pair at its bound");
@@ -1318,26 +1336,8 @@ static void f32_pair_bound(Tally *t)
         for (int above = 0; above < 4; above += 1 + (above > 0))
             for (int s = 0; s < 2; s++) {
                 int top = lo + 11 + above > 254 ? 254 : lo + 11 + above;
-                uint32_t b0 = (uint32_t)firsts[f] << 23 | (s ? 0x80000000u : 0);
-                memcpy(&x[0], &b0, sizeof b0);
-                for (size_t i = 1; i <= N; i++) {
-                    uint32_t e = i < 16 ? 0 : i % 64 ? (uint32_t)top : (uint32_t)lo;
-                    uint32_t b = e ? (e << 23) | (0x7fffffu - 2 * (uint32_t)(i % 977)) | (s ? 0x80000000u : 0) : 0;
-                    memcpy(&x[i], &b, sizeof b);
-                }
-                uint32_t tiny = s ? 1u : 0x80000001u;
-                memcpy(&x[N + 1], &tiny, sizeof tiny);
-                uint32_t want = oracle32(x, N + 2);
-                t->cases++;
-                check_dev32(t, x, N + 2, want);
-                cn_sum_acc exact, got;
-                cn_sum_acc_init(&exact);
-                for (size_t i = 0; i < N + 2; i++)
-                    cn_sum_acc_add(&exact, (double)x[i]);
-                cn_sum_acc_carry(&exact);
-                devsum32p_acc(x, N + 2, 1, 1, 1, 16, N + 8, &got);
-                if (memcmp(exact.digit, got.digit, sizeof exact.digit) != 0)
-                    mismatch(t, "paired device model, its exact total", N + 2, want, 0xdeadu);
+                f32_bound_case(t, x, N + 2, firsts[f], lo, top, 15, s, pair_model,
+                               "paired device model, its exact total");
             }
     }
     family_end(t);
