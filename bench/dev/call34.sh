@@ -26,6 +26,10 @@ left() { echo $((LIMIT - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
 timeout 60 $P/mb --only tile64,tile32,tile128,mma_unordered --reps 7 >"$L/mma_bench.log" 2>&1
 echo "1. mma_bench: exit $? at ${SECONDS}s"; grep -E 'cublas|mma_unordered|tile' "$L/mma_bench.log"
+# each SASS instruction's executed count in tile128's fast kernel (where a step's ~550 instructions go)
+timeout 60 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --section SourceCounters --page source \
+    --print-source sass --csv $P/mb --only tile128 --sizes 4096 --reps 1 >"$L/ncu.t128src.csv" 2>&1
+echo "   ncu tile128 source: exit $? at ${SECONDS}s ($(wc -l <"$L/ncu.t128src.csv") lines)"
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"
 ROWS='^sum' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
     timeout 120 bash bench/dev/scan_variants.sh "$L/var" "base" "p2 -DCN_DSUM32_WINDOW=2" >"$L/variants.log" 2>&1
