@@ -970,30 +970,62 @@ static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, u
 #define CN_COOPD_PADMEMO 1
 #endif
 struct cn_coopd_padmemo {
-    uint64_t geom, pad;   /* geom 0: none (a geometry always has a bit set) */
+    uint32_t rc, psw;   /* rows | cols << 16, pitch | swizzle << 16 | 1 << 31; psw 0: none */
+    uint64_t pad;
     unsigned held;
 };
 
 /* Whether stage `slot`'s pads are there already; else records that this
- * fill writes them. The geometry is packed in one word (R, C, P below
- * 2^15: a stage is at most 48 KiB; the swizzle's three fields below 2^5);
- * one that does not pack writes its pads every time. */
+ * fill writes them. The geometry is two words (R, C, P below 2^16: a
+ * stage is at most 48 KiB; the swizzle's three fields below 2^5), compared
+ * as they are, where a 64-bit key built each fill took 20 instructions of
+ * tile128's step; one that does not pack writes its pads every time. */
 static __device__ __forceinline__ bool cn_coopd_pads_held(struct cn_coopd_padmemo *m, unsigned slot, unsigned R,
                                                           unsigned C, unsigned P, unsigned swz, uint64_t pad)
 {
-    const unsigned sw = (swz & 31) | (swz >> 8 & 31) << 5 | (swz >> 16 & 31) << 10;
-    if (!CN_COOPD_PADMEMO || (R | C | P) >> 15 || (swz & ~0x1f1f1fu))
+    if (!CN_COOPD_PADMEMO || (R | C | P) >> 16 || (swz & ~0x1f1f1fu))
         return false;
-    const uint64_t geom = (uint64_t)R | (uint64_t)C << 15 | (uint64_t)P << 30 | (uint64_t)sw << 45 | 1ull << 63;
-    if (m->geom == geom && m->pad == pad) {
+    const uint32_t rc = R | C << 16,
+                   psw = P | ((swz & 31) | (swz >> 8 & 31) << 5 | (swz >> 16 & 31) << 10) << 16 | 1u << 31;
+    if (m->rc == rc && m->psw == psw && m->pad == pad) {
         if (m->held >> slot & 1)
             return true;
     } else {
-        m->geom = geom, m->pad = pad, m->held = 0;
+        m->rc = rc, m->psw = psw, m->pad = pad, m->held = 0;
     }
     m->held |= 1u << slot;
     return false;
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+/* Whether a row fill moves in 16-byte copies: both bases, each row's
+ * columns, the pitch and the stride whole 16-byte runs, and a swizzle
+ * that keeps 16-byte runs together. One OR and one test where the sizes
+ * are constants. */
+static __device__ __forceinline__ bool cn_coopd_rows_chunky(const char *d, const char *s, unsigned C, unsigned P,
+                                                            size_t stride, unsigned swz, unsigned esz)
+{
+    return ((((uintptr_t)d | (uintptr_t)s) | (C * esz) | (P * esz) | ((unsigned)stride * esz)) & 15) == 0 &&
+           (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0);
+}
+
+/* R rows of `per` 16-byte chunks, a power of two dividing the block's
+ * `step` threads, stage rows P elements apart: each thread keeps one column
+ * of chunks, q, and steps down the rows step / per at a time, so both
+ * addresses move by a constant, where a chunk's (row, column) from its
+ * number took a division and two products a copy (25 instructions a copy
+ * in tile128's sm_90a SASS, 9 so). */
+static __device__ __forceinline__ void cn_coopd_rows_columns(unsigned da, const char *s, unsigned R, unsigned per,
+                                                             unsigned P, size_t stride, unsigned esz, unsigned step)
+{
+    const unsigned tid = threadIdx.x, lg = (unsigned)__popc(per - 1), r0 = tid >> lg, dr = step >> lg;
+    const size_t rs = stride * esz;
+    const char *from = s + (size_t)r0 * rs + (tid & (per - 1)) * 16;
+    unsigned to = da + r0 * P * esz + (tid & (per - 1)) * 16;
+    for (unsigned r = r0; r < R; r += dr, from += (size_t)dr * rs, to += dr * P * esz)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+}
+#endif
 
 /* p.fill_rows(x, start, stride, rows, cols, pitch, pad) by the block's
  * threads, after its guards (cn_fill_rows_check): row r < rows of the
@@ -1003,7 +1035,9 @@ static __device__ __forceinline__ bool cn_coopd_pads_held(struct cn_coopd_padmem
  * an element at a time; the rest of each row, and the rows past rows, get
  * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
  * is at most 48 KiB). The pads are skipped where the stage holds them
- * already (cn_coopd_padmemo). */
+ * already (cn_coopd_padmemo). T is the region's threads (the emitter's
+ * constant; 0: blockDim.x). */
+template <unsigned T>
 static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
                                                           size_t rows, size_t cols, size_t pitch, unsigned swz,
                                                           unsigned n, unsigned esz, uint64_t pad,
@@ -1011,28 +1045,18 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
-    const unsigned tid = threadIdx.x, step = blockDim.x;
+    const unsigned tid = threadIdx.x, step = T ? T : blockDim.x;
     const unsigned R = (unsigned)rows, P = (unsigned)pitch;
     unsigned C = (unsigned)cols;
     bool chunks = false;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    chunks = ((((uintptr_t)d | (uintptr_t)s) & 15) == 0 && (C * esz) % 16 == 0 && (P * esz) % 16 == 0 &&
-              (stride * esz) % 16 == 0 && (swz == 0 || (esz << (swz >> 8 & 255)) % 16 == 0));
+    chunks = cn_coopd_rows_chunky(d, s, C, P, stride, swz, esz);
     if (chunks && C) {
         const unsigned per = C * esz / 16, da = (unsigned)__cvta_generic_to_shared(d);
         if (swz == 0 && 16 % esz == 0 && (per & (per - 1)) == 0 && (step & (per - 1)) == 0) {
-            /* each thread keeps one column of chunks, q, and steps down
-             * the rows step / per at a time: both addresses move by a
-             * constant, where a chunk's (row, column) from its number
-             * took a division and two products a copy (25 instructions
-             * a copy in tile128's sm_90a SASS, 9 so) */
-            const unsigned lg = (unsigned)__popc(per - 1), q = tid & (per - 1), dr = step >> lg;
-            const size_t ds = (size_t)dr * stride * esz;
-            const char *from = s + ((size_t)(tid >> lg) * stride) * esz + q * 16;
-            unsigned to = da + ((tid >> lg) * P * esz + q * 16);
-            for (unsigned r = tid >> lg; r < R; r += dr, from += ds, to += dr * P * esz)
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+            cn_coopd_rows_columns(da, s, R, per, P, stride, esz, step);
         } else {
+#pragma unroll 1 /* not the common case: kept short (T a constant unrolled it fourfold) */
             for (unsigned k = tid; k < R * per; k += step) {
                 unsigned r = k / per, q = k - r * per;
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
@@ -1044,6 +1068,7 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     }
 #endif
     if (!chunks && C)
+#pragma unroll 1
         for (unsigned k = tid; k < R * C; k += step) {
             unsigned r = k / C, c = k - r * C;
             cn_coopd_copy_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);

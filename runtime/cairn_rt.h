@@ -718,15 +718,37 @@ CN_COLD static CN_HD void cn_fail_fill_rows(int why, size_t start, size_t stride
              (unsigned long long)start, (unsigned long long)stride, src, (unsigned long long)src_n);
 }
 
+/* Whether rows >= 1 rows of cols elements, every stride from start, end
+ * inside n elements: start + (rows - 1) * stride + cols <= n, with nothing
+ * wrapping. The room past the first row's end is taken first, so only the
+ * product remains; it is 64 bits where both factors fit in 32 (a fill's
+ * rows always do), 128 otherwise. The 128-bit sum it replaced was a third
+ * of a tile128 step's fill in the sm_90a SASS (evidence/2026-12-07-h100-call34.md). */
+static inline CN_HD bool cn_rows_inside(size_t start, size_t stride, size_t rows, size_t cols, size_t n)
+{
+    if (cols > n || start > n - cols)
+        return false;
+    const size_t room = n - cols - start, r = rows - 1;
+    if (((uint64_t)r | (uint64_t)stride) >> 32 == 0)
+        return (uint64_t)r * stride <= room;
+    return (unsigned __int128)r * stride <= room;
+}
+
 static inline CN_HD void cn_fill_rows_check(size_t start, size_t stride, size_t rows, size_t cols, size_t pitch,
                                             size_t src_n, size_t stage_n, const char *pipe, const char *src,
                                             const char *f, int l, int c)
 {
     if (rows == 0)
         return;
-    /* the end of the last row, start + (rows - 1) * stride + cols, in 128 bits: it cannot wrap */
-    unsigned __int128 end = (unsigned __int128)(rows - 1) * stride + start + cols;
-    int why = cols > pitch ? 1 : pitch != 0 && rows > stage_n / pitch ? 2 : cols != 0 && end > src_n ? 3 : 0;
+    /* where every number fits in 32 bits (a pipelined loop's fills, nearly
+     * always) the end is one 32 x 32-bit product and two adds in 64 bits,
+     * which cannot wrap */
+    bool past;
+    if ((((uint64_t)start | stride | rows | cols | src_n) >> 32) == 0)
+        past = (uint64_t)(uint32_t)(rows - 1) * (uint32_t)stride + (uint32_t)start + (uint32_t)cols > src_n;
+    else
+        past = !cn_rows_inside(start, stride, rows, cols, src_n);
+    int why = cols > pitch ? 1 : pitch != 0 && rows > stage_n / pitch ? 2 : cols != 0 && past ? 3 : 0;
     if (CN_UNLIKELY(why))
         cn_fail_fill_rows(why, start, stride, rows, cols, pitch, src_n, stage_n, pipe, src, f, l, c);
 }

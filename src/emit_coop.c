@@ -59,6 +59,7 @@ struct CoopLayout {
     Vec syms;             /* Sym* of the arrays */
     Vec offs;             /* the offsets, as (void *)(intptr_t) */
     int64_t bytes;
+    int64_t threads;      /* the region's threads a block (a row fill's template argument) */
 };
 typedef struct CoopLayout ShLayout;
 
@@ -84,9 +85,10 @@ static bool in_layout(const Node *s)
            s->buffer.sym->ty->extent;
 }
 
-static void layout_of(Ex *x, Node *body, ShLayout *L)
+static void layout_of(Ex *x, Node *body, int64_t threads, ShLayout *L)
 {
     memset(L, 0, sizeof *L);
+    L->threads = threads;
     for (int i = 0; body && i < body->block.stmts.n; i++) {
         Node *s = body->block.stmts.v[i];
         int64_t n;
@@ -152,7 +154,7 @@ void emit_coop_shared(Ex *x, Node *s)
             emit_line(x, "unsigned %s_fill_at = 0, %s_wait_at = 0;", y->cname, y->cname);
             emit_line(x, "(void)%s_fill_at; (void)%s_wait_at;", y->cname, y->cname);
             if (x->coop_device)
-                emit_line(x, "struct cn_coopd_padmemo cn_pm_%s = {0, 0, 0};", y->cname);
+                emit_line(x, "struct cn_coopd_padmemo cn_pm_%s = {0, 0, 0, 0};", y->cname);
             at = emit_fmt(x, "%s_stages", y->cname);
         }
         emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s, %lld); (void)%s;", suf, y->cname, suf, at, (long long)n,
@@ -229,9 +231,10 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         if (x->coop_device) {
             emit_line(x, "uint64_t cn_fpb_%s = 0;", c);
             emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
-            emit_line(x, "cn_coopd_fill_rows(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, %lldu, "
-                         "sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
-                      c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz, (long long)n, c, c, c, c);
+            emit_line(x, "cn_coopd_fill_rows<%lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
+                         "%lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
+                      (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz,
+                      (long long)n, c, c, c, c);
         } else {
             emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
                          "%lldu, sizeof *%s_stages, &%s);",
@@ -413,7 +416,7 @@ static const char *body_fn(Ex *x, Node *s, bool finish, Ctxt *u, const char **ge
     Node *body = finish ? s->coop.finish : s->coop.body;
     const Vec *tsyms = finish ? &s->coop.fsyms : &s->coop.tsyms, *text = finish ? &s->coop.fext : &s->coop.text;
     ShLayout *L = arena_alloc(x->a, sizeof *L);
-    layout_of(x, body, L);
+    layout_of(x, body, s->coop.threads, L);
     const char *name = emit_fmt(x, "%s_%s%s", u->name, emu ? "e" : "", finish ? "finish" : "body");
     LaneFn F;
     body_open(x, &F, emit_fmt(x, "static void %s(void *cn_vc, size_t cn_block, unsigned cn_thread, unsigned char "
@@ -557,6 +560,10 @@ static const char *dev_body_fn(Ex *x, Node *s, bool finish, Ctxt *u, ShLayout *L
             emit_line(x, "(void)%s;", b->cname);
         }
     }
+    /* the block has exactly the region's threads (its launch says so): told
+     * to nvcc, a thread name's range is known, and a fragment's coordinate
+     * check such as wr + 3 < 8 for wr = ty / 4 * 4 folds away */
+    emit_line(x, "__builtin_assume(threadIdx.x < %lldu);", (long long)s->coop.threads);
     names_from(x, tsyms, "(size_t)threadIdx.x", thread_exts(x, text));
     region_block(x, body, L, NULL, true, fast);
     buf_printf(x->a, &F.out, "}\n\n");
@@ -600,8 +607,8 @@ static void coop_device(Ex *x, Node *s)
     coop_emulated(x, s, &u); /* under CN_DEV_EMULATED; the CUDA kernel below is its #else */
     /* the layouts first: the body and the finish share one buffer of the larger's bytes */
     ShLayout *Lb = arena_alloc(x->a, sizeof *Lb), *Lf = arena_alloc(x->a, sizeof *Lf);
-    layout_of(x, s->coop.body, Lb);
-    layout_of(x, s->coop.finish, Lf);
+    layout_of(x, s->coop.body, s->coop.threads, Lb);
+    layout_of(x, s->coop.finish, s->coop.threads, Lf);
     int64_t bytes = Lb->bytes > Lf->bytes ? Lb->bytes : Lf->bytes;
     const char *shmem = emit_fmt(x, "%s_shared", u.name);
     if (bytes)

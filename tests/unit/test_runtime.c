@@ -308,6 +308,37 @@ static void test_min_max(Tally *t)
     check(t, cn_sqrt_f32(2.0f) == sqrtf(2.0f) && cn_sqrt_f64(2.0) == sqrt(2.0), "sqrt", 0, 0);
 }
 
+/* cn_rows_inside against the end computed in 128 bits, over every
+ * combination of values at and around the edges that matter: 0, 1, the
+ * 32-bit boundary (where its product leaves 64 bits for 128), 2^63 and
+ * the top of size_t, and each of them one either side. */
+static void test_rows_inside(Tally *t)
+{
+    const uint64_t base[] = {0, 1, 2, 3, 7, 40, 128, 4096, UINT64_C(1) << 31, UINT64_C(1) << 32,
+                             UINT64_C(1) << 33, UINT64_C(1) << 48, UINT64_C(1) << 63, UINT64_MAX};
+    uint64_t v[3 * sizeof base / sizeof *base];
+    size_t nv = 0;
+    for (size_t i = 0; i < sizeof base / sizeof *base; i++)
+        for (int d = -1; d <= 1; d++)
+            if (!(base[i] == 0 && d < 0) && !(base[i] == UINT64_MAX && d > 0))
+                v[nv++] = base[i] + (uint64_t)(int64_t)d;
+    long long wrong = 0, inside = 0, cases = 0;
+    for (size_t a = 0; a < nv; a++)          /* start */
+        for (size_t b = 0; b < nv; b++)      /* stride */
+            for (size_t r = 0; r < nv; r++) { /* rows */
+                if (v[r] == 0)
+                    continue;
+                for (size_t c = 0; c < nv; c++)     /* cols */
+                    for (size_t n = 0; n < nv; n++) { /* length */
+                        unsigned __int128 end = (unsigned __int128)(v[r] - 1) * v[b] + v[a] + v[c];
+                        bool want = end <= v[n], got = cn_rows_inside(v[a], v[b], v[r], v[c], v[n]);
+                        wrong += want != got, inside += want, cases++;
+                    }
+            }
+    check(t, wrong == 0 && inside > 1000 && inside < cases - 1000, "cn_rows_inside matches the 128-bit end",
+          wrong, inside);
+}
+
 /* The storage floats (runtime/cairn_float.h) are held to independent
  * oracles, every bit pattern and every tie, in test_storage_floats.c. */
 
@@ -364,6 +395,7 @@ int main(void)
     dup2(saved, 2);
     test_float_printing(&t);
     test_min_max(&t);
+    test_rows_inside(&t);
     long bad = 0;
     for (int i = 0; i < t.nprops; i++)
         bad += t.bad[i];
