@@ -876,17 +876,51 @@ static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s
         cn_coopd_copy_elem(d + e * esz, s + (size_t)e * esz, esz);
 }
 
+/*
+ * A pipeline's team: the threads [LO, LO + N) that make all its fills. The
+ * emitter gives each of a region's K pipelines its own K-th of the block's
+ * warps where the warps divide evenly (emit_coop.c, pipe_team), else the
+ * whole block. Each warp then pays one fill's fixed part (the guards, the
+ * 16-byte test, the walk's setup, the pad memo) where it paid every
+ * pipeline's: in tile128's step that part was 320 of 469 instructions
+ * (evidence/2026-12-07-h100-call34.md), and a team makes the same copies in
+ * all with twice as many a thread. A team is fixed for the pipeline, so
+ * each member's pad memo sees every fill of it. A thread outside the team
+ * commits an empty group (cn_coopd_commit), so every thread's groups keep
+ * the count the waits were given (cp.async.wait_group is per thread).
+ */
+#ifndef CN_COOPD_TEAMS
+#define CN_COOPD_TEAMS 0   /* 1: a team a pipeline; 0: every thread makes every fill (bench/dev/call35.sh times both) */
+#endif
+template <unsigned LO, unsigned N>
+static __device__ __forceinline__ bool cn_coopd_in_team()
+{
+    return !CN_COOPD_TEAMS || threadIdx.x - LO < N;
+}
+/* A fill's first thread and its thread count: the team's, or, with teams
+ * off, the block's T. */
+#define CN_COOPD_TEAM_TID(LO) (CN_COOPD_TEAMS ? threadIdx.x - (LO) : threadIdx.x)
+#define CN_COOPD_TEAM_N(N, T) (CN_COOPD_TEAMS ? (N) : (T))
+
+static __device__ __forceinline__ void cn_coopd_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
 /* p.fill(x, start, count) by the block's threads: 16-byte copies where
  * both ends allow, the rest (and the zeroes past count) an element each.
  * The counters are 32-bit: a fill runs every step of a pipelined loop, and
  * 64-bit counters made it most of the step's instructions (the strided sums
  * of bench/dev/pipe_bench.cu, evidence/2026-12-04-wide-lanes.md). */
+template <unsigned LO, unsigned N, unsigned T>
 static __device__ __forceinline__ void cn_coopd_fill(void *stage, const void *src, size_t start, size_t count,
                                                      unsigned n, unsigned esz)
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
-    const unsigned cnt = (unsigned)count, tid = threadIdx.x, step = blockDim.x;
+    const unsigned cnt = (unsigned)count, tid = CN_COOPD_TEAM_TID(LO), step = CN_COOPD_TEAM_N(N, T);
     unsigned e0 = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if ((((uintptr_t)d | (uintptr_t)s) & 15) == 0) {
@@ -922,9 +956,9 @@ static __device__ __forceinline__ unsigned cn_coopd_swizzle(unsigned o, unsigned
 /* The pads of a row fill (what cn_coopd_fill_rows says), by the block's
  * threads: the rest of each row, then the rows past R. */
 static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, unsigned C, unsigned P, unsigned swz,
-                                                          unsigned n, unsigned esz, uint64_t pad)
+                                                          unsigned n, unsigned esz, uint64_t pad, unsigned tid,
+                                                          unsigned step)
 {
-    const unsigned tid = threadIdx.x, step = blockDim.x;
 #if CN_COOPD_PAD16
     /* the pad in 16-byte stores: a row's pad is whole runs of 16 bytes
      * that the swizzle keeps whole (bench/dev/call28.sh measures it) */
@@ -941,11 +975,16 @@ static __device__ __forceinline__ void cn_coopd_fill_pads(char *d, unsigned R, u
         C = P; /* nothing left for the element loop below */
     }
 #endif
+    /* (not unrolled: with the step a constant nvcc unrolled these loops,
+     * which run on a stage's first fills only, and the registers they took
+     * spilled tile128's fast kernel) */
     if (P > C) /* the rest of each row */
+#pragma unroll 1
         for (unsigned k = tid, g = P - C; k < R * g; k += step) {
             unsigned r = k / g, c = C + (k - r * g);
             cn_coopd_put_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, pad, esz);
         }
+#pragma unroll 1
     for (unsigned e = R * P + tid; e < n; e += step) /* the rows past rows */
         cn_coopd_put_elem(d + cn_coopd_swizzle(e, swz) * esz, pad, esz);
 }
@@ -1016,9 +1055,10 @@ static __device__ __forceinline__ bool cn_coopd_rows_chunky(const char *d, const
  * number took a division and two products a copy (25 instructions a copy
  * in tile128's sm_90a SASS, 9 so). */
 static __device__ __forceinline__ void cn_coopd_rows_columns(unsigned da, const char *s, unsigned R, unsigned per,
-                                                             unsigned P, size_t stride, unsigned esz, unsigned step)
+                                                             unsigned P, size_t stride, unsigned esz, unsigned tid,
+                                                             unsigned step)
 {
-    const unsigned tid = threadIdx.x, lg = (unsigned)__popc(per - 1), r0 = tid >> lg, dr = step >> lg;
+    const unsigned lg = (unsigned)__popc(per - 1), r0 = tid >> lg, dr = step >> lg;
     const size_t rs = stride * esz;
     const char *from = s + (size_t)r0 * rs + (tid & (per - 1)) * 16;
     unsigned to = da + r0 * P * esz + (tid & (per - 1)) * 16;
@@ -1035,9 +1075,9 @@ static __device__ __forceinline__ void cn_coopd_rows_columns(unsigned da, const 
  * an element at a time; the rest of each row, and the rows past rows, get
  * pad (its low esz bytes) by plain stores. All counters 32-bit (a stage
  * is at most 48 KiB). The pads are skipped where the stage holds them
- * already (cn_coopd_padmemo). T is the region's threads (the emitter's
- * constant; 0: blockDim.x). */
-template <unsigned T>
+ * already (cn_coopd_padmemo). By the pipeline's team, threads [LO, LO + N)
+ * (cn_coopd_in_team), of a block of T: the emitter's constants. */
+template <unsigned LO, unsigned N, unsigned T>
 static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
                                                           size_t rows, size_t cols, size_t pitch, unsigned swz,
                                                           unsigned n, unsigned esz, uint64_t pad,
@@ -1045,7 +1085,7 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
-    const unsigned tid = threadIdx.x, step = T ? T : blockDim.x;
+    const unsigned tid = CN_COOPD_TEAM_TID(LO), step = CN_COOPD_TEAM_N(N, T);
     const unsigned R = (unsigned)rows, P = (unsigned)pitch;
     unsigned C = (unsigned)cols;
     bool chunks = false;
@@ -1054,7 +1094,7 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     if (chunks && C) {
         const unsigned per = C * esz / 16, da = (unsigned)__cvta_generic_to_shared(d);
         if (swz == 0 && 16 % esz == 0 && (per & (per - 1)) == 0 && (step & (per - 1)) == 0) {
-            cn_coopd_rows_columns(da, s, R, per, P, stride, esz, step);
+            cn_coopd_rows_columns(da, s, R, per, P, stride, esz, tid, step);
         } else {
 #pragma unroll 1 /* not the common case: kept short (T a constant unrolled it fourfold) */
             for (unsigned k = tid; k < R * per; k += step) {
@@ -1074,10 +1114,8 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
             cn_coopd_copy_elem(d + cn_coopd_swizzle(r * P + c, swz) * esz, s + ((size_t)r * stride + c) * esz, esz);
         }
     if (!cn_coopd_pads_held(memo, slot, R, C, P, swz, pad))
-        cn_coopd_fill_pads(d, R, C, P, swz, n, esz, pad);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
+        cn_coopd_fill_pads(d, R, C, P, swz, n, esz, pad, tid, step);
+    cn_coopd_commit();
 }
 
 /* p.wait(): the thread's own fills but the newest K landed, then the block

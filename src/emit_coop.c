@@ -59,7 +59,8 @@ struct CoopLayout {
     Vec syms;             /* Sym* of the arrays */
     Vec offs;             /* the offsets, as (void *)(intptr_t) */
     int64_t bytes;
-    int64_t threads;      /* the region's threads a block (a row fill's template argument) */
+    int64_t threads;      /* the region's threads a block */
+    Vec pipes;            /* Sym* of its pipelines, in order (their fills' teams) */
 };
 typedef struct CoopLayout ShLayout;
 
@@ -98,6 +99,8 @@ static void layout_of(Ex *x, Node *body, int64_t threads, ShLayout *L)
         int64_t off = (L->bytes + 127) / 128 * 128;
         vec_push(x->a, &L->syms, s->buffer.sym);
         vec_push(x->a, &L->offs, (void *)(intptr_t)off);
+        if (s->kind == N_PIPELINE)
+            vec_push(x->a, &L->pipes, s->buffer.sym);
         L->bytes = off + n * elem_bytes(s->buffer.sym->ty->elem);
     }
     /* whole 8-byte words: an atomic on an 8- or 16-bit element updates the
@@ -172,6 +175,21 @@ static const Layout *fill_rows_layout(const Node *e)
     return ln->kind == N_NAME && ln->name.sym && ln->name.sym->kind == SYM_LAYOUT ? ln->name.sym->layout : NULL;
 }
 
+/* The team that makes pipeline y's fills on the device (cairn_coopdev.h,
+ * cn_coopd_in_team): the i-th K-th of the block's warps for the i-th of
+ * its K pipelines where K > 1 divides the warps, else every thread. */
+static void pipe_team(const Ex *x, const Sym *y, int64_t *lo, int64_t *n)
+{
+    const ShLayout *L = x->coop_layout;
+    int64_t k = L->pipes.n, warps = L->threads / 32;
+    *lo = 0, *n = L->threads;
+    if (k < 2 || warps % k)
+        return;
+    for (int i = 0; i < k; i++)
+        if (L->pipes.v[i] == y)
+            *lo = i * (L->threads / k), *n = L->threads / k;
+}
+
 /* p.fill(x, start, count), p.wait(), p.release(): the stage at fills (or
  * waits) mod D, kept as a stage index that wraps (a 64-bit count mod 3 was
  * a division every step). A fill copies on the host (each thread its share, now); on
@@ -195,15 +213,26 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         const char *sv = emit_expr(x, src), *start = emit_expr(x, e->call.args.v[1]);
         const char *count = emit_expr(x, e->call.args.v[2]);
         const char *st = emit_fmt(x, "cn_fs_%s", c), *ct = emit_fmt(x, "cn_fc_%s", c);
+        int64_t lo = 0, tn = 0;
         emit_line(x, "{");
         emit_line(x, "size_t %s = (size_t)(%s), %s = (size_t)(%s);", st, start, ct, count);
+        if (x->coop_device) {
+            pipe_team(x, y, &lo, &tn);
+            emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
+        }
         emit_line(x, "cn_fill_check(%s, %s, %s.n, %lldu, \"%s\", %s, %s);", st, ct, sv, (long long)n, y->id,
                   emit_src_lit(x, src), emit_at(x, e->span));
-        emit_line(x, "%s(%s%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
-                  x->coop_device ? "cn_coopd_fill" : "cn_coop_fill", x->coop_device ? "" : "cn_th, ", c, c,
-                  (long long)n, sv, st, ct, (long long)n, c);
-        if (x->coop_device)   /* the whole stage is rewritten: no row fill's pads stay */
+        if (x->coop_device)
+            emit_line(x, "cn_coopd_fill<%lldu, %lldu, %lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, "
+                         "sizeof *%s_stages);",
+                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, st, ct, (long long)n, c);
+        else
+            emit_line(x, "cn_coop_fill(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
+                      c, c, (long long)n, sv, st, ct, (long long)n, c);
+        if (x->coop_device) {   /* the whole stage is rewritten: no row fill's pads stay */
             emit_line(x, "cn_pm_%s.held &= ~(1u << %s_fill_at);", c, c);
+            emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
+        }
         emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
         emit_line(x, "}");
         return;
@@ -226,15 +255,21 @@ void emit_coop_pipe_op(Ex *x, Node *e)
             swz = (unsigned)L->bits | (unsigned)L->low << 8 | (unsigned)L->shift << 16;
         const char *pad = emit_fmt(x, "cn_fpad_%s", c);
         emit_line(x, "%s %s = %s;", emit_ctype(x, y->ty->elem), pad, emit_expr(x, e->call.args.v[6]));
+        int64_t lo = 0, tn = 0;
+        if (x->coop_device) {
+            pipe_team(x, y, &lo, &tn);
+            emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
+        }
         emit_line(x, "cn_fill_rows_check(%s, %s, %s, %s, %s, %s.n, %lldu, \"%s\", %s, %s);", a[0], a[1], a[2], a[3],
                   a[4], sv, (long long)n, y->id, emit_src_lit(x, src), emit_at(x, e->span));
         if (x->coop_device) {
             emit_line(x, "uint64_t cn_fpb_%s = 0;", c);
             emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
-            emit_line(x, "cn_coopd_fill_rows<%lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
-                         "%lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
-                      (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz,
+            emit_line(x, "cn_coopd_fill_rows<%lldu, %lldu, %lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, "
+                         "%s, %s, %#xu, %lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
+                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz,
                       (long long)n, c, c, c, c);
+            emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
         } else {
             emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
                          "%lldu, sizeof *%s_stages, &%s);",
