@@ -41,7 +41,7 @@ OUT=${2:?usage: bench/dev/call35.sh run OUT}; mkdir -p "$OUT/l"
 LIMIT=${LIMIT:-560} P=.pre L=$OUT/l B=/tmp/c35
 left() { echo $((LIMIT - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1
-for r in 1 2; do   # old and new alternately, twice
+for r in $(seq 1 ${RUNS:-2}); do   # old and new alternately
     for v in mb_old mb mb_t1; do
         timeout 40 $P/$v --only tile64,tile32,tile128 --reps 7 >"$L/$v.$r.log" 2>&1
         echo "1. $v run $r: exit $? at ${SECONDS}s"; grep -E 'cublas  *f16|tile' "$L/$v.$r.log"
@@ -50,14 +50,14 @@ done
 timeout 60 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --section SourceCounters --page source \
     --print-source sass --csv $P/mb --only tile128 --sizes 4096 --reps 1 >"$L/ncu.t128src.csv" 2>&1
 echo "2. ncu tile128 source: exit $? at ${SECONDS}s ($(wc -l <"$L/ncu.t128src.csv") lines)"
-timeout 60 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --section SourceCounters --page source \
-    --print-source sass --csv $P/mb_t1 --only tile128 --sizes 4096 --reps 1 >"$L/ncu.t128t1src.csv" 2>&1
+[ -n "${NCU_T1:-}" ] && timeout 60 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --section SourceCounters \
+    --page source --print-source sass --csv $P/mb_t1 --only tile128 --sizes 4096 --reps 1 >"$L/ncu.t128t1src.csv" 2>&1
 echo "   ncu tile128 (teams) source: exit $? at ${SECONDS}s"
-SKIP="float_agree math_agree" timeout $(( $(left) - 110 > 30 ? $(left) - 110 : 30 )) bash tests/device/run.sh $B \
+ONLY=${SUITE_ONLY:-} SKIP="float_agree math_agree" timeout $(( $(left) - ${SAN_TIME:-110} > 30 ? $(left) - ${SAN_TIME:-110} : 30 )) bash tests/device/run.sh $B \
     >"$L/suite.txt" 2>&1
 echo "3. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head; tail -1 "$L/suite.txt"
-SAN_ONLY='pipeline|frag|coop|wide' SAN_LIMIT=30 timeout $(( $(left) - 10 > 10 ? $(left) - 10 : 10 )) \
+SAN_ONLY=${SAN_ONLY:-'pipeline|frag|coop|wide'} SAN_LIMIT=30 timeout $(( $(left) - 10 > 10 ? $(left) - 10 : 10 )) \
     bash tests/device/sanitize.sh $B >"$L/san.txt" 2>&1
 echo "4. sanitizers: exit $? ($(grep -c '^PASS' "$L/san.txt") PASS, $(grep -c '^FAIL' "$L/san.txt") FAIL) at ${SECONDS}s"
 grep -E '^FAIL' "$L/san.txt" | head; tail -1 "$L/san.txt"
