@@ -890,7 +890,7 @@ static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s
  * the count the waits were given (cp.async.wait_group is per thread).
  */
 #ifndef CN_COOPD_TEAMS
-#define CN_COOPD_TEAMS 0   /* 1: a team a pipeline; 0: every thread makes every fill (bench/dev/call35.sh times both) */
+#define CN_COOPD_TEAMS 1   /* 0: every thread makes every fill (bench/dev/call35.sh times both) */
 #endif
 template <unsigned LO, unsigned N>
 static __device__ __forceinline__ bool cn_coopd_in_team()

@@ -61,6 +61,7 @@ struct CoopLayout {
     int64_t bytes;
     int64_t threads;      /* the region's threads a block */
     Vec pipes;            /* Sym* of its pipelines, in order (their fills' teams) */
+    bool swizzled;        /* a row fill of the body goes through a swizzle */
 };
 typedef struct CoopLayout ShLayout;
 
@@ -86,10 +87,24 @@ static bool in_layout(const Node *s)
            s->buffer.sym->ty->extent;
 }
 
+static const Layout *fill_rows_layout(const Node *e);
+
+/* A row fill through a swizzled layout, anywhere in a body. */
+static bool swizzled_visit(Node *n, void *ctx)
+{
+    const Layout *L;
+    if (n->kind == N_CALL && pipe_op_of(n) && n->call.builtin == PIPE_FILL_ROWS && (L = fill_rows_layout(n)) &&
+        L->kind == LAYOUT_SWIZZLE)
+        *(bool *)ctx = true;
+    return true;
+}
+
 static void layout_of(Ex *x, Node *body, int64_t threads, ShLayout *L)
 {
     memset(L, 0, sizeof *L);
     L->threads = threads;
+    if (body)
+        walk_tree(body, WALK_CODE, swizzled_visit, &L->swizzled);
     for (int i = 0; body && i < body->block.stmts.n; i++) {
         Node *s = body->block.stmts.v[i];
         int64_t n;
@@ -136,6 +151,31 @@ static const char *layout_table(Ex *x, Node *body, const ShLayout *L, const char
     return name;
 }
 
+/* Whether a body's pipelines each have a team (pipe_team). */
+static bool teams_of(const ShLayout *L)
+{
+    return L->pipes.n > 1 && (L->threads / 32) % L->pipes.n == 0 && !L->swizzled;
+}
+
+/* The team that makes pipeline y's fills on the device (cairn_coopdev.h,
+ * cn_coopd_in_team): the i-th K-th of the block's warps for the i-th of
+ * its K pipelines where K > 1 divides the warps, else every thread. Not
+ * where a row fill goes through a swizzle: its copies find their places by
+ * a division each, which a team makes twice as many of a thread, and on
+ * an H200 tile32 (A through a swizzle) lost 17% with teams where tile128
+ * gained 10% and tile64 3% (evidence/2026-12-07-h200-fills.md). */
+static void pipe_team(const Ex *x, const Sym *y, int64_t *lo, int64_t *n)
+{
+    const ShLayout *L = x->coop_layout;
+    int64_t k = L->pipes.n;
+    *lo = 0, *n = L->threads;
+    if (!teams_of(L))
+        return;
+    for (int i = 0; i < k; i++)
+        if (L->pipes.v[i] == y)
+            *lo = i * (L->threads / k), *n = L->threads / k;
+}
+
 /* A shared array or a pipeline, in the body function: a view of its place
  * in the block's memory. A pipeline also keeps its stages' start and the
  * fills and waits the thread has made (every thread makes the same); each
@@ -156,7 +196,10 @@ void emit_coop_shared(Ex *x, Node *s)
             emit_line(x, "%s *%s_stages = %s;", ct, y->cname, at);
             emit_line(x, "unsigned %s_fill_at = 0, %s_wait_at = 0;", y->cname, y->cname);
             emit_line(x, "(void)%s_fill_at; (void)%s_wait_at;", y->cname, y->cname);
-            if (x->coop_device)
+            if (x->coop_device && teams_of(L) && L->pipes.v[0] != y)   /* a thread fills one of them */
+                emit_line(x, "struct cn_coopd_padmemo &cn_pm_%s = cn_pm_%s;", y->cname,
+                          ((Sym *)L->pipes.v[0])->cname);
+            else if (x->coop_device)
                 emit_line(x, "struct cn_coopd_padmemo cn_pm_%s = {0, 0, 0, 0};", y->cname);
             at = emit_fmt(x, "%s_stages", y->cname);
         }
@@ -173,21 +216,6 @@ static const Layout *fill_rows_layout(const Node *e)
 {
     const Node *ln = e->call.args.v[5];
     return ln->kind == N_NAME && ln->name.sym && ln->name.sym->kind == SYM_LAYOUT ? ln->name.sym->layout : NULL;
-}
-
-/* The team that makes pipeline y's fills on the device (cairn_coopdev.h,
- * cn_coopd_in_team): the i-th K-th of the block's warps for the i-th of
- * its K pipelines where K > 1 divides the warps, else every thread. */
-static void pipe_team(const Ex *x, const Sym *y, int64_t *lo, int64_t *n)
-{
-    const ShLayout *L = x->coop_layout;
-    int64_t k = L->pipes.n, warps = L->threads / 32;
-    *lo = 0, *n = L->threads;
-    if (k < 2 || warps % k)
-        return;
-    for (int i = 0; i < k; i++)
-        if (L->pipes.v[i] == y)
-            *lo = i * (L->threads / k), *n = L->threads / k;
 }
 
 /* p.fill(x, start, count), p.wait(), p.release(): the stage at fills (or
@@ -216,9 +244,11 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         int64_t lo = 0, tn = 0;
         emit_line(x, "{");
         emit_line(x, "size_t %s = (size_t)(%s), %s = (size_t)(%s);", st, start, ct, count);
+        bool team = false;   /* a part of the block: the others skip the fill */
         if (x->coop_device) {
             pipe_team(x, y, &lo, &tn);
-            emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
+            if ((team = tn < x->coop_layout->threads))
+                emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
         }
         emit_line(x, "cn_fill_check(%s, %s, %s.n, %lldu, \"%s\", %s, %s);", st, ct, sv, (long long)n, y->id,
                   emit_src_lit(x, src), emit_at(x, e->span));
@@ -231,7 +261,8 @@ void emit_coop_pipe_op(Ex *x, Node *e)
                       c, c, (long long)n, sv, st, ct, (long long)n, c);
         if (x->coop_device) {   /* the whole stage is rewritten: no row fill's pads stay */
             emit_line(x, "cn_pm_%s.held &= ~(1u << %s_fill_at);", c, c);
-            emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
+            if (team)
+                emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
         }
         emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
         emit_line(x, "}");
@@ -256,9 +287,11 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         const char *pad = emit_fmt(x, "cn_fpad_%s", c);
         emit_line(x, "%s %s = %s;", emit_ctype(x, y->ty->elem), pad, emit_expr(x, e->call.args.v[6]));
         int64_t lo = 0, tn = 0;
+        bool team = false;   /* a part of the block: the others skip the fill */
         if (x->coop_device) {
             pipe_team(x, y, &lo, &tn);
-            emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
+            if ((team = tn < x->coop_layout->threads))
+                emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
         }
         emit_line(x, "cn_fill_rows_check(%s, %s, %s, %s, %s, %s.n, %lldu, \"%s\", %s, %s);", a[0], a[1], a[2], a[3],
                   a[4], sv, (long long)n, y->id, emit_src_lit(x, src), emit_at(x, e->span));
@@ -269,7 +302,8 @@ void emit_coop_pipe_op(Ex *x, Node *e)
                          "%s, %s, %#xu, %lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
                       (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz,
                       (long long)n, c, c, c, c);
-            emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
+            if (team)
+                emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
         } else {
             emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
                          "%lldu, sizeof *%s_stages, &%s);",
