@@ -27,6 +27,7 @@ mb_build() {   # mb_build TREE OUT [DEFS]: mma_bench with TREE's compiler and ru
     nvcc -std=c++17 -O3 --fmad=false $GC -I"$O/lib" -I"$T/runtime" -I"$T/bench/dev" -o "$O/mb" "$T/bench/dev/mma_bench.cu" \
         "$O/k.o" "$O/tile64.o" "$O/tile32.o" "$O/tile128.o" -lcublas -lcudart
 }
+[ "${1:-}" = lib ] && return 0   # sourced for mb_build (bench/dev/call36.sh)
 if [ "${1:-}" = build ]; then
     P=$PWD/.pre; rm -rf $P; mkdir -p $P
     W=$(mktemp -d); git worktree add -q --detach "$W/t" "${2:-HEAD}" || exit 1
