@@ -890,7 +890,14 @@ static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s
  * the count the waits were given (cp.async.wait_group is per thread).
  */
 #ifndef CN_COOPD_TEAMS
-#define CN_COOPD_TEAMS 1   /* 0: every thread makes every fill (bench/dev/call35.sh times both) */
+/* 0 (the default): every thread makes every fill; on an H200 the
+ * fragment programs ran so at tile64 105-113 TFLOP/s, tile32 41-43 and
+ * tile128 158-171, and passed the device suite and the sanitizers
+ * (evidence/2026-12-07-h200-fills.md). 1: teams; tile128 ran at 175-187
+ * with them (separate pad memos then: one memo a team's pipelines share is
+ * not yet run on a GPU), tile64 108-114. Opt-in until the suite and the
+ * sanitizers have run with it. */
+#define CN_COOPD_TEAMS 0
 #endif
 template <unsigned LO, unsigned N>
 static __device__ __forceinline__ bool cn_coopd_in_team()

@@ -196,11 +196,17 @@ void emit_coop_shared(Ex *x, Node *s)
             emit_line(x, "%s *%s_stages = %s;", ct, y->cname, at);
             emit_line(x, "unsigned %s_fill_at = 0, %s_wait_at = 0;", y->cname, y->cname);
             emit_line(x, "(void)%s_fill_at; (void)%s_wait_at;", y->cname, y->cname);
-            if (x->coop_device && teams_of(L) && L->pipes.v[0] != y)   /* a thread fills one of them */
+            if (x->coop_device && teams_of(L) && L->pipes.v[0] != y) {
+                /* with teams a thread fills one of them, so one memo serves */
+                emit_line(x, "#if CN_COOPD_TEAMS");
                 emit_line(x, "struct cn_coopd_padmemo &cn_pm_%s = cn_pm_%s;", y->cname,
                           ((Sym *)L->pipes.v[0])->cname);
-            else if (x->coop_device)
+                emit_line(x, "#else");
                 emit_line(x, "struct cn_coopd_padmemo cn_pm_%s = {0, 0, 0, 0};", y->cname);
+                emit_line(x, "#endif");
+            } else if (x->coop_device) {
+                emit_line(x, "struct cn_coopd_padmemo cn_pm_%s = {0, 0, 0, 0};", y->cname);
+            }
             at = emit_fmt(x, "%s_stages", y->cname);
         }
         emit_line(x, "cn_view_%s %s = cn_view_%s_make(%s, %lld); (void)%s;", suf, y->cname, suf, at, (long long)n,
