@@ -30,6 +30,7 @@
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
 #   tile64, tile32, tile128   examples/tensor's fragment matrix multiplies: every output within the bound
 #   padmemo       run_pipeline_pads and tile64 built with the row fills' pad skip on (CN_COOPD_PADMEMO=1)
+#   teams         run_pipeline_pads, tile64, tile32 and tile128 built with fills by teams (CN_COOPD_TEAMS=1)
 #   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
@@ -140,6 +141,28 @@ if ! skipped padmemo; then
     if [ $pm = 0 ] && grep -qx 'pads 0' "$o/run_pipeline_pads.stdout" &&
        [ "$(grep -c ' outside 0 differ ' "$o/tile64.stdout")" = 6 ]; then echo "PASS padmemo"; else
         echo "FAIL padmemo"; fail=1; fi
+fi
+
+# Fills by teams of warps (runtime/cairn_coopdev.h, CN_COOPD_TEAMS, opt-in until this passes and the
+# sanitizers are clean on it): run_pipeline_pads (its pad skip, now with one memo a team) and the
+# three fragment programs, whose two pipelines each get half the warps (tile32's swizzled fills stay
+# the block's), built with teams on.
+if ! skipped teams; then
+    o="$OUTDIR/dev/teams"; mkdir -p "$o"; tm=0
+    for f in tests/dev/run_pipeline_pads examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128; do
+        n=$(basename "$f")
+        if ! NVCC_APPEND_FLAGS="-DCN_COOPD_TEAMS=1" "$CAIRN" build "$f.cairn" --device-target "$ARCH" --out "$o" \
+                >"$o/$n.build.log" 2>&1; then
+            echo "FAIL teams: $n does not build"; sed -n 1,5p "$o/$n.build.log"; tm=1; continue
+        fi
+        "$o/$n" >"$o/$n.stdout" 2>"$o/$n.stderr" || tm=1
+        cat "$o/$n.stdout"
+    done
+    for n in tile64 tile32 tile128; do
+        [ "$(grep -c ' outside 0 differ ' "$o/$n.stdout" 2>/dev/null)" = 6 ] || tm=1
+    done
+    if [ $tm = 0 ] && grep -qx 'pads 0' "$o/run_pipeline_pads.stdout"; then echo "PASS teams"; else
+        echo "FAIL teams"; fail=1; fi
 fi
 
 # A foreign tag in the launch's word, and no word left: each launch traps with the counter's
