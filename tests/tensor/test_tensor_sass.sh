@@ -40,6 +40,14 @@ step=$(grep -oE 'DEPBAR.LE SB0, 0x2|LDSM|HMMA|BAR.SYNC|BRA' "$T/tile64.sass" |
             on == 2 { n[$1]++ } END { printf "%d LDSM %d HMMA %d BRA", n["LDSM"], n["HMMA"], n["BRA"] }')
 ok "tile64's step loads and multiplies with no guard between ($step)" \
     "$(echo "$step" | grep -qx '8 LDSM 16 HMMA 0 BRA'; echo $?)"
+# tile128's too: its fragment coordinates (wr + 3 for wr = ty / 4 * 4) are checked against the stage's
+# 8 fragment rows, which folds only because nvcc is told threadIdx.x < 256 (emit_coop.c); each check
+# was a branch between the loads before
+step=$(grep -oE 'DEPBAR.LE SB0, 0x2|LDSM|HMMA|BAR.SYNC|BRA' "$T/tile128.sass" |
+       awk '/DEPBAR/ { on = 1; next } on == 1 && /BAR.SYNC/ { on = 2; next } on == 2 && /BAR.SYNC/ { exit }
+            on == 2 { n[$1]++ } END { printf "%d LDSM %d HMMA %d BRA", n["LDSM"], n["HMMA"], n["BRA"] }')
+ok "tile128's step loads and multiplies with no check between ($step)" \
+    "$(echo "$step" | grep -qx '12 LDSM 32 HMMA 0 BRA'; echo $?)"
 # tile64's sa.wait(); sb.wait(); meet the block once: the two cp.async waits, then one barrier
 ops=$(grep -oE 'DEPBAR.LE SB0, 0x[0-9]|BAR.SYNC' "$T/tile64.sass" | tr '\n' ' ')
 ok "tile64's two waits share one barrier (DEPBAR 0x3, DEPBAR 0x2, BAR.SYNC: $(echo "$ops" | head -c 120))" \
