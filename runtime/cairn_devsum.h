@@ -322,7 +322,16 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 
 #define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
+/* 1: a batch whose terms share a bin goes into it with one add
+ * (cairn_sum.h, cn_dsum32_batch); opt-in until timed on a GPU. */
+#ifndef CN_DSUM32_SAME
+#define CN_DSUM32_SAME 0
+#endif
+#if CN_DSUM32_SAME
+#define CN_DSUM32_BATCH(y) cn_dsum32_batch(cn_bins + t, T, (y), U)
+#else
 #define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
+#endif
 #define CN_DSUM64_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM64_PUT((y)[u])
 /* f32 places nothing from its first terms. (Keeping the bin of the largest
  * of them in registers, shared memory for the others, was slower on the

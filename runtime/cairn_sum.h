@@ -925,6 +925,35 @@ CN_SUM_FN unsigned cn_dsum32_bin(float x)
 /* One f32 term into its bin (bins a stride apart). */
 CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsum32_bin(x) * stride] += (double)x; }
 
+/* u <= 16 terms (a thread's batch) into their bins. Where they all share
+ * one bin, their sum goes in with one add: the bin's terms span 16
+ * binades of 24-bit significands, so 16 of them add up exactly in a
+ * double (24 + 15 + 4 bits), in any order, and adding that sum is adding
+ * them one by one; the signed zeros and the infinities come out as they
+ * would (-0 only from -0 terms, inf - inf a NaN either way). On the device
+ * each term into a shared-memory bin is a load, an add and a store that
+ * waits for the last term's (31% of the fold's stalls on an H100,
+ * evidence/2026-12-07-h100-fills.md); moderate data puts nearly every
+ * term of a batch in one bin. Opt-in (cairn_devsum.h, CN_DSUM32_SAME). */
+CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsigned u)
+{
+    const unsigned b = cn_dsum32_bin(y[0]);
+    int same = 1;   /* (no stdbool here: the header serves C11 without it) */
+    for (unsigned i = 1; i < u; i++)
+        same &= cn_dsum32_bin(y[i]) == b;
+    if (!same) {
+        for (unsigned i = 0; i < u; i++)
+            cn_dsum32_put(bins, stride, y[i]);
+        return;
+    }
+    double s0 = -0.0, s1 = -0.0;   /* two chains, so the adds overlap */
+    for (unsigned i = 0; i + 1 < u; i += 2)
+        s0 += (double)y[i], s1 += (double)y[i + 1];
+    if (u & 1)
+        s0 += (double)y[u - 1];
+    bins[b * stride] += s0 + s1;
+}
+
 /* Empties bin b (back to -0.0) and returns its value as a whole number
  * of its units, 2^(16b-150), below 2^53 in magnitude; notes the flags: a
  * bin that is not -0.0 saw a term other than -0.0, a non-finite one an

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The next device call (prepared in session 28, whose device time ran out): fills by teams
 # (CN_COOPD_TEAMS=1, one pad memo a team's pipelines share: never run on a GPU) against the default,
-# the device suite's tile, teams and pipeline programs, and the sanitizers on the teams' builds.
+# the exact f32 sum with a batch into one bin (CN_DSUM32_SAME=1) against the bins, the device
+# suite's tile, teams, pipeline and exact-sum programs, and the sanitizers on the teams' builds.
 #   bash bench/dev/call36.sh build      here: .pre/mb and .pre/mb_t1 (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call36.sh run OUT    on the GPU machine; OUT/all.tgz
 set -u
@@ -11,7 +12,8 @@ if [ "${1:-}" = build ]; then
     . bench/dev/call35.sh lib || exit 1
     mb_build "$PWD" "$P/new" && mv "$P/new/mb" "$P/mb" || exit 1
     mb_build "$PWD" "$P/t1" -DCN_COOPD_TEAMS=1 && mv "$P/t1/mb" "$P/mb_t1" || exit 1
-    rm -rf "$P/new" "$P/t1"; du -sh $P; exit 0
+    BUILD_ONLY=1 bash bench/dev/scan_variants.sh $P/var "base" "same -DCN_DSUM32_SAME=1" || exit 1
+    rm -rf "$P/new" "$P/t1" $P/var/*/k.o $P/var/*/*.a; du -sh $P; exit 0
 fi
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
 OUT=${2:?usage: bench/dev/call36.sh run OUT}; mkdir -p "$OUT/l"
@@ -21,14 +23,18 @@ for v in mb mb_t1 mb mb_t1; do
     timeout 30 $P/$v --only tile64,tile32,tile128 --reps 5 >>"$L/$v.log" 2>&1
     echo "1. $v: exit $? at ${SECONDS}s"; tail -8 "$L/$v.log" | grep -E 'cublas  *f16|tile'
 done
-ONLY='tile|teams|padmemo|run_pipeline' SKIP="float_agree math_agree" timeout 150 bash tests/device/run.sh $B >"$L/suite.txt" 2>&1
-echo "2. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
+mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"   # the f32 sum: a batch in one bin with one add (CN_DSUM32_SAME)
+ROWS='^sum_f32' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide" NOBUILD=1 \
+    timeout 90 bash bench/dev/scan_variants.sh "$L/var" "base" "same -DCN_DSUM32_SAME=1" >"$L/variants.log" 2>&1
+echo "2. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"; rm -f "$L"/var/*/coll_bench
+ONLY='tile|teams|padmemo|run_pipeline|exact_sum' SKIP="float_agree math_agree" timeout 150 bash tests/device/run.sh $B >"$L/suite.txt" 2>&1
+echo "3. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head
 for t in memcheck racecheck synccheck; do   # the teams' tile64 and tile128 (six shapes each)
     for n in tile64 tile128; do
         x=$B/dev/teams/$n; [ -x "$x" ] || continue
         timeout 90 compute-sanitizer --tool $t --error-exitcode 9 "$x" >"$L/san.$t.$n.txt" 2>&1
-        echo "3. $t $n (teams): exit $? at ${SECONDS}s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san.$t.$n.txt" | tail -1)"
+        echo "4. $t $n (teams): exit $? at ${SECONDS}s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san.$t.$n.txt" | tail -1)"
     done
 done
 tar -czf "$OUT/all.tgz" -C "$OUT" l && rm -rf "$L"

@@ -5,7 +5,7 @@
 # yet timed on a GPU, which no other test compiles): each builds, no fold kernel spills a register
 # (the 17 limbs thread 0 carries at the end live in local memory, as they always have), and the
 # pair's fold adds in f32 (FADD, four a term: a batch of 8 makes 32) where the bins'
-# fold has none. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
+# fold has none; and the bins with CN_DSUM32_SAME=1. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
@@ -30,5 +30,15 @@ for w in 0 1 2; do
         2) ok "the pair's f32 fold adds in f32 ($fadd FADD, 32 a batch of 8 at least)" "$([ "$fadd" -ge 32 ]; echo $?)" ;;
     esac
 done
+# CN_DSUM32_SAME=1 (a batch whose terms share a bin goes in with one add, not yet timed): compiles,
+# spills nothing, and its fold holds fewer shared-memory stores than the bins' (one a batch where it can)
+nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM32_SAME=1 -Iruntime \
+    -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/s1.o" >"$T/s1.log" 2>&1
+ok "the f32 fold CN_DSUM32_SAME=1 compiles for sm_90a ($(grep -v 'ptxas info' "$T/s1.log" | head -c 200))" $?
+sass_of "$T/s1.o" fold_kernel >"$T/s1.sass" 2>/dev/null
+spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/s1.log")
+ok "the folds with CN_DSUM32_SAME=1 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+ok "CN_DSUM32_SAME=1's fold has a one-add path (DADD in a chain without STS between: $(grep -c 'DADD' "$T/s1.sass") DADD)" \
+    "$([ "$(grep -c 'DADD' "$T/s1.sass")" -gt "$(grep -c 'DADD' "$T/w0.sass")" ]; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

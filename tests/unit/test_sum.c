@@ -370,8 +370,18 @@ static size_t dev_claimer(uint64_t *s, size_t G)
 }
 
 /* f32: each thread adds its terms into its bins and moves them to its
- * block's limbs every `flush` terms, and at the end. */
+ * block's limbs every `flush` terms, and at the end. With u > 0, as the
+ * fold with CN_DSUM32_SAME does: a thread's terms u at a time while it has
+ * u left (cn_dsum32_batch), its bins moved when the terms since the last
+ * move pass flush - 2u, and the last few one at a time. */
+static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T, unsigned flush, unsigned u);
+
 static uint32_t devsum32(const float *x, size_t n, size_t P, size_t G, size_t T, unsigned flush)
+{
+    return devsum32u(x, n, P, G, T, flush, 0);
+}
+
+static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T, unsigned flush, unsigned u)
 {
     static double bins[DEV_MAX_G][CN_DSUM32_BINS * DEV_MAX_T];
     int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
@@ -386,7 +396,19 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t G, size_t T,
         for (size_t t = 0; t < T; t++) {
             if (lo + t < hi)
                 flags |= CN_SUM_SAW_TERM;
-            for (size_t j = lo + t; j < hi; j += T) {
+            size_t j = lo + t;
+            for (; u && j < hi && hi - j > (size_t)(u - 1) * T; j += (size_t)u * T) {
+                float y[16];
+                for (unsigned i = 0; i < u; i++)
+                    y[i] = x[j + i * T];
+                cn_dsum32_batch(bins[g] + t, T, y, u);
+                if ((cnt[g][t] += u) + 2 * u > flush) {
+                    for (int b = 0; b < CN_DSUM32_BINS; b++)
+                        limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+                    cnt[g][t] = 0;
+                }
+            }
+            for (; j < hi; j += T) {
                 cn_dsum32_put(bins[g] + t, T, x[j]);
                 if (++cnt[g][t] == flush) {
                     for (int b = 0; b < CN_DSUM32_BINS; b++)
@@ -635,6 +657,20 @@ static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
             char how[160];
             snprintf(how, sizeof how, "device model, %zu parts over %zu blocks of %zu threads, bins moved every %zu terms",
                      shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3]);
+            mismatch(t, how, n, want, got);
+        }
+    }
+    static const size_t sshapes[][5] = {{1, 1, 1, CN_DSUM32_FLUSH, 8}, {1, 1, 8, 40, 8}, {3, 3, 5, CN_DSUM32_FLUSH, 16},
+                                        {7, 2, 2, 3, 2}, {9, 4, 3, 5, 3}, {2, 1, 1, CN_DSUM32_FLUSH, 16}};
+    for (size_t k = 0; k < sizeof sshapes / sizeof *sshapes; k++) {
+        uint32_t got = devsum32u(x, n, sshapes[k][0], sshapes[k][1], sshapes[k][2], (unsigned)sshapes[k][3],
+                                 (unsigned)sshapes[k][4]);
+        if (got != want) {
+            char how[200];
+            snprintf(how, sizeof how,
+                     "device model, %zu parts over %zu blocks of %zu threads, batches of %zu into one bin where "
+                     "they share it, bins moved every %zu terms",
+                     sshapes[k][0], sshapes[k][1], sshapes[k][2], sshapes[k][4], sshapes[k][3]);
             mismatch(t, how, n, want, got);
         }
     }
