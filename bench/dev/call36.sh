@@ -20,8 +20,8 @@ OUT=${2:?usage: bench/dev/call36.sh run OUT}; mkdir -p "$OUT/l"
 P=.pre L=$OUT/l B=/tmp/c36
 nvidia-smi --query-gpu=name --format=csv,noheader
 for v in mb mb_t1 mb mb_t1; do
-    timeout 30 $P/$v --only tile64,tile32,tile128 --reps 5 >>"$L/$v.log" 2>&1
-    echo "1. $v: exit $? at ${SECONDS}s"; tail -8 "$L/$v.log" | grep -E 'cublas  *f16|tile'
+    timeout 40 $P/$v --only tile64,tile32,tile128,mma_unordered --reps 5 >>"$L/$v.log" 2>&1
+    echo "1. $v: exit $? at ${SECONDS}s"; tail -14 "$L/$v.log" | grep -E 'cublas|tile|mma_unordered'
 done
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"   # the f32 sum: a batch in one bin with one add (CN_DSUM32_SAME)
 ROWS='^sum_f32' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide" NOBUILD=1 \
