@@ -176,6 +176,25 @@ static void pipe_team(const Ex *x, const Sym *y, int64_t *lo, int64_t *n)
             *lo = i * (L->threads / k), *n = L->threads / k;
 }
 
+/* Opens a fill's team test where pipeline y's team is a part of the
+ * block (LO and N its first thread and count); team_close ends it. */
+static bool team_open(Ex *x, const Sym *y, int64_t *lo, int64_t *n)
+{
+    pipe_team(x, y, lo, n);
+    if (*n == x->coop_layout->threads)
+        return false;
+    emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)*lo, (long long)*n);
+    return true;
+}
+
+/* The threads outside the team commit an empty group, so every thread's
+ * count of groups stays what the waits were given. */
+static void team_close(Ex *x, bool team)
+{
+    if (team)
+        emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
+}
+
 /* A shared array or a pipeline, in the body function: a view of its place
  * in the block's memory. A pipeline also keeps its stages' start and the
  * fills and waits the thread has made (every thread makes the same); each
@@ -247,28 +266,23 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         const char *sv = emit_expr(x, src), *start = emit_expr(x, e->call.args.v[1]);
         const char *count = emit_expr(x, e->call.args.v[2]);
         const char *st = emit_fmt(x, "cn_fs_%s", c), *ct = emit_fmt(x, "cn_fc_%s", c);
-        int64_t lo = 0, tn = 0;
+        int64_t lo = 0, tn = x->coop_layout->threads;
         emit_line(x, "{");
         emit_line(x, "size_t %s = (size_t)(%s), %s = (size_t)(%s);", st, start, ct, count);
-        bool team = false;   /* a part of the block: the others skip the fill */
-        if (x->coop_device) {
-            pipe_team(x, y, &lo, &tn);
-            if ((team = tn < x->coop_layout->threads))
-                emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
-        }
+        bool team = x->coop_device && team_open(x, y, &lo, &tn);
         emit_line(x, "cn_fill_check(%s, %s, %s.n, %lldu, \"%s\", %s, %s);", st, ct, sv, (long long)n, y->id,
                   emit_src_lit(x, src), emit_at(x, e->span));
         if (x->coop_device)
             emit_line(x, "cn_coopd_fill<%lldu, %lldu, %lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, "
                          "sizeof *%s_stages);",
-                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, st, ct, (long long)n, c);
+                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, st,
+                      ct, (long long)n, c);
         else
             emit_line(x, "cn_coop_fill(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %lldu, sizeof *%s_stages);",
                       c, c, (long long)n, sv, st, ct, (long long)n, c);
         if (x->coop_device) {   /* the whole stage is rewritten: no row fill's pads stay */
             emit_line(x, "cn_pm_%s.held &= ~(1u << %s_fill_at);", c, c);
-            if (team)
-                emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
+            team_close(x, team);
         }
         emit_line(x, "%s_fill_at = %s_fill_at + 1 == %lldu ? 0 : %s_fill_at + 1;", c, c, (long long)depth, c);
         emit_line(x, "}");
@@ -292,13 +306,8 @@ void emit_coop_pipe_op(Ex *x, Node *e)
             swz = (unsigned)L->bits | (unsigned)L->low << 8 | (unsigned)L->shift << 16;
         const char *pad = emit_fmt(x, "cn_fpad_%s", c);
         emit_line(x, "%s %s = %s;", emit_ctype(x, y->ty->elem), pad, emit_expr(x, e->call.args.v[6]));
-        int64_t lo = 0, tn = 0;
-        bool team = false;   /* a part of the block: the others skip the fill */
-        if (x->coop_device) {
-            pipe_team(x, y, &lo, &tn);
-            if ((team = tn < x->coop_layout->threads))
-                emit_line(x, "if (cn_coopd_in_team<%lldu, %lldu>()) {", (long long)lo, (long long)tn);
-        }
+        int64_t lo = 0, tn = x->coop_layout->threads;
+        bool team = x->coop_device && team_open(x, y, &lo, &tn);
         emit_line(x, "cn_fill_rows_check(%s, %s, %s, %s, %s, %s.n, %lldu, \"%s\", %s, %s);", a[0], a[1], a[2], a[3],
                   a[4], sv, (long long)n, y->id, emit_src_lit(x, src), emit_at(x, e->span));
         if (x->coop_device) {
@@ -306,10 +315,9 @@ void emit_coop_pipe_op(Ex *x, Node *e)
             emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
             emit_line(x, "cn_coopd_fill_rows<%lldu, %lldu, %lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, "
                          "%s, %s, %#xu, %lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
-                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz,
-                      (long long)n, c, c, c, c);
-            if (team)
-                emit_line(x, "} else cn_coopd_commit(); /* the team's group, empty here */");
+                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0],
+                      a[1], a[2], a[3], a[4], swz, (long long)n, c, c, c, c);
+            team_close(x, team);
         } else {
             emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "
                          "%lldu, sizeof *%s_stages, &%s);",
