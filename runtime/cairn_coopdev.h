@@ -1085,16 +1085,15 @@ static __device__ __forceinline__ void cn_coopd_rows_columns(unsigned da, const 
  * already (cn_coopd_padmemo). By the pipeline's team, threads [LO, LO + N)
  * (cn_coopd_in_team), of a block of T: the emitter's constants. */
 template <unsigned LO, unsigned N, unsigned T>
-static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
-                                                          size_t rows, size_t cols, size_t pitch, unsigned swz,
-                                                          unsigned n, unsigned esz, uint64_t pad,
-                                                          struct cn_coopd_padmemo *memo, unsigned slot)
+static __device__ __forceinline__ void cn_coopd_fill_rows_rc(void *stage, const void *src, size_t start,
+                                                             size_t stride, unsigned R, unsigned C, size_t pitch,
+                                                             unsigned swz, unsigned n, unsigned esz, uint64_t pad,
+                                                             struct cn_coopd_padmemo *memo, unsigned slot)
 {
     char *d = (char *)stage;
     const char *s = (const char *)src + start * esz;
     const unsigned tid = CN_COOPD_TEAM_TID(LO), step = CN_COOPD_TEAM_N(N, T);
-    const unsigned R = (unsigned)rows, P = (unsigned)pitch;
-    unsigned C = (unsigned)cols;
+    const unsigned P = (unsigned)pitch;
     bool chunks = false;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     chunks = cn_coopd_rows_chunky(d, s, C, P, stride, swz, esz);
@@ -1123,6 +1122,30 @@ static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const voi
     if (!cn_coopd_pads_held(memo, slot, R, C, P, swz, pad))
         cn_coopd_fill_pads(d, R, C, P, swz, n, esz, pad, tid, step);
     cn_coopd_commit();
+}
+
+/* 1: a row fill whose rows and cols are the bounds the emitter read off
+ * them (RMAX, CMAX: `min(128, m - i0)` is at most 128) is written a second
+ * time with those constants, so its walk's setup, trip count and pad memo
+ * key fold; a pipelined loop's fills are that but the last. Opt-in until
+ * timed on a GPU (bench/dev/call36.sh). */
+#ifndef CN_COOPD_CONST_ROWS
+#define CN_COOPD_CONST_ROWS 0
+#endif
+
+/* p.fill_rows(...) (cn_coopd_fill_rows_rc), with the bounds of its rows
+ * and cols where the emitter knows them (0: none). */
+template <unsigned LO, unsigned N, unsigned T, unsigned RMAX, unsigned CMAX>
+static __device__ __forceinline__ void cn_coopd_fill_rows(void *stage, const void *src, size_t start, size_t stride,
+                                                          size_t rows, size_t cols, size_t pitch, unsigned swz,
+                                                          unsigned n, unsigned esz, uint64_t pad,
+                                                          struct cn_coopd_padmemo *memo, unsigned slot)
+{
+    if (CN_COOPD_CONST_ROWS && RMAX && CMAX && rows == RMAX && cols == CMAX)
+        cn_coopd_fill_rows_rc<LO, N, T>(stage, src, start, stride, RMAX, CMAX, pitch, swz, n, esz, pad, memo, slot);
+    else
+        cn_coopd_fill_rows_rc<LO, N, T>(stage, src, start, stride, (unsigned)rows, (unsigned)cols, pitch, swz, n, esz,
+                                        pad, memo, slot);
 }
 
 /* p.wait(): the thread's own fills but the newest K landed, then the block

@@ -176,6 +176,26 @@ static void pipe_team(const Ex *x, const Sym *y, int64_t *lo, int64_t *n)
             *lo = i * (L->threads / k), *n = L->threads / k;
 }
 
+/* A constant a fill's rows or cols cannot pass, read off its expression
+ * (a constant, or min with a constant on either side, through immutable
+ * lets); 0 where there is none
+ * (cairn_coopdev.h, CN_COOPD_CONST_ROWS). */
+static int64_t fill_bound(Ex *x, Node *e)
+{
+    int64_t v = 0;
+    for (int hops = 0; hops < 8 && e->kind == N_NAME && e->name.sym && !e->name.sym->mut && e->name.sym->decl &&
+                       e->name.sym->decl->kind == N_LET && e->name.sym->decl->let.init;
+         hops++)   /* an immutable let: its value's bound */
+        e = e->name.sym->decl->let.init;
+    if (sym_const(x->a, e, &v))
+        return v > 0 && v < ((int64_t)1 << 32) ? v : 0;
+    if (e->kind == N_CALL && e->call.ck == CALL_BUILTIN && e->call.builtin == B_MIN && e->call.args.n == 2)
+        for (int i = 0; i < 2; i++)
+            if (sym_const(x->a, e->call.args.v[i], &v))
+                return v > 0 && v < ((int64_t)1 << 32) ? v : 0;
+    return 0;
+}
+
 /* Opens a fill's team test where pipeline y's team is a part of the
  * block (LO and N its first thread and count); team_close ends it. */
 static bool team_open(Ex *x, const Sym *y, int64_t *lo, int64_t *n)
@@ -313,10 +333,11 @@ void emit_coop_pipe_op(Ex *x, Node *e)
         if (x->coop_device) {
             emit_line(x, "uint64_t cn_fpb_%s = 0;", c);
             emit_line(x, "memcpy(&cn_fpb_%s, &%s, sizeof %s);", c, pad, pad);
-            emit_line(x, "cn_coopd_fill_rows<%lldu, %lldu, %lldu>(%s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, "
-                         "%s, %s, %#xu, %lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
-                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads, c, c, (long long)n, sv, a[0],
-                      a[1], a[2], a[3], a[4], swz, (long long)n, c, c, c, c);
+            emit_line(x, "cn_coopd_fill_rows<%lldu, %lldu, %lldu, %lldu, %lldu>(%s_stages + %s_fill_at * %lldu, %s.p, "
+                         "%s, %s, %s, %s, %s, %#xu, %lldu, sizeof *%s_stages, cn_fpb_%s, &cn_pm_%s, %s_fill_at);",
+                      (long long)lo, (long long)tn, (long long)x->coop_layout->threads,
+                      (long long)fill_bound(x, e->call.args.v[3]), (long long)fill_bound(x, e->call.args.v[4]), c, c,
+                      (long long)n, sv, a[0], a[1], a[2], a[3], a[4], swz, (long long)n, c, c, c, c);
             team_close(x, team);
         } else {
             emit_line(x, "cn_coop_fill_rows(cn_th, %s_stages + %s_fill_at * %lldu, %s.p, %s, %s, %s, %s, %s, %#xu, "

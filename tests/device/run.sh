@@ -31,6 +31,7 @@
 #   tile64, tile32, tile128   examples/tensor's fragment matrix multiplies: every output within the bound
 #   padmemo       run_pipeline_pads and tile64 built with the row fills' pad skip on (CN_COOPD_PADMEMO=1)
 #   teams         run_pipeline_pads, tile64, tile32 and tile128 built with fills by teams (CN_COOPD_TEAMS=1)
+#   constrows     the same with fills specialized to their bounds (CN_COOPD_CONST_ROWS=1); constrows_teams: both
 #   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
@@ -147,13 +148,18 @@ fi
 # sanitizers are clean on it): run_pipeline_pads (its pad skip, now with one memo a team) and the
 # three fragment programs, whose two pipelines each get half the warps (tile32's swizzled fills stay
 # the block's), built with teams on.
-if ! skipped teams; then
-    o="$OUTDIR/dev/teams"; mkdir -p "$o"; tm=0
+# constrows: the same with the fills specialized to their rows' and cols' bounds (CN_COOPD_CONST_ROWS=1),
+# alone and with teams.
+for cfg in "teams -DCN_COOPD_TEAMS=1" "constrows -DCN_COOPD_CONST_ROWS=1" \
+           "constrows_teams -DCN_COOPD_CONST_ROWS=1 -DCN_COOPD_TEAMS=1"; do
+    read -r tn defs <<<"$cfg"
+    skipped "$tn" && continue
+    o="$OUTDIR/dev/$tn"; mkdir -p "$o"; tm=0
     for f in tests/dev/run_pipeline_pads examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128; do
         n=$(basename "$f")
-        if ! NVCC_APPEND_FLAGS="-DCN_COOPD_TEAMS=1" "$CAIRN" build "$f.cairn" --device-target "$ARCH" --out "$o" \
+        if ! NVCC_APPEND_FLAGS="$defs" "$CAIRN" build "$f.cairn" --device-target "$ARCH" --out "$o" \
                 >"$o/$n.build.log" 2>&1; then
-            echo "FAIL teams: $n does not build"; sed -n 1,5p "$o/$n.build.log"; tm=1; continue
+            echo "FAIL $tn: $n does not build"; sed -n 1,5p "$o/$n.build.log"; tm=1; continue
         fi
         "$o/$n" >"$o/$n.stdout" 2>"$o/$n.stderr" || tm=1
         cat "$o/$n.stdout"
@@ -161,9 +167,9 @@ if ! skipped teams; then
     for n in tile64 tile32 tile128; do
         [ "$(grep -c ' outside 0 differ ' "$o/$n.stdout" 2>/dev/null)" = 6 ] || tm=1
     done
-    if [ $tm = 0 ] && grep -qx 'pads 0' "$o/run_pipeline_pads.stdout"; then echo "PASS teams"; else
-        echo "FAIL teams"; fail=1; fi
-fi
+    if [ $tm = 0 ] && grep -qx 'pads 0' "$o/run_pipeline_pads.stdout"; then echo "PASS $tn"; else
+        echo "FAIL $tn"; fail=1; fi
+done
 
 # A foreign tag in the launch's word, and no word left: each launch traps with the counter's
 # message (every device block prints it), and the wait aborts.
