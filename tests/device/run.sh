@@ -29,7 +29,7 @@
 #                 families from moderate to adversarial, each output within the contract's bound
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
 #   tile64, tile32, tile128   examples/tensor's fragment matrix multiplies: every output within the bound
-#   padmemo       run_pipeline_pads and tile64 built with the row fills' pad skip on (CN_COOPD_PADMEMO=1)
+#   nopadmemo     run_pipeline_pads and the three fragment programs built with the pad skip off (CN_COOPD_PADMEMO=0)
 #   teams         run_pipeline_pads, tile64, tile32 and tile128 built with fills by teams (CN_COOPD_TEAMS=1)
 #   constrows     the same with fills specialized to their bounds (CN_COOPD_CONST_ROWS=1); constrows_teams: both
 #   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
@@ -125,32 +125,14 @@ for name in tile64 tile32 tile128; do
     cat "$o.stdout"
 done
 
-# The row fills' pad skip (runtime/cairn_coopdev.h, CN_COOPD_PADMEMO, opt-in until this passes):
-# run_pipeline_pads, whose schedule visits every way the skip could go wrong, and tile64, built with
-# it on (nvcc takes the definition from NVCC_APPEND_FLAGS).
-if ! skipped padmemo; then
-    o="$OUTDIR/dev/padmemo"; mkdir -p "$o"; pm=0
-    for f in tests/dev/run_pipeline_pads examples/tensor/tile64; do
-        n=$(basename "$f")
-        if ! NVCC_APPEND_FLAGS="-DCN_COOPD_PADMEMO=1" "$CAIRN" build "$f.cairn" --device-target "$ARCH" --out "$o" \
-                >"$o/$n.build.log" 2>&1; then
-            echo "FAIL padmemo: $n does not build"; sed -n 1,5p "$o/$n.build.log"; pm=1; continue
-        fi
-        "$o/$n" >"$o/$n.stdout" 2>"$o/$n.stderr" || pm=1
-        cat "$o/$n.stdout"
-    done
-    if [ $pm = 0 ] && grep -qx 'pads 0' "$o/run_pipeline_pads.stdout" &&
-       [ "$(grep -c ' outside 0 differ ' "$o/tile64.stdout")" = 6 ]; then echo "PASS padmemo"; else
-        echo "FAIL padmemo"; fail=1; fi
-fi
-
 # Fills by teams of warps (runtime/cairn_coopdev.h, CN_COOPD_TEAMS, opt-in until this passes and the
 # sanitizers are clean on it): run_pipeline_pads (its pad skip, now with one memo a team) and the
 # three fragment programs, whose two pipelines each get half the warps (tile32's swizzled fills stay
 # the block's), built with teams on.
 # constrows: the same with the fills specialized to their rows' and cols' bounds (CN_COOPD_CONST_ROWS=1),
-# alone and with teams.
-for cfg in "teams -DCN_COOPD_TEAMS=1" "constrows -DCN_COOPD_CONST_ROWS=1" \
+# alone and with teams. nopadmemo: with every pad written every fill (CN_COOPD_PADMEMO=0; the skip is the
+# default, which the programs above run). nvcc takes the definitions from NVCC_APPEND_FLAGS.
+for cfg in "nopadmemo -DCN_COOPD_PADMEMO=0" "teams -DCN_COOPD_TEAMS=1" "constrows -DCN_COOPD_CONST_ROWS=1" \
            "constrows_teams -DCN_COOPD_CONST_ROWS=1 -DCN_COOPD_TEAMS=1"; do
     read -r tn defs <<<"$cfg"
     skipped "$tn" && continue

@@ -369,6 +369,22 @@ static size_t dev_claimer(uint64_t *s, size_t G)
     return (size_t)((*s >> 33) % G);
 }
 
+/* Every block's bins back to -0.0, as a fold block starts them. */
+static void dev32_clear(double (*bins)[CN_DSUM32_BINS * DEV_MAX_T], size_t G)
+{
+    for (size_t g = 0; g < G; g++)
+        for (int b = 0; b < CN_DSUM32_BINS * DEV_MAX_T; b++)
+            bins[g][b] = -0.0;
+}
+
+/* A thread's bins (a stride of T) into its block's limbs, as
+ * CN_DSUM32_SPILL does. */
+static void dev32_move(double *bt, size_t T, int64_t *limb, uint32_t *flags)
+{
+    for (int b = 0; b < CN_DSUM32_BINS; b++)
+        limb[b] += cn_dsum32_take(bt, T, b, flags);
+}
+
 /* f32: each thread adds its terms into its bins and moves them to its
  * block's limbs every `flush` terms, and at the end. With u > 0, as the
  * fold with CN_DSUM32_SAME does: a thread's terms u at a time while it has
@@ -388,9 +404,7 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
     unsigned cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
     uint32_t flags = 0;
     uint64_t seed = n * 31 + P * 7 + G;
-    for (size_t g = 0; g < G; g++)
-        for (int b = 0; b < CN_DSUM32_BINS * DEV_MAX_T; b++)
-            bins[g][b] = -0.0;
+    dev32_clear(bins, G);
     for (size_t p = 0; p < P; p++) {
         size_t lo = n * p / P, hi = n * (p + 1) / P, g = dev_claimer(&seed, G);
         for (size_t t = 0; t < T; t++) {
@@ -403,16 +417,14 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
                     y[i] = x[j + i * T];
                 cn_dsum32_batch(bins[g] + t, T, y, u);
                 if ((cnt[g][t] += u) + 2 * u > flush) {
-                    for (int b = 0; b < CN_DSUM32_BINS; b++)
-                        limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+                    dev32_move(bins[g] + t, T, limb[g], &flags);
                     cnt[g][t] = 0;
                 }
             }
             for (; j < hi; j += T) {
                 cn_dsum32_put(bins[g] + t, T, x[j]);
                 if (++cnt[g][t] == flush) {
-                    for (int b = 0; b < CN_DSUM32_BINS; b++)
-                        limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+                    dev32_move(bins[g] + t, T, limb[g], &flags);
                     cnt[g][t] = 0;
                 }
             }
@@ -420,8 +432,7 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
     }
     for (size_t g = 0; g < G; g++) {
         for (size_t t = 0; t < T; t++)
-            for (int b = 0; b < CN_DSUM32_BINS; b++)
-                limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+            dev32_move(bins[g] + t, T, limb[g], &flags);
         cn_dsum32_carry(limb[g]);
         for (int b = 0; b < CN_DSUM32_LIMBS; b++)
             total[b] += limb[g][b];
@@ -511,9 +522,7 @@ static void devsum32p_acc(const float *x, size_t n, size_t P, size_t G, size_t T
     unsigned cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
     uint32_t flags = 0;
     uint64_t seed = n * 41 + P * 13 + G;
-    for (size_t g = 0; g < G; g++)
-        for (int b = 0; b < CN_DSUM32_BINS * DEV_MAX_T; b++)
-            bins[g][b] = -0.0;
+    dev32_clear(bins, G);
     for (size_t p = 0; p < P; p++) {
         size_t lo = n * p / P, hi = n * (p + 1) / P, g = dev_claimer(&seed, G);
         for (size_t t = 0; t < T; t++) {
@@ -535,8 +544,7 @@ static void devsum32p_acc(const float *x, size_t n, size_t P, size_t G, size_t T
                 cn_dsum32_pair_batch(&w, y, (int)u, bt, T);
                 if ((cnt[g][t] += (unsigned)u) >= every) {
                     cn_dsum32_pair_spill(&w, bt, T);
-                    for (int b = 0; b < CN_DSUM32_BINS; b++)
-                        limb[g][b] += cn_dsum32_take(bt, T, b, &flags);
+                    dev32_move(bt, T, limb[g], &flags);
                     cnt[g][t] = 0;
                 }
             }
@@ -547,8 +555,7 @@ static void devsum32p_acc(const float *x, size_t n, size_t P, size_t G, size_t T
     }
     for (size_t g = 0; g < G; g++) {
         for (size_t t = 0; t < T; t++)
-            for (int b = 0; b < CN_DSUM32_BINS; b++)
-                limb[g][b] += cn_dsum32_take(bins[g] + t, T, b, &flags);
+            dev32_move(bins[g] + t, T, limb[g], &flags);
         cn_dsum32_carry(limb[g]);
         for (int b = 0; b < CN_DSUM32_LIMBS; b++)
             total[b] += limb[g][b];
