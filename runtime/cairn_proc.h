@@ -169,9 +169,16 @@ __attribute__((unused)) static void cn_stack_fault(int sig, siginfo_t *si, void 
         ssize_t w = write(2, msg, sizeof msg - 1);
         (void)w;
     }
-    /* SA_RESETHAND restored the default action: returning re-runs the
-     * faulting access, and the process dies of the signal. */
-    (void)sig;
+    /* Only now the default action, so that the first fault's report is out
+     * before any fault can kill the process: with SA_RESETHAND a second
+     * thread overflowing at the same moment died of the default action
+     * while the first was still in here, and nothing was said. Returning
+     * re-runs the faulting access, and the process dies of the signal. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
 }
 
 /* An alternate signal stack for this thread, so the fault handler can run
@@ -273,7 +280,7 @@ static inline void cn_program_begin(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = cn_stack_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, NULL);
     cn_interrupts_start(p);
