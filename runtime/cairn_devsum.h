@@ -332,7 +332,20 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 #else
 #define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
 #endif
+/* 1 (the default): a batch the window takes whole is added with no branch
+ * between its terms (cairn_sum.h, cn_dsum64_win_all); 0: term by term. */
+#ifndef CN_DSUM64_WHOLE
+#define CN_DSUM64_WHOLE 1
+#endif
+#if CN_DSUM64_WHOLE
+#define CN_DSUM64_BATCH(y)                                                                     \
+    if (cn_dsum64_win_all(&win, (y), U))                                                     \
+        cn_dsum64_win_adds(&win, (y), U);                                                    \
+    else                                                                                     \
+        _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM64_PUT((y)[u])
+#else
 #define CN_DSUM64_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM64_PUT((y)[u])
+#endif
 /* f32 places nothing from its first terms. (Keeping the bin of the largest
  * of them in registers, shared memory for the others, was slower on the
  * H200: 1.25x CUB at 2^28 where the shared bins alone take 1.16x,

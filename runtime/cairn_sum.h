@@ -1417,6 +1417,34 @@ CN_SUM_FN int cn_dsum64_win_take(cn_dsum64_win *w, uint64_t b)
     return 1;
 }
 
+/* Whether the window takes every one of y[0..u) (a thread's batch): then
+ * cn_dsum64_win_adds adds them as u calls of cn_dsum64_win_take would, in
+ * the same order, to the same bits, but with no branch between terms, so
+ * the device overlaps their tests and adds. One by one, each term was a
+ * test, a branch and four dependent adds that nothing overlapped: 21
+ * instructions a term, 12.5 cycles between a warp's instructions at the
+ * fold's 18.75% occupancy (Nsight Compute, evidence/2026-12-07-h100-fills.md). */
+CN_SUM_FN int cn_dsum64_win_all(const cn_dsum64_win *w, const double *y, unsigned u)
+{
+    unsigned far = 0;
+    for (unsigned i = 0; i < u; i++)
+        far |= (((unsigned)(cn_sum_bits64(y[i]) >> 52) & 0x7ffu) - w->lo) > (unsigned)CN_DSUM64_WIN_FIELDS;
+    return !far;
+}
+
+CN_SUM_FN void cn_dsum64_win_adds(cn_dsum64_win *w, const double *y, unsigned u)
+{
+    double s1 = w->s1, s2 = w->s2;
+    for (unsigned i = 0; i < u; i++) {
+        double t = s1 + y[i];
+        double q = t - s1;
+        s2 += y[i] - q;
+        s1 = t;
+    }
+    w->s1 = s1;
+    w->s2 = s2;
+}
+
 /* Places the window at E 20 binades above a term of exponent field ef
  * (normal), E kept inside what a double's accumulators can hold. */
 CN_SUM_FN void cn_dsum64_win_at(cn_dsum64_win *w, int ef)

@@ -5,7 +5,7 @@
 # yet timed on a GPU, which no other test compiles): each builds, no fold kernel spills a register
 # (the 17 limbs thread 0 carries at the end live in local memory, as they always have), and the
 # pair's fold adds in f32 (FADD, four a term: a batch of 8 makes 32) where the bins'
-# fold has none; and the bins with CN_DSUM32_SAME=1. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
+# fold has none; the f64 fold's whole batches; and the bins with CN_DSUM32_SAME=1. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
@@ -30,6 +30,11 @@ for w in 0 1 2; do
         2) ok "the pair's f32 fold adds in f32 ($fadd FADD, 32 a batch of 8 at least)" "$([ "$fadd" -ge 32 ]; echo $?)" ;;
     esac
 done
+# The f64 fold adds a batch its window takes whole with no branch between its terms (CN_DSUM64_WHOLE,
+# the default): a run of at least 64 DADD (16 terms, four each) with no branch or convergence barrier
+# in it, where term by term each term's four sit between branches.
+run=$(awk '/BRA|BSSY|BSYNC|EXIT|RET/ { n = 0 } /DADD/ { if (++n > m) m = n } END { print m + 0 }' "$T/w0.sass")
+ok "the f64 fold's whole batch: $run DADD without a branch between (64 at least)" "$([ "$run" -ge 64 ]; echo $?)"
 # CN_DSUM32_SAME=1 (a batch whose terms share a bin goes in with one add, not yet timed): compiles,
 # spills nothing, and its fold holds fewer shared-memory stores than the bins' (one a batch where it can)
 nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM32_SAME=1 -Iruntime \

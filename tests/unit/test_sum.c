@@ -582,9 +582,15 @@ static uint32_t devsum32w(const float *x, size_t n, size_t P, size_t G, size_t T
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
+/* Batches of the f64 model the window took whole (the models' branch-free
+ * path ran; main checks that it did). */
+static size_t dev64_whole;
+
 /* f64: a thread with at least `grp` terms in a part it meets before its
  * window is placed places it from those first grp (cn_dsum64_win_place);
- * each term goes to the window (cn_dsum64_win_take, then
+ * a batch of grp terms the window takes whole goes in at once
+ * (cn_dsum64_win_all, cn_dsum64_win_adds), as on the device; any other
+ * term goes to the window (cn_dsum64_win_take, then
  * cn_dsum64_win_miss) or the thread's digits; a window moves into the
  * digits every `spill` terms the thread met, and at the end; a thread's
  * digits are carried at each of those moves, as the device's are
@@ -613,6 +619,18 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t T
                 cn_dsum64_win_place(&w[g][t], first, (int)grp, &total.flags);
             }
             for (size_t j = lo + t; j < hi; j += T) {
+                double y[64];   /* a batch of grp the window takes whole, where no move splits it */
+                size_t k = 0;
+                if (grp > 1 && cnt[g][t] + grp < spill)
+                    for (; k < grp && j + k * T < hi; k++)
+                        y[k] = x[j + k * T];
+                if (k == grp && cn_dsum64_win_all(&w[g][t], y, (unsigned)k)) {
+                    cn_dsum64_win_adds(&w[g][t], y, (unsigned)k);
+                    cnt[g][t] += (uint32_t)k;
+                    j += (k - 1) * T;
+                    dev64_whole++;
+                    continue;
+                }
                 uint64_t b = bits64(x[j]);
                 if (!cn_dsum64_win_take(&w[g][t], b) && !cn_dsum64_win_miss(&w[g][t], b, &total.flags))
                     cn_dsum64_put(d[g][t], 1, x[j], &total.flags);
@@ -1451,12 +1469,66 @@ static void f64_digits_bound(Tally *t)
     family_end(t);
 }
 
+/* A batch the window takes whole (cn_dsum64_win_all, cn_dsum64_win_adds)
+ * against the same terms taken one by one (cn_dsum64_win_take), on
+ * windows across the range and terms at and just past both edges of the
+ * window's fields, with zeros, subnormals, infinities and NaNs among them:
+ * whole exactly when every term is taken, and then to the same bits. */
+static void f64_window_batch(Tally *t)
+{
+    family_begin(t, "f64 the device's whole batches against term by term");
+    static const int tops[] = {1, 2, 30, 500, 1023, 1500, 2000, 2046};
+    size_t whole = 0, parts = 0;
+    for (int c = 0; c < 20000; c++) {
+        cn_dsum64_win a, b;
+        cn_dsum64_win_init(&a);
+        if (c % 97)
+            cn_dsum64_win_at(&a, tops[c % 8]);
+        a.s1 += (c & 1 ? -1 : 1) * ldexp((double)(rng() >> 30), (int)a.lo - 1023 + 20); /* somewhere in its binade */
+        b = a;
+        unsigned u = 1 + (unsigned)(rng() % 16);
+        double y[16];
+        int takes = 1;
+        for (unsigned i = 0; i < u; i++) {
+            int k = rng_int(0, 99);
+            int ef = k < 90 ? rng_int((int)a.lo, (int)a.lo + CN_DSUM64_WIN_FIELDS)
+                   : k < 93 ? (int)a.lo - 1 : k < 96 ? (int)a.lo + CN_DSUM64_WIN_FIELDS + 1 : k < 98 ? 0 : 0x7ff;
+            ef = ef < 0 ? 0 : ef > 0x7ff ? 0x7ff : ef;
+            uint64_t m = k == 98 ? 0 : rng() & (((uint64_t)1 << 52) - 1);
+            uint64_t bits = ((uint64_t)(rng() & 1) << 63) | ((uint64_t)ef << 52) | m;
+            memcpy(&y[i], &bits, sizeof bits);
+        }
+        for (unsigned i = 0; i < u; i++)
+            takes &= ((((unsigned)(bits64(y[i]) >> 52) & 0x7ffu) - b.lo) <= (unsigned)CN_DSUM64_WIN_FIELDS);
+        int all = cn_dsum64_win_all(&a, y, u);
+        int ok = all == takes;
+        if (all) {
+            cn_dsum64_win_adds(&a, y, u);
+            for (unsigned i = 0; i < u; i++)
+                ok &= cn_dsum64_win_take(&b, bits64(y[i]));
+            ok &= bits64(a.s1) == bits64(b.s1) && bits64(a.s2) == bits64(b.s2) && a.lo == b.lo;
+            whole++;
+        } else {
+            parts++;
+        }
+        t->cases++;
+        if (!ok) {
+            mismatch(t, "a whole batch and the same terms one by one", u, bits64(b.s1), bits64(a.s1));
+            break;
+        }
+    }
+    if (whole < 1000 || parts < 1000)
+        mismatch(t, "the batches cover both ways (whole, in parts)", whole, 1000, parts);
+    family_end(t);
+}
+
 int main(void)
 {
     Tally t = {0};
     f32_window_bound(&t);
     f32_pair_bound(&t);
     f64_window_bound(&t);
+    f64_window_batch(&t);
     f64_digits_bound(&t);
     f64_ties(&t);
     f64_powers_of_two(&t);
@@ -1478,6 +1550,11 @@ int main(void)
     f32_random(&t, "f32 random 2^-149..2^127", -152, 127, false, 200);
     f32_bins_bound(&t);
     f32_total_top(&t);
+    family_begin(&t, "f64 the device model took whole batches");
+    t.cases++;
+    if (dev64_whole == 0)
+        mismatch(&t, "whole batches in the f64 device model", 0, 1, 0);
+    family_end(&t);
     printf("%ld passed, %ld failed, 0 skipped\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }
