@@ -333,11 +333,24 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 #define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
 #endif
 /* 1 (the default): a batch the window takes whole is added with no branch
- * between its terms (cairn_sum.h, cn_dsum64_win_all); 0: term by term. */
+ * between its terms (cairn_sum.h, cn_dsum64_win_all); 2: so is any other
+ * batch with no infinity or NaN, its terms to the window or the digits
+ * (cn_dsum64_win_mixed, not yet timed); 0: term by term. */
 #ifndef CN_DSUM64_WHOLE
 #define CN_DSUM64_WHOLE 1
 #endif
-#if CN_DSUM64_WHOLE
+#if CN_DSUM64_WHOLE == 2
+#if CN_DSUM64_PIECES != 2
+#error "CN_DSUM64_WHOLE=2 adds to the digits in two pieces (CN_DSUM64_PIECES=2)"
+#endif
+#define CN_DSUM64_BATCH(y)                                                                     \
+    if (cn_dsum64_win_all(&win, (y), U))                                                     \
+        cn_dsum64_win_adds(&win, (y), U);                                                    \
+    else if (cn_dsum64_win_finite(&win, (y), U))                                             \
+        cn_dsum64_win_mixed(&win, (y), U, cn_dg + t, T);                                     \
+    else                                                                                     \
+        _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM64_PUT((y)[u])
+#elif CN_DSUM64_WHOLE
 #define CN_DSUM64_BATCH(y)                                                                     \
     if (cn_dsum64_win_all(&win, (y), U))                                                     \
         cn_dsum64_win_adds(&win, (y), U);                                                    \

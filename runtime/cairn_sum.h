@@ -1445,6 +1445,44 @@ CN_SUM_FN void cn_dsum64_win_adds(cn_dsum64_win *w, const double *y, unsigned u)
     w->s2 = s2;
 }
 
+/* Whether a batch can go through cn_dsum64_win_mixed: the window is
+ * placed (so the sum has already noted a term other than -0.0) and no
+ * term is an infinity or a NaN (whose flags only term by term notes). */
+CN_SUM_FN int cn_dsum64_win_finite(const cn_dsum64_win *w, const double *y, unsigned u)
+{
+    unsigned odd = w->lo == CN_DSUM64_NO_WIN;
+    for (unsigned i = 0; i < u; i++)
+        odd |= ((unsigned)(cn_sum_bits64(y[i]) >> 52) & 0x7ffu) == 0x7ffu;
+    return !odd;
+}
+
+/* Each term of such a batch to the window when it takes it, else to the
+ * digits (two pieces, cn_dsum64_digits_add2), as term by term, but with
+ * no branch: a term the window does not take adds +0.0 to it, which
+ * changes neither accumulator (neither is ever zero: s1 stays in
+ * [2^E, 2^(E+1)) and s2 within 2^(E-43) of 1.5 * 2^(E-41)), and a term it
+ * takes, or a zero, adds pieces of 0 to the digits. Data over the whole
+ * range sends nearly every term to the digits, where one by one each was
+ * a chain of tests and branches before its shared-memory adds. */
+CN_SUM_FN void cn_dsum64_win_mixed(cn_dsum64_win *w, const double *y, unsigned u, int64_t *digits, size_t stride)
+{
+    double s1 = w->s1, s2 = w->s2;
+    for (unsigned i = 0; i < u; i++) {
+        uint64_t b = cn_sum_bits64(y[i]);
+        int take = (((unsigned)(b >> 52) & 0x7ffu) - w->lo) <= (unsigned)CN_DSUM64_WIN_FIELDS;
+        double x = take ? y[i] : 0.0;
+        double t = s1 + x;
+        double q = t - s1;
+        s2 += x - q;
+        s1 = t;
+        int p;
+        uint64_t m = cn_sum_split64(b, &p);
+        cn_dsum64_digits_add2(digits, stride, take ? 0 : m, p, (int)(b >> 63));
+    }
+    w->s1 = s1;
+    w->s2 = s2;
+}
+
 /* Places the window at E 20 binades above a term of exponent field ef
  * (normal), E kept inside what a double's accumulators can hold. */
 CN_SUM_FN void cn_dsum64_win_at(cn_dsum64_win *w, int ef)

@@ -16,7 +16,7 @@ if [ "${1:-}" = build ]; then
     mb_build "$PWD" "$P/c1" -DCN_COOPD_CONST_ROWS=1 && mv "$P/c1/mb" "$P/mb_c1" || exit 1
     mb_build "$PWD" "$P/c1t1" "-DCN_COOPD_CONST_ROWS=1 -DCN_COOPD_TEAMS=1" && mv "$P/c1t1/mb" "$P/mb_c1t1" || exit 1
     rm -rf "$P/c1" "$P/c1t1"
-    BUILD_ONLY=1 bash bench/dev/scan_variants.sh $P/var "base" "same -DCN_DSUM32_SAME=1" "one64 -DCN_DSUM64_WHOLE=0" || exit 1
+    BUILD_ONLY=1 bash bench/dev/scan_variants.sh $P/var "base" "same -DCN_DSUM32_SAME=1" "one64 -DCN_DSUM64_WHOLE=0" "mixed64 -DCN_DSUM64_WHOLE=2" || exit 1
     rm -rf "$P/new" "$P/t1" $P/var/*/k.o $P/var/*/*.a; du -sh $P; exit 0
 fi
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
@@ -28,9 +28,10 @@ for v in mb mb_t1 mb_c1 mb_c1t1 mb; do
     echo "1. $v: exit $? at ${SECONDS}s"; tail -14 "$L/$v.log" | grep -E 'cublas|tile|mma_unordered'
 done
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"   # the f32 sum: a batch in one bin with one add (CN_DSUM32_SAME);
-# the f64 sum: batches the window takes whole added with no branch (the default) against term by term
+# the f64 sum: batches the window takes whole added with no branch (the default) against term by term,
+# and with any batch free of infinities and NaNs to the window and the digits at once (CN_DSUM64_WHOLE=2)
 ROWS='^sum_f' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
-    timeout 120 bash bench/dev/scan_variants.sh "$L/var" "base" "same -DCN_DSUM32_SAME=1" "one64 -DCN_DSUM64_WHOLE=0" >"$L/variants.log" 2>&1
+    timeout 150 bash bench/dev/scan_variants.sh "$L/var" "base" "same -DCN_DSUM32_SAME=1" "one64 -DCN_DSUM64_WHOLE=0" "mixed64 -DCN_DSUM64_WHOLE=2" >"$L/variants.log" 2>&1
 echo "2. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"; rm -f "$L"/var/*/coll_bench
 ONLY='tile|teams|constrows|padmemo|run_pipeline|exact_sum' SKIP="float_agree math_agree" timeout 240 bash tests/device/run.sh $B >"$L/suite.txt" 2>&1
 echo "3. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
@@ -39,7 +40,7 @@ for t in memcheck racecheck synccheck; do   # tile64 and tile128 (six shapes eac
     for c in teams constrows_teams; do
         for n in tile64 tile128; do
             x=$B/dev/$c/$n; [ -x "$x" ] || continue
-            [ $SECONDS -lt ${LIMIT:-540} ] || { echo "4. $t $c $n: no time left"; continue; }
+            [ $SECONDS -lt ${LIMIT:-470} ] || { echo "4. $t $c $n: no time left"; continue; }
             timeout 90 compute-sanitizer --tool $t --error-exitcode 9 "$x" >"$L/san.$t.$c.$n.txt" 2>&1
             echo "4. $t $c $n: exit $? at ${SECONDS}s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san.$t.$c.$n.txt" | tail -1)"
         done

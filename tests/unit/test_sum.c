@@ -582,14 +582,17 @@ static uint32_t devsum32w(const float *x, size_t n, size_t P, size_t G, size_t T
     return r != r ? 0x7fc00000u : bits32((float)r);
 }
 
-/* Batches of the f64 model the window took whole (the models' branch-free
- * path ran; main checks that it did). */
-static size_t dev64_whole;
+/* Batches of the f64 model the window took whole, and batches that went
+ * to the window and the digits at once (the branch-free paths ran; main
+ * checks that they did); the model's way, as CN_DSUM64_WHOLE (1 or 2). */
+static size_t dev64_whole, dev64_mixed;
+static int dev64_way = 1;
 
 /* f64: a thread with at least `grp` terms in a part it meets before its
  * window is placed places it from those first grp (cn_dsum64_win_place);
  * a batch of grp terms the window takes whole goes in at once
- * (cn_dsum64_win_all, cn_dsum64_win_adds), as on the device; any other
+ * (cn_dsum64_win_all, cn_dsum64_win_adds), as on the device, and in way 2
+ * one with no infinity or NaN too (cn_dsum64_win_mixed); any other
  * term goes to the window (cn_dsum64_win_take, then
  * cn_dsum64_win_miss) or the thread's digits; a window moves into the
  * digits every `spill` terms the thread met, and at the end; a thread's
@@ -631,6 +634,13 @@ static uint64_t devsum64(const double *x, size_t n, size_t P, size_t G, size_t T
                     dev64_whole++;
                     continue;
                 }
+                if (k == grp && dev64_way == 2 && cn_dsum64_win_finite(&w[g][t], y, (unsigned)k)) {
+                    cn_dsum64_win_mixed(&w[g][t], y, (unsigned)k, d[g][t], 1);
+                    cnt[g][t] += (uint32_t)k;
+                    j += (k - 1) * T;
+                    dev64_mixed++;
+                    continue;
+                }
                 uint64_t b = bits64(x[j]);
                 if (!cn_dsum64_win_take(&w[g][t], b) && !cn_dsum64_win_miss(&w[g][t], b, &total.flags))
                     cn_dsum64_put(d[g][t], 1, x[j], &total.flags);
@@ -659,17 +669,18 @@ static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
     static const size_t shapes[][5] = {{1, 1, 1, 16, CN_DSUM64_WIN_TERMS}, {1, 1, 8, 4, 3}, {3, 3, 5, 1, CN_DSUM64_WIN_TERMS},
                                        {7, 2, 2, 2, 1},  {2, 1, 8, 16, 5}, {9, 4, 3, 2, 7}};
-    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], (uint32_t)shapes[k][4]);
-        if (got != want) {
-            char how[200];
-            snprintf(how, sizeof how,
-                     "device model, %zu parts over %zu blocks of %zu threads placing from %zu terms, windows "
-                     "moved every %zu terms",
-                     shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], shapes[k][4]);
-            mismatch(t, how, n, want, got);
+    for (dev64_way = 1; dev64_way <= 2; dev64_way++)
+        for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+            uint64_t got = devsum64(x, n, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], (uint32_t)shapes[k][4]);
+            if (got != want) {
+                char how[240];
+                snprintf(how, sizeof how,
+                         "device model (way %d), %zu parts over %zu blocks of %zu threads placing from %zu terms, "
+                         "windows moved every %zu terms",
+                         dev64_way, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], shapes[k][4]);
+                mismatch(t, how, n, want, got);
+            }
         }
-    }
 }
 
 static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
@@ -1469,22 +1480,26 @@ static void f64_digits_bound(Tally *t)
     family_end(t);
 }
 
-/* A batch the window takes whole (cn_dsum64_win_all, cn_dsum64_win_adds)
- * against the same terms taken one by one (cn_dsum64_win_take), on
+/* A batch the window takes whole (cn_dsum64_win_all, cn_dsum64_win_adds),
+ * and one with no infinity or NaN to the window and the digits at once
+ * (cn_dsum64_win_finite, cn_dsum64_win_mixed), against the same terms
+ * one by one (cn_dsum64_win_take, cn_dsum64_win_miss, the digits), on
  * windows across the range and terms at and just past both edges of the
  * window's fields, with zeros, subnormals, infinities and NaNs among them:
- * whole exactly when every term is taken, and then to the same bits. */
+ * whole exactly when every term is taken, and then to the same bits;
+ * mixed to the same window and digits. */
 static void f64_window_batch(Tally *t)
 {
     family_begin(t, "f64 the device's whole batches against term by term");
     static const int tops[] = {1, 2, 30, 500, 1023, 1500, 2000, 2046};
-    size_t whole = 0, parts = 0;
+    size_t whole = 0, parts = 0, mixed = 0;
     for (int c = 0; c < 20000; c++) {
         cn_dsum64_win a, b;
         cn_dsum64_win_init(&a);
         if (c % 97)
             cn_dsum64_win_at(&a, tops[c % 8]);
-        a.s1 += (c & 1 ? -1 : 1) * ldexp((double)(rng() >> 30), (int)a.lo - 1023 + 20); /* somewhere in its binade */
+        if (a.lo != CN_DSUM64_NO_WIN) /* s1 somewhere in [2^E, 2^(E+1)), E = lo - 1023 + 41 */
+            a.s1 += (c & 1 ? -1 : 1) * ldexp((double)(rng() >> 13), (int)a.lo - 1023 + 41 - 53);
         b = a;
         unsigned u = 1 + (unsigned)(rng() % 16);
         double y[16];
@@ -1511,14 +1526,29 @@ static void f64_window_batch(Tally *t)
         } else {
             parts++;
         }
+        int finite = b.lo != CN_DSUM64_NO_WIN;
+        for (unsigned i = 0; i < u; i++)
+            finite &= ((bits64(y[i]) >> 52) & 0x7ff) != 0x7ff;
+        ok &= cn_dsum64_win_finite(&a, y, u) == finite;
+        if (finite && !all) {   /* to the window and the digits at once, and term by term */
+            int64_t da[CN_SUM_DIGITS] = {0}, db[CN_SUM_DIGITS] = {0};
+            uint32_t fl = CN_SUM_SAW_NOT_NEGZERO, fb = CN_SUM_SAW_NOT_NEGZERO;
+            cn_dsum64_win_mixed(&a, y, u, da, 1);
+            for (unsigned i = 0; i < u; i++)
+                if (!cn_dsum64_win_take(&b, bits64(y[i])) && !cn_dsum64_win_miss(&b, bits64(y[i]), &fb))
+                    cn_dsum64_put(db, 1, y[i], &fb);
+            ok &= bits64(a.s1) == bits64(b.s1) && bits64(a.s2) == bits64(b.s2) && fl == fb &&
+                  memcmp(da, db, sizeof da) == 0;
+            mixed++;
+        }
         t->cases++;
         if (!ok) {
             mismatch(t, "a whole batch and the same terms one by one", u, bits64(b.s1), bits64(a.s1));
             break;
         }
     }
-    if (whole < 1000 || parts < 1000)
-        mismatch(t, "the batches cover both ways (whole, in parts)", whole, 1000, parts);
+    if (whole < 1000 || parts < 1000 || mixed < 1000)
+        mismatch(t, "the batches cover every way (whole, in parts, mixed)", whole, mixed, parts);
     family_end(t);
 }
 
@@ -1550,10 +1580,10 @@ int main(void)
     f32_random(&t, "f32 random 2^-149..2^127", -152, 127, false, 200);
     f32_bins_bound(&t);
     f32_total_top(&t);
-    family_begin(&t, "f64 the device model took whole batches");
+    family_begin(&t, "f64 the device model took whole and mixed batches");
     t.cases++;
-    if (dev64_whole == 0)
-        mismatch(&t, "whole batches in the f64 device model", 0, 1, 0);
+    if (dev64_whole == 0 || dev64_mixed == 0)
+        mismatch(&t, "whole and mixed batches in the f64 device model", dev64_whole, 1, dev64_mixed);
     family_end(&t);
     printf("%ld passed, %ld failed, 0 skipped\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
