@@ -23,16 +23,16 @@ export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
 OUT=${2:?usage: bench/dev/call36.sh run OUT}; mkdir -p "$OUT/l"
 P=.pre L=$OUT/l B=/tmp/c36
 nvidia-smi --query-gpu=name --format=csv,noheader
-for v in mb mb_t1 mb_c1 mb_c1t1 mb; do
-    timeout 40 $P/$v --only tile64,tile32,tile128,mma_unordered --reps 5 >>"$L/$v.log" 2>&1
-    echo "1. $v: exit $? at ${SECONDS}s"; tail -14 "$L/$v.log" | grep -E 'cublas|tile|mma_unordered'
-done
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"   # the f32 sum: a batch in one bin with one add (CN_DSUM32_SAME);
 # the f64 sum: batches the window takes whole added with no branch (the default) against term by term,
 # and with any batch free of infinities and NaNs to the window and the digits at once (CN_DSUM64_WHOLE=2)
 ROWS='^sum_f' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
     timeout 150 bash bench/dev/scan_variants.sh "$L/var" "base" "same -DCN_DSUM32_SAME=1" "one64 -DCN_DSUM64_WHOLE=0" "mixed64 -DCN_DSUM64_WHOLE=2" >"$L/variants.log" 2>&1
-echo "2. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"; rm -f "$L"/var/*/coll_bench
+echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"; rm -f "$L"/var/*/coll_bench
+for v in mb mb_t1 mb_c1 mb_c1t1 mb; do
+    timeout 40 $P/$v --only tile64,tile32,tile128,mma_unordered --reps 5 >>"$L/$v.log" 2>&1
+    echo "2. $v: exit $? at ${SECONDS}s"; tail -14 "$L/$v.log" | grep -E 'cublas|tile|mma_unordered'
+done
 ONLY='tile|teams|constrows|padmemo|run_pipeline|exact_sum' SKIP="float_agree math_agree" timeout 240 bash tests/device/run.sh $B >"$L/suite.txt" 2>&1
 echo "3. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head
