@@ -22,7 +22,7 @@
  *   a bin could round.
  *   CN_DSUM32_WINDOW=1 builds session 23's alternative: the terms near the
  *   largest of a thread's first U summed in one double in registers
- *   (cairn_sum.h, cn_dsum32_win: a term whose exponent field is within 18
+ *   (cairn_dsumstep.h, cn_dsum32_win: a term whose exponent field is within 18
  *   of the window's is a multiple of the accumulator's ulp, and 2^10 of
  *   them keep it in its binade), any other term into the limbs (limb b of
  *   weight 2^(16b) units of 2^-150), the window moved into them every 2^10
@@ -32,11 +32,11 @@
  *
  *   CN_DSUM32_WINDOW=2 (session 27's, not yet timed): the bins, with each
  *   thread's terms near the largest of its first U summed in front of them
- *   in two f32s in registers (cairn_sum.h, cn_dsum32_pair), where Nsight
+ *   in two f32s in registers (cairn_dsumstep.h, cn_dsum32_pair), where Nsight
  *   Compute found the bins' load-add-store chain a third of a warp's time.
  *
  *   f64: each thread sums the terms near the largest of its first 16 in
- *   two doubles, as the host's levels do (cairn_sum.h, cn_dsum64_win: one
+ *   two doubles, as the host's levels do (cairn_dsumstep.h, cn_dsum64_win: one
  *   test and four additions a term), and adds any other term into its own
  *   exact total, 68 digits of 32 bits in a column of shared memory (two
  *   integer adds, carried with every window flush; CN_DSUM64_PIECES=3 the
@@ -54,7 +54,7 @@
 #ifndef CAIRN_DEVSUM_H
 #define CAIRN_DEVSUM_H
 
-#include "cairn_sum.h"
+#include "cairn_dsumstep.h"
 
 /* The total on the CUDA machine, in the scratch, zeroed before the launch:
  * the blocks add their limbs (f32: digit[0..16] hold the 17 limbs) or
@@ -84,7 +84,7 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 #ifndef CN_DSUM32_U
 #define CN_DSUM32_U 8
 #endif
-#if CN_DSUM32_U > 32 /* cn_dsum32_win_batch copies a batch into CN_DSUM32_BATCH_MAX (cairn_sum.h) */
+#if CN_DSUM32_U > 32 /* cn_dsum32_win_batch copies a batch into CN_DSUM32_BATCH_MAX (cairn_dsumstep.h) */
 #error "CN_DSUM32_U: a batch holds at most 32 terms"
 #endif
 #ifndef CN_DSUM64_U
@@ -323,7 +323,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 
 #define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
 /* 1: a batch whose terms share a bin goes into it with one add
- * (cairn_sum.h, cn_dsum32_batch); opt-in until timed on a GPU. */
+ * (cairn_dsumstep.h, cn_dsum32_batch); opt-in until timed on a GPU. */
 #ifndef CN_DSUM32_SAME
 #define CN_DSUM32_SAME 0
 #endif
@@ -333,7 +333,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 #define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
 #endif
 /* 1 (the default): a batch the window takes whole is added with no branch
- * between its terms (cairn_sum.h, cn_dsum64_win_all); 2: so is any other
+ * between its terms (cairn_dsumstep.h, cn_dsum64_win_all); 2: so is any other
  * batch with no infinity or NaN, its terms to the window or the digits
  * (cn_dsum64_win_mixed, not yet timed); 0: term by term. */
 #ifndef CN_DSUM64_WHOLE
@@ -380,7 +380,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         }                                                                                    \
     } while (0)
 #if CN_DSUM64_PIECES == 2
-/* two pieces a term (cairn_sum.h, cn_dsum64_digits_add2): the digits are
+/* two pieces a term (cairn_dsumstep.h, cn_dsum64_digits_add2): the digits are
  * carried with every window flush, at most 2^10 terms apart */
 #define CN_DSUM64_DIGITS_ADD cn_dsum64_digits_add2
 #define CN_DSUM64_EVERY                                                                        \
@@ -399,7 +399,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 #endif
 
 /* What each thread puts in front of its bins: nothing (the default), or
- * with CN_DSUM32_WINDOW=2 the pair (cairn_sum.h, cn_dsum32_pair), its
+ * with CN_DSUM32_WINDOW=2 the pair (cairn_dsumstep.h, cn_dsum32_pair), its
  * batches going through it first, its d going to the bins before they go
  * to the limbs (every 2^14 terms, two terms more at most) and at the end. */
 #if CN_DSUM32_WINDOW == 2
@@ -471,7 +471,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 
 #if CN_DSUM32_WINDOW == 1
-/* f32 with the window (cairn_sum.h, cn_dsum32_win): block p folds part p;
+/* f32 with the window (cairn_dsumstep.h, cn_dsum32_win): block p folds part p;
  * each thread sums the terms its window takes in a double in registers and
  * puts any other into its own 17 limbs, a column of shared memory, which
  * need no carry within a part (a thread meets at most 2^23 / T terms, each
@@ -559,7 +559,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 
 /* f64: block p folds part p. Each thread sums the terms its window takes
- * (cairn_sum.h, cn_dsum64_win) in registers, and adds any other into its
+ * (cairn_dsumstep.h, cn_dsum64_win) in registers, and adds any other into its
  * own 68 digits, a column of shared memory; the window moves into the
  * digits every 2^10 terms and at the end. A term goes into two digits
  * (CN_DSUM64_PIECES 2: pieces below 2^32 and 2^52), so a digit could

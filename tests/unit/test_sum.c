@@ -1,5 +1,5 @@
 /*
- * test_sum.c: runtime/cairn_sum.h against MPFR.
+ * test_sum.c: runtime/cairn_sum.h, and the device sum's steps in runtime/cairn_dsumstep.h, against MPFR.
  *
  * The oracle is mpfr_sum (exact, then rounded once to nearest-even) at 53 or
  * 24 bits in the format's exponent range with mpfr_subnormalize, plus the
@@ -27,7 +27,7 @@
  * and exits 1 on a failure. SUM_QUICK=1 (the sanitizer runs) runs fewer
  * random cases with threads.
  */
-#include "cairn_sum.h"
+#include "cairn_dsumstep.h"
 
 #include <mpfr.h>
 #include <pthread.h>
@@ -346,7 +346,7 @@ static void mismatch(Tally *t, const char *how, size_t n, uint64_t want, uint64_
 /* ------------------------------------- the device's exact sum, on the host */
 
 /* The CUDA machine's pass (runtime/cairn_devsum.h) step by step, with
- * the steps it runs (cairn_sum.h, "the device's exact sum's steps"): P
+ * the steps it runs (cairn_dsumstep.h): P
  * parts folded by G blocks of T threads; thread t of a block takes lo + t,
  * lo + t + T, ... of each part its block folds. The device gives each
  * block one part (G = P, the shapes with equal counts below); the shapes
@@ -1390,7 +1390,7 @@ static void pair_model(const float *x, size_t n, cn_sum_acc *a)
     devsum32p_acc(x, n, 1, 1, 1, 16, (unsigned)n + 6, a); /* d to the bins at the end only */
 }
 
-/* The device's f32 pair at its bound (cairn_sum.h, cn_dsum32_pair): as
+/* The device's f32 pair at its bound (cairn_dsumstep.h, cn_dsum32_pair): as
  * above, fifteen zeros completing the first batch of 16, with as many
  * terms as a thread meets between two moves of d to the bins, at the
  * window's top (lo + 11) and bottom: d then holds its most (below
