@@ -35,7 +35,21 @@ nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"
 ROWS='^sum_f' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
     timeout 150 bash bench/dev/scan_variants.sh "$L/var" "base" "same -DCN_DSUM32_SAME=1" "one64 -DCN_DSUM64_WHOLE=0" "mixed64 -DCN_DSUM64_WHOLE=2" >"$L/variants.log" 2>&1
-echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"; rm -f "$L"/var/*/coll_bench
+echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"
+# Where each fold's warps wait (Nsight Compute's stall reasons, per issued instruction's warp), at 2^26:
+# the f32 bins and one-bin batches, the f64 whole and mixed batches on data over the whole range too.
+M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__cycles_active.avg,sm__warps_active.avg.pct_of_peak_sustained_active
+for r in long_scoreboard short_scoreboard mio_throttle lg_throttle wait math_pipe_throttle barrier not_selected selected no_instruction dispatch_stall drain branch_resolving membar tex_throttle imc_miss; do M=$M,smsp__warp_issue_stalled_${r}_per_warp_active.pct; done
+for r in "base sum_f32" "same sum_f32" "base sum_f64" "base sum_f64_wide" "mixed64 sum_f64_wide" "one64 sum_f64"; do
+    read -r v w <<<"$r"
+    [ $SECONDS -lt 200 ] || { echo "1b. ncu $v $w: no time left"; continue; }
+    timeout 40 ncu -k regex:fold_kernel --launch-skip 2 --launch-count 1 --metrics "$M" "$L/var/$v/coll_bench" \
+        --log2 26 --reps 1 --only "$w" >"$L/ncu.$v.$w.txt" 2>&1
+    echo "1b. ncu $v $w: exit $? at ${SECONDS}s"
+    grep -E 'gpu__time|dram__|inst_executed|warps_active' "$L/ncu.$v.$w.txt" | awk '{print "   ", $1, $(NF)}'
+    grep -E 'stalled' "$L/ncu.$v.$w.txt" | awk '$NF + 0 >= 5 {print "   ", $1, $NF}'
+done
+rm -f "$L"/var/*/coll_bench
 for v in mb mb_t1 mb_c1t1; do
     timeout 40 $P/$v --only tile64,tile32,tile128,mma_unordered --reps 5 >>"$L/$v.log" 2>&1
     echo "2. $v: exit $? at ${SECONDS}s"; tail -14 "$L/$v.log" | grep -E 'cublas|tile|mma_unordered'
