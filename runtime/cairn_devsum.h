@@ -9,7 +9,8 @@
  *   TERM(ARGS *c, j, T *r)     r = the term at index j
  *   STORE(ARGS *c, T v)        store the rounded total
  *
- * and CN_DEV_EXACT_SUM32 / CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE)
+ * and CN_DEV_EXACT_SUM32 / CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE) (the ..V forms
+ * add BASE, for a term that reads a view as it is)
  * defines NAME_parts(n), the parts to fill cn_P with, and NAME_run(x,
  * args), which queues the sum. ARGS has cn_n, cn_P and cn_part
  * (cn_dev_xsum_bytes of scratch).
@@ -321,6 +322,34 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         PUT(cn_v);                                                                           \
     }
 
+/* 1: a sum whose term is a plain read of a view (the emitter names its
+ * data with a BASE function: CN_DEV_EXACT_SUM32V, CN_DEV_EXACT_SUM64V)
+ * reads it 16 bytes at a time (cairn_dsumstep.h, CN_DSUM_STREAM_VEC), as
+ * CUB's reductions do; opt-in until timed on a GPU. */
+#ifndef CN_DSUM_VEC
+#define CN_DSUM_VEC 0
+#endif
+#define CN_DSUM_VLOAD32(Q_, Y_)                                                                \
+    do {                                                                                     \
+        float4 cn_f = *(Q_);                                                                 \
+        (Y_)[0] = cn_f.x, (Y_)[1] = cn_f.y, (Y_)[2] = cn_f.z, (Y_)[3] = cn_f.w;              \
+    } while (0)
+#define CN_DSUM_VLOAD64(Q_, Y_)                                                                \
+    do {                                                                                     \
+        double2 cn_f = *(Q_);                                                                \
+        (Y_)[0] = cn_f.x, (Y_)[1] = cn_f.y;                                                  \
+    } while (0)
+/* The BASE of a sum whose term is not a plain read (never called). */
+template <class A, class T_> static __device__ inline void cn_dsum_no_base(const A *, const T_ **p) { *p = nullptr; }
+/* A fold's stream: 16 bytes at a time where VEC (the term is a plain read)
+ * and CN_DSUM_VEC, else term by term. */
+#define CN_DSUM_STREAMS(T_, VT_, W, VLOAD, VEC, BASE, TERM, BATCH, PUT, EVERY, FIRST)            \
+    if (CN_DSUM_VEC && (VEC)) {                                                              \
+        CN_DSUM_STREAM_VEC(T_, VT_, W, BASE, VLOAD, TERM, BATCH, PUT, EVERY, FIRST)          \
+    } else {                                                                                 \
+        CN_DSUM_STREAM(T_, TERM, BATCH, PUT, EVERY, FIRST)                                   \
+    }
+
 #define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
 /* 1: a batch whose terms share a bin goes into it with one add
  * (cairn_dsumstep.h, cn_dsum32_batch); opt-in until timed on a GPU. */
@@ -435,7 +464,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
  * atomics: a part has at most 2^23 terms, each adding less than 2^39 units
  * to a limb, so no limb passes 2^62); thread 0 carries the limbs and adds
  * them into the total. */
-#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
+#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE, BASE, VEC)                              \
     static __global__ void __launch_bounds__(CN_DSUM32_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { T = CN_DSUM32_THREADS, U = CN_DSUM32_U };                                     \
@@ -453,7 +482,8 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
         CN_DSUM32_FRONT;                                                                     \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_FBATCH, CN_DSUM32_FPUT, CN_DSUM32_FEVERY, CN_DSUM32_FFIRST); \
+        CN_DSUM_STREAMS(float, float4, 4, CN_DSUM_VLOAD32, VEC, BASE, TERM, CN_DSUM32_FBATCH, CN_DSUM32_FPUT, \
+                        CN_DSUM32_FEVERY, CN_DSUM32_FFIRST);                                  \
         CN_DSUM32_FEND;                                                                      \
         CN_DSUM32_SPILL_WARP(t);                                                             \
         if (flags)                                                                           \
@@ -493,7 +523,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         cn_dsum32_win_flush(&win, cn_lb + t, T);                                             \
         cnt = 0;                                                                             \
     }
-#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
+#define CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE, BASE, VEC)                              \
     static __global__ void __launch_bounds__(CN_DSUM32_THREADS, CN_DSUM32_MIN_BLOCKS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { T = CN_DSUM32_THREADS, U = CN_DSUM32_U };                                     \
@@ -512,7 +542,8 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         unsigned cnt = 0;                                                                    \
         cn_dsum32_win win;                                                                   \
         cn_dsum32_win_init(&win);                                                            \
-        CN_DSUM_STREAM(float, TERM, CN_DSUM32_WBATCH, CN_DSUM32_WPUT, CN_DSUM32_WEVERY, CN_DSUM32_WFIRST); \
+        CN_DSUM_STREAMS(float, float4, 4, CN_DSUM_VLOAD32, VEC, BASE, TERM, CN_DSUM32_WBATCH, CN_DSUM32_WPUT, \
+                        CN_DSUM32_WEVERY, CN_DSUM32_WFIRST);                                  \
         cn_dsum32_win_flush(&win, cn_lb + t, T);                                             \
         for (int cn_b = 0; cn_b < CN_DSUM32_LIMBS; cn_b++) {                                 \
             long long cn_v = (long long)cn_lb[cn_b * T + t];                                 \
@@ -570,7 +601,7 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
  * column a warp, added with shared atomics, held five times the threads
  * but took 22 times CUB's time on terms of every exponent, where most
  * terms go to the digits: evidence/2026-12-04-scan-tiles.md.) */
-#define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                         \
+#define CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE, BASE, VEC)                              \
     static __global__ void __launch_bounds__(CN_DSUM64_THREADS) NAME##_fold_kernel(ARGS a, size_t n) \
     {                                                                                        \
         enum { T = CN_DSUM64_THREADS, U = CN_DSUM64_U };                                     \
@@ -587,7 +618,8 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
         unsigned cnt = 0;                                                                    \
         cn_dsum64_win win;                                                                   \
         cn_dsum64_win_init(&win);                                                            \
-        CN_DSUM_STREAM(double, TERM, CN_DSUM64_BATCH, CN_DSUM64_PUT, CN_DSUM64_EVERY, CN_DSUM64_FIRST);       \
+        CN_DSUM_STREAMS(double, double2, 2, CN_DSUM_VLOAD64, VEC, BASE, TERM, CN_DSUM64_BATCH, CN_DSUM64_PUT, \
+                        CN_DSUM64_EVERY, CN_DSUM64_FIRST);                                    \
         cn_dsum64_win_flush(&win, cn_dg + t, T);                                             \
         cn_dsum64_carry(cn_dg + t, T);                                                       \
         if (flags)                                                                           \
@@ -625,11 +657,20 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
     }
 
 #define CN_DEV_EXACT_SUM32(NAME, ARGS, TERM, STORE)                                          \
-    CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                           \
+    CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE, cn_dsum_no_base, 0)                       \
     CN_DSUM_RUN(NAME, ARGS, CN_DSUM32_THREADS, 0)
 
 #define CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE)                                          \
-    CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE)                                           \
+    CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE, cn_dsum_no_base, 0)                       \
+    CN_DSUM_RUN(NAME, ARGS, CN_DSUM64_THREADS, 1)
+
+/* The same, for a term that reads view data at BASE as it is. */
+#define CN_DEV_EXACT_SUM32V(NAME, ARGS, TERM, STORE, BASE)                                    \
+    CN_DSUM32_FOLD_KERNEL(NAME, ARGS, TERM, STORE, BASE, 1)                                  \
+    CN_DSUM_RUN(NAME, ARGS, CN_DSUM32_THREADS, 0)
+
+#define CN_DEV_EXACT_SUM64V(NAME, ARGS, TERM, STORE, BASE)                                    \
+    CN_DSUM64_FOLD_KERNEL(NAME, ARGS, TERM, STORE, BASE, 1)                                  \
     CN_DSUM_RUN(NAME, ARGS, CN_DSUM64_THREADS, 1)
 
 #else /* emulated: the host's exact sum, part by part */
@@ -669,6 +710,9 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 
 #define CN_DEV_EXACT_SUM32(NAME, ARGS, TERM, STORE) CN_DEV_EXACT_SUM_EMU(NAME, ARGS, float, cn_sum32, TERM, STORE)
 #define CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE) CN_DEV_EXACT_SUM_EMU(NAME, ARGS, double, cn_sum64, TERM, STORE)
+/* (the host's own sum reads a plain view as any other) */
+#define CN_DEV_EXACT_SUM32V(NAME, ARGS, TERM, STORE, BASE) CN_DEV_EXACT_SUM32(NAME, ARGS, TERM, STORE)
+#define CN_DEV_EXACT_SUM64V(NAME, ARGS, TERM, STORE, BASE) CN_DEV_EXACT_SUM64(NAME, ARGS, TERM, STORE)
 
 #endif
 

@@ -12,6 +12,8 @@
 
 #include "cairn_sum.h"
 
+#include <assert.h> /* static_assert, in C and C++ alike */
+
 enum {
     CN_DSUM32_BINS = 16,
     CN_DSUM32_LIMBS = 17,       /* a limb a bin, and one the top bin's limb carries into */
@@ -656,5 +658,76 @@ CN_SUM_FN void cn_dsum64_win_flush(cn_dsum64_win *w, int64_t *digits, size_t str
     w->s1 = w->b1;
     w->s2 = w->b2;
 }
+
+/* ------------------------------------------------ 16-byte loads (opt-in) */
+
+/* Where a part [lo, hi) of a view whose data starts at address p (terms of
+ * `size` bytes, W to 16 bytes) can be read 16 bytes at a time: from a0,
+ * the first index at or past lo whose address is a multiple of 16, nv
+ * whole vectors. The W - 1 terms at most before a0, and after
+ * a0 + nv * W, are read one by one. (p is a multiple of size: a view's
+ * data is aligned to its element.) */
+CN_SUM_FN void cn_dsum_vec_plan(uintptr_t p, size_t size, size_t W, size_t lo, size_t hi, size_t *a0, size_t *nv)
+{
+    size_t skip = ((16 - (size_t)((p + lo * size) & 15)) & 15) / size;
+    size_t a = hi - lo > skip ? lo + skip : hi;
+    *a0 = a;
+    *nv = (hi - a) / W;
+}
+
+/* CN_DSUM_STREAM (cairn_devsum.h) reading a plain view 16 bytes at a time
+ * (CN_DSUM_VEC=1): BASE(&a, &p) gives the view's data, VLOAD(q, y) puts
+ * the W terms of the vector at q in y[0..W). Thread t takes vectors t,
+ * t + T, ... of the part's aligned middle, U / W at a time (the next
+ * loaded before these are added, BATCH(y) with y[0..U), EVERY after
+ * each), then the last few vectors one by one, then at most one term of
+ * each ragged end (PUT(v)), last, so that FIRST still sees a thread's
+ * first U. After the last EVERY a thread puts at most U - W + 2 <= U
+ * terms, as many as CN_DSUM_STREAM's U - 1 and its margin allow. The
+ * sum is exact, so which thread adds a term does not change its bits;
+ * tests/unit/test_sum.c runs this macro on the host and checks that
+ * every index of a part is read exactly once, for every alignment. */
+#define CN_DSUM_STREAM_VEC(T_, VT_, W, BASE, VLOAD, TERM, BATCH, PUT, EVERY, FIRST)            \
+    static_assert(U % (W) == 0 && U >= 2 * (W), "whole vectors a batch");                    \
+    const T_ *cn_p;                                                                          \
+    BASE(&a, &cn_p);                                                                         \
+    size_t cn_a0, cn_nv;                                                                     \
+    cn_dsum_vec_plan((uintptr_t)cn_p, sizeof(T_), (W), lo, hi, &cn_a0, &cn_nv);              \
+    const VT_ *cn_q = (const VT_ *)(const void *)(cn_p + cn_a0);                             \
+    enum { UV = U / (W) };                                                                   \
+    size_t k = t;                                                                            \
+    bool cn_have = k < cn_nv && cn_nv - k > (size_t)(UV - 1) * T;                            \
+    T_ cn_y[U];                                                                              \
+    if (cn_have) {                                                                           \
+        _Pragma("unroll") for (unsigned v = 0; v < UV; v++) VLOAD(cn_q + k + v * T, cn_y + v * (W)); \
+        FIRST(cn_y);                                                                         \
+    }                                                                                        \
+    while (cn_have) {                                                                        \
+        size_t cn_kn = k + (size_t)UV * T;                                                   \
+        bool cn_next = cn_kn < cn_nv && cn_nv - cn_kn > (size_t)(UV - 1) * T;                \
+        T_ cn_z[U];                                                                          \
+        if (cn_next)                                                                         \
+            _Pragma("unroll") for (unsigned v = 0; v < UV; v++) VLOAD(cn_q + cn_kn + v * T, cn_z + v * (W)); \
+        BATCH(cn_y);                                                                         \
+        EVERY;                                                                               \
+        _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_y[u] = cn_z[u];                \
+        k = cn_kn;                                                                           \
+        cn_have = cn_next;                                                                   \
+    }                                                                                        \
+    for (; k < cn_nv; k += T) {                                                              \
+        T_ cn_w[W];                                                                          \
+        VLOAD(cn_q + k, cn_w);                                                               \
+        _Pragma("unroll") for (unsigned w = 0; w < (W); w++) PUT(cn_w[w]);                   \
+    }                                                                                        \
+    for (size_t cn_e = lo + t; cn_e < cn_a0; cn_e += T) {                                    \
+        T_ cn_v;                                                                             \
+        TERM(&a, cn_e, &cn_v);                                                               \
+        PUT(cn_v);                                                                           \
+    }                                                                                        \
+    for (size_t cn_e = cn_a0 + cn_nv * (W) + t; cn_e < hi; cn_e += T) {                      \
+        T_ cn_v;                                                                             \
+        TERM(&a, cn_e, &cn_v);                                                               \
+        PUT(cn_v);                                                                           \
+    }
 
 #endif /* CAIRN_DSUMSTEP_H */

@@ -600,9 +600,27 @@ static DevParts reduce_begin(Ex *x, Node *e, const char *prefix, const char *vt,
     return d;
 }
 
+/* The view an exact sum's term reads as it is: `yield x[i]`, i the
+ * parallel's own index and the read covered by the guard before the
+ * launch, so every element of x's data in the range is a term and the
+ * fold may read them 16 bytes at a time (cairn_devsum.h, CN_DSUM_VEC).
+ * NULL for any other term. */
+static Node *plain_read(Node *e, Type *vt)
+{
+    Node *v = e->collect.value;
+    if (!v || v->kind != N_INDEX || !v->index.covered || v->index.preload)
+        return NULL;
+    Node *b = v->index.base, *i = v->index.index;
+    if (b->kind != N_NAME || b->ty->kind != TY_VIEW || b->ty->elem->kind != vt->kind)
+        return NULL;
+    if (i->kind != N_NAME || !i->name.sym || i->name.sym != e->collect.sym)
+        return NULL;
+    return b;
+}
+
 /* reduce + parallel over f32 or f64 @device views: the exact sum
  * (cairn_devsum.h), its passes written around the term at j and the store
- * of the rounded total. */
+ * of the rounded total, and for a plain read of a view its data (_base). */
 static const char *dev_exact_sum(Ex *x, Node *e, Coll *c)
 {
     const char *vt = emit_ctype(x, c->vt), *out;
@@ -628,9 +646,19 @@ static const char *dev_exact_sum(Ex *x, Node *e, Coll *c)
     dev_fn_begin(x, &F, &k, "_store", emit_fmt(x, "%s cn_v", vt), true);
     emit_line(x, "*cn_out = cn_v;");
     dev_fn_end(x, &F);
+    Node *view = plain_read(e, c->vt);
+    if (view) {
+        dev_fn_begin(x, &F, &k, "_base", emit_fmt(x, "const %s **cn_r", vt), true);
+        emit_line(x, "*cn_r = %s.p;", emit_operand(x, view));
+        dev_fn_end(x, &F);
+    }
     kernel_what_def(x, &x->kernels, &k, "", NULL);
-    buf_printf(x->a, &x->kernels, "CN_DEV_EXACT_SUM%d(%s_k, struct %s, %s_term, %s_store)\n\n", wide ? 64 : 32, k.name,
-               k.name, k.name, k.name);
+    if (view)
+        buf_printf(x->a, &x->kernels, "CN_DEV_EXACT_SUM%dV(%s_k, struct %s, %s_term, %s_store, %s_base)\n\n",
+                   wide ? 64 : 32, k.name, k.name, k.name, k.name, k.name);
+    else
+        buf_printf(x->a, &x->kernels, "CN_DEV_EXACT_SUM%d(%s_k, struct %s, %s_term, %s_store)\n\n", wide ? 64 : 32,
+                   k.name, k.name, k.name, k.name);
     return res;
 }
 

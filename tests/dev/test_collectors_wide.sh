@@ -5,7 +5,8 @@
 # to the file's expectations; tests/device/run.sh does the same under nvcc on the GPU. Then the
 # emitted code's shape: one CN_DEV_SCAN a scan, two CN_DEV_COMPACT a compaction (its 32- and 64-bit
 # counts), partials of the value's own type for an i32 and an i64 scan + with each stored prefix's
-# step checked (ACC_WRAP, cn_par_step_T), and the exact sum's macros for reduce + parallel over floats.
+# step checked (ACC_WRAP, cn_par_step_T), and the exact sum's macros for reduce + parallel over floats
+# (the ..V forms where the term reads a view as it is).
 # Prints `FAIL ...` lines and `N passed, N failed, 0 skipped`.
 set -u
 cd "$(dirname "$0")/../.."
@@ -37,12 +38,20 @@ ok "each stored prefix of a + scan checks its step (i32 and i64)" \
 cat >"$T/s.cairn" <<'SRC'
 fn s32(n:usize, x:ro<f32>[n]@device, t:rw<f32>[1]@device) { reduce + t[0] parallel i in n yield x[i]; }
 fn s64(n:usize, x:ro<f64>[n]@device) -> f64 { return reduce + parallel i in n yield x[i] * 2.0; }
+fn p64(n:usize, x:ro<f64>[n]@device) -> f64 { return reduce + parallel i in n yield x[i]; }
+fn r32(n:usize, x:ro<f32>[n]@device) -> f32 { return reduce + parallel i in n yield x[n - 1 - i]; }
 fn o32(n:usize, x:ro<f32>[n]@device, t:rw<f32>[1]@device) { reduce + t[0] for i in n yield x[i]; }
 SRC
 "$CAIRN" build --emulate --device-target sm_90a --header --out "$T/s" "$T/s.cairn" >/dev/null 2>"$T/err"
 ok "a library of device float sums builds" "$?"
 ok "reduce + parallel over f32 and f64 is the exact sum" \
-    "$(grep -q '^CN_DEV_EXACT_SUM32(' "$T/s/s.c" && grep -q '^CN_DEV_EXACT_SUM64(' "$T/s/s.c"; echo $?)"
+    "$(grep -q '^CN_DEV_EXACT_SUM32' "$T/s/s.c" && grep -q '^CN_DEV_EXACT_SUM64' "$T/s/s.c"; echo $?)"
+# A term that reads a view as it is (x[i] at the parallel's own index) names the view's data for the
+# 16-byte stream (CN_DSUM_VEC): s32 and p64; x[i] * 2.0 and x[n - 1 - i] do not.
+ok "plain reads of f32 and f64 views give the ..V forms with a _base, and only they" \
+    "$([ "$(grep -c '^CN_DEV_EXACT_SUM32V(.*_base)$' "$T/s/s.c")" = 1 ] && [ "$(grep -c '^CN_DEV_EXACT_SUM64V(.*_base)$' "$T/s/s.c")" = 1 ] &&
+       [ "$(grep -c '^CN_DEV_EXACT_SUM32(' "$T/s/s.c")" = 1 ] && [ "$(grep -c '^CN_DEV_EXACT_SUM64(' "$T/s/s.c")" = 1 ] &&
+       [ "$(grep -c '^CN_DEV_LANE void cn_dxsum[0-9]*_base(' "$T/s/s.c")" = 2 ]; echo $?)"
 ok "reduce + for over f32 keeps its tree of f32 partials" \
     "$(grep -q '^CN_DEV_FOLD_PASS(cn_dreduce[0-9]*_l1_k, struct cn_dreduce[0-9]*, float,' "$T/s/s.c"; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"

@@ -5,7 +5,8 @@
 # yet timed on a GPU, which no other test compiles): each builds, no fold kernel spills a register
 # (the 17 limbs thread 0 carries at the end live in local memory, as they always have), and the
 # pair's fold adds in f32 (FADD, four a term: a batch of 8 makes 32) where the bins'
-# fold has none; the f64 fold's whole batches; and the bins with CN_DSUM32_SAME=1. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
+# fold has none; the f64 fold's whole batches; the bins with CN_DSUM32_SAME=1; and 16-byte loads
+# with CN_DSUM_VEC=1. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
@@ -45,5 +46,16 @@ spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /sp
 ok "the folds with CN_DSUM32_SAME=1 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
 ok "CN_DSUM32_SAME=1's fold has a one-add path (DADD in a chain without STS between: $(grep -c 'DADD' "$T/s1.sass") DADD)" \
     "$([ "$(grep -c 'DADD' "$T/s1.sass")" -gt "$(grep -c 'DADD' "$T/w0.sass")" ]; echo $?)"
+# CN_DSUM_VEC=1 (16-byte loads where the term reads a view as it is, not yet timed): compiles, spills
+# nothing, and its folds read 16 bytes at a time (LDG.E.128) where the default's read 4 or 8.
+nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM_VEC=1 -Iruntime \
+    -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/v1.o" >"$T/v1.log" 2>&1
+ok "the folds with CN_DSUM_VEC=1 compile for sm_90a ($(grep -v 'ptxas info' "$T/v1.log" | head -c 200))" $?
+sass_of "$T/v1.o" fold_kernel >"$T/v1.sass" 2>/dev/null
+spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/v1.log")
+ok "the folds with CN_DSUM_VEC=1 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+v1=$(grep -c 'LDG.E.*\.128' "$T/v1.sass"); v0=$(grep -c 'LDG.E.*\.128' "$T/w0.sass")
+ok "CN_DSUM_VEC=1's folds load 16 bytes at a time ($v1 LDG.128; the default's $v0)" \
+    "$([ "$v1" -ge 4 ] && [ "$v0" = 0 ]; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

@@ -1552,6 +1552,82 @@ static void f64_window_batch(Tally *t)
     family_end(t);
 }
 
+/* The device's 16-byte stream (cairn_dsumstep.h, CN_DSUM_STREAM_VEC),
+ * expanded here on the host with recording steps: for every alignment of
+ * the view's data, parts [lo, hi) at every offset and length up to 300,
+ * and blocks of 1 to 33 threads, every index of the part is read exactly
+ * once, every vector is read at a multiple of 16 bytes, FIRST sees a
+ * thread's first batch only, and with at least W
+ * threads (the device has 64 or 256) a thread puts at most U - W + 2
+ * terms after its last EVERY. The terms are their own indices. */
+typedef struct { float v[4]; } vt_f4;
+typedef struct { double v[2]; } vt_d2;
+struct vt_args { const void *p; };
+static void vt_base32(const struct vt_args *a, const float **p) { *p = (const float *)a->p; }
+static void vt_base64(const struct vt_args *a, const double **p) { *p = (const double *)a->p; }
+static void vt_term32(const struct vt_args *a, size_t j, float *r) { *r = ((const float *)a->p)[j]; }
+static void vt_term64(const struct vt_args *a, size_t j, double *r) { *r = ((const double *)a->p)[j]; }
+static size_t vt_misaligned; /* vectors read from an address not a multiple of 16 (a fault on the device) */
+#define VT_VLOAD(Q_, Y_) (vt_misaligned += ((uintptr_t)(Q_) & 15) != 0, memcpy((Y_), (Q_), 16))
+#define VT_SEE(v) (seen[(size_t)(v)]++, since++)
+#define VT_BATCH(y) do { for (unsigned i = 0; i < U; i++) seen[(size_t)(y)[i]]++; batches++; } while (0)
+#define VT_EVERY (since = 0)
+#define VT_FIRST(y) (firsts++)
+
+#define VT_CHECK(T_, VT_, W, U_, BASE, TERM, NAME)                                                     \
+    static int NAME(const T_ *p, size_t lo, size_t hi, unsigned T, unsigned char *seen, size_t *most)  \
+    {                                                                                                  \
+        enum { U = U_ };                                                                               \
+        struct vt_args a = {p};                                                                        \
+        for (unsigned t = 0; t < T; t++) {                                                             \
+            size_t since = 0, batches = 0, firsts = 0;                                                 \
+            CN_DSUM_STREAM_VEC(T_, VT_, W, BASE, VT_VLOAD, TERM, VT_BATCH, VT_SEE, VT_EVERY, VT_FIRST) \
+            if (T >= W && since > *most)                                                               \
+                *most = since;                                                                         \
+            if (firsts > 1 || (batches && !firsts))                                                    \
+                return 0;                                                                              \
+        }                                                                                              \
+        for (size_t j = 0; j < 400; j++)                                                               \
+            if (seen[j] != (j >= lo && j < hi))                                                        \
+                return 0;                                                                              \
+        return 1;                                                                                      \
+    }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas" /* the stream's unroll hints are nvcc's */
+VT_CHECK(float, vt_f4, 4, 8, vt_base32, vt_term32, vt_stream32)
+VT_CHECK(double, vt_d2, 2, 16, vt_base64, vt_term64, vt_stream64)
+#pragma GCC diagnostic pop
+
+static void device_vec_stream(Tally *t)
+{
+    family_begin(t, "the device's 16-byte stream reads every index of a part once");
+    static _Alignas(16) float f[420];
+    static _Alignas(16) double d[420];
+    static unsigned char seen[400];
+    static const unsigned threads[] = {1, 2, 3, 4, 5, 8, 32, 33};
+    size_t most32 = 0, most64 = 0;
+    for (size_t off = 0; off < 4; off++) {
+        for (size_t i = 0; i + off < 420; i++)
+            f[off + i] = (float)i, d[off + i] = (double)i;
+        for (size_t lo = 0; lo < 24; lo++)
+            for (size_t hi = lo; hi <= lo + 300; hi += 1 + (hi > lo + 40) * 7)
+                for (size_t k = 0; k < sizeof threads / sizeof *threads; k++) {
+                    t->cases++;
+                    memset(seen, 0, sizeof seen);
+                    if (!vt_stream32(f + off, lo, hi, threads[k], seen, &most32))
+                        mismatch(t, "f32 (W 4, U 8): an index read other than once", hi - lo, lo, off);
+                    memset(seen, 0, sizeof seen);
+                    if (off < 2 && !vt_stream64(d + off, lo, hi, threads[k], seen, &most64))
+                        mismatch(t, "f64 (W 2, U 16): an index read other than once", hi - lo, lo, off);
+                }
+    }
+    if (most32 > 8 - 4 + 2 || most64 > 16 - 2 + 2)
+        mismatch(t, "terms put after the last EVERY", 0, most32, most64);
+    if (vt_misaligned)
+        mismatch(t, "vectors read at an address not a multiple of 16", vt_misaligned, 0, vt_misaligned);
+    family_end(t);
+}
+
 int main(void)
 {
     Tally t = {0};
@@ -1559,6 +1635,7 @@ int main(void)
     f32_pair_bound(&t);
     f64_window_bound(&t);
     f64_window_batch(&t);
+    device_vec_stream(&t);
     f64_digits_bound(&t);
     f64_ties(&t);
     f64_powers_of_two(&t);
