@@ -2,7 +2,8 @@
 # A lean device call for a short budget (session 29: five failed starts left 640 s): everything is
 # built here, the GPU machine only runs. The exact sums (bench/dev/scan_variants.sh variants: the f32
 # batch into one bin CN_DSUM32_SAME=1, 16-byte loads CN_DSUM_VEC=1, the f64 term by term
-# CN_DSUM64_WHOLE=0 and mixed batches CN_DSUM64_WHOLE=2, against the defaults), the multiplies at the defaults, with teams and with teams
+# CN_DSUM64_WHOLE=0 and mixed batches CN_DSUM64_WHOLE=2, and all three new ones at once, against
+# the defaults), the multiplies at the defaults, with teams and with teams
 # and bounds (mma_bench, mma_unordered too), the fragment programs and run_pipeline_pads with teams
 # and with teams and bounds (tests/device/run.sh's criteria: six shapes each with nothing outside and
 # nothing differing, no pad left), run_exact_sum with the f64 sum's default and mixed batches and with
@@ -12,7 +13,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
-VARS=("base" "same -DCN_DSUM32_SAME=1" "vec -DCN_DSUM_VEC=1" "one64 -DCN_DSUM64_WHOLE=0" "mixed64 -DCN_DSUM64_WHOLE=2")
+VARS=("base" "same -DCN_DSUM32_SAME=1" "vec -DCN_DSUM_VEC=1" "one64 -DCN_DSUM64_WHOLE=0" "mixed64 -DCN_DSUM64_WHOLE=2"
+      "all -DCN_DSUM_VEC=1 -DCN_DSUM32_SAME=1 -DCN_DSUM64_WHOLE=2")
 if [ "${1:-}" = build ]; then
     P=$PWD/.pre; rm -rf "$P/var"
     BUILD_ONLY=1 bash bench/dev/scan_variants.sh "$P/var" "${VARS[@]}" || exit 1
