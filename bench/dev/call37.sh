@@ -9,7 +9,7 @@
 # nothing differing, no pad left), run_exact_sum with the f64 sum's default and mixed batches and with
 # 16-byte loads (its expected stdout), and memcheck and racecheck on teams' tile128 and run_exact_sum.
 #   bash bench/dev/call37.sh build      here (after bench/dev/call36.sh build: .pre/mb*): .pre/var, .pre/dev
-#   bash bench/dev/call37.sh run OUT    on the GPU machine
+#   bash bench/dev/call37.sh run OUT    on the GPU machine; then here: python3 bench/dev/report37.py $OUT
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
