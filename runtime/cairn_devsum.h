@@ -295,32 +295,11 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 /* A thread's terms lo + t, lo + t + T, ... < hi, U at a time, the next U
  * loaded before this U are added (BATCH(y), y[0..U)), EVERY after each U;
  * then the last few one by one (PUT(v)). FIRST(y) sees the first U before
- * any is added. */
+ * any is added. (cairn_dsumstep.h, CN_DSUM_STREAM_UNITS, with units of one
+ * term.) */
+#define CN_DSUM_TERM_UNIT(F, j, y) F(&a, (j), (y))
 #define CN_DSUM_STREAM(T_, TERM, BATCH, PUT, EVERY, FIRST)                                     \
-    size_t j = lo + t;                                                                       \
-    bool cn_have = j < hi && hi - j > (size_t)(U - 1) * T;                                   \
-    T_ cn_y[U];                                                                              \
-    if (cn_have) {                                                                           \
-        _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, j + u * T, &cn_y[u]);    \
-        FIRST(cn_y);                                                                         \
-    }                                                                                        \
-    while (cn_have) {                                                                        \
-        size_t cn_jn = j + (size_t)U * T;                                                    \
-        bool cn_next = cn_jn < hi && hi - cn_jn > (size_t)(U - 1) * T;                       \
-        T_ cn_z[U];                                                                          \
-        if (cn_next)                                                                         \
-            _Pragma("unroll") for (unsigned u = 0; u < U; u++) TERM(&a, cn_jn + u * T, &cn_z[u]); \
-        BATCH(cn_y);                                                                         \
-        EVERY;                                                                               \
-        _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_y[u] = cn_z[u];                \
-        j = cn_jn;                                                                           \
-        cn_have = cn_next;                                                                   \
-    }                                                                                        \
-    for (; j < hi; j += T) {                                                                 \
-        T_ cn_v;                                                                             \
-        TERM(&a, j, &cn_v);                                                                  \
-        PUT(cn_v);                                                                           \
-    }
+    CN_DSUM_STREAM_UNITS(T_, 1, lo, hi, CN_DSUM_TERM_UNIT, TERM, BATCH, PUT, EVERY, FIRST)
 
 /* 1: a sum whose term is a plain read of a view (the emitter names its
  * data with a BASE function: CN_DEV_EXACT_SUM32V, CN_DEV_EXACT_SUM64V)

@@ -675,56 +675,68 @@ CN_SUM_FN void cn_dsum_vec_plan(uintptr_t p, size_t size, size_t W, size_t lo, s
     *nv = (hi - a) / W;
 }
 
-/* CN_DSUM_STREAM (cairn_devsum.h) reading a plain view 16 bytes at a time
- * (CN_DSUM_VEC=1): BASE(&a, &p) gives the view's data, VLOAD(q, y) puts
- * the W terms of the vector at q in y[0..W). Thread t takes vectors t,
- * t + T, ... of the part's aligned middle, U / W at a time (the next
- * loaded before these are added, BATCH(y) with y[0..U), EVERY after
- * each), then the last few vectors one by one, then at most one term of
- * each ragged end (PUT(v)), last, so that FIRST still sees a thread's
- * first U. After the last EVERY a thread puts at most U - W + 2 <= U
- * terms, as many as CN_DSUM_STREAM's U - 1 and its margin allow. The
- * sum is exact, so which thread adds a term does not change its bits;
- * tests/unit/test_sum.c runs this macro on the host and checks that
- * every index of a part is read exactly once, for every alignment. */
-#define CN_DSUM_STREAM_VEC(T_, VT_, W, BASE, VLOAD, TERM, BATCH, PUT, EVERY, FIRST)            \
-    static_assert(U % (W) == 0 && U >= 2 * (W), "whole vectors a batch");                    \
-    const T_ *cn_p;                                                                          \
-    BASE(&a, &cn_p);                                                                         \
-    size_t cn_a0, cn_nv;                                                                     \
-    cn_dsum_vec_plan((uintptr_t)cn_p, sizeof(T_), (W), lo, hi, &cn_a0, &cn_nv);              \
-    const VT_ *cn_q = (const VT_ *)(const void *)(cn_p + cn_a0);                             \
+/* A fold's stream of a thread's work (cairn_devsum.h): units K0 + t,
+ * K0 + t + T, ... < KEND, each of W terms (LOAD(F, k, y) puts unit k's in y[0..W), with F
+ * the term function or the vector load), U / W units
+ * at a time, the next loaded before these are added (BATCH(y) with
+ * y[0..U), EVERY after each); then the last few units one by one
+ * (PUT(v) a term). FIRST(y) sees a thread's first U before any is added.
+ * After the last EVERY a thread puts at most U - W terms. */
+#define CN_DSUM_STREAM_UNITS(T_, W, K0, KEND, LOAD, F, BATCH, PUT, EVERY, FIRST)               \
+    static_assert(U % (W) == 0, "whole units a batch");                                      \
     enum { UV = U / (W) };                                                                   \
-    size_t k = t;                                                                            \
-    bool cn_have = k < cn_nv && cn_nv - k > (size_t)(UV - 1) * T;                            \
+    const size_t cn_kend = (KEND);                                                           \
+    size_t k = (K0) + t;                                                                     \
+    bool cn_have = k < cn_kend && cn_kend - k > (size_t)(UV - 1) * T;                        \
     T_ cn_y[U];                                                                              \
     if (cn_have) {                                                                           \
-        _Pragma("unroll") for (unsigned v = 0; v < UV; v++) VLOAD(cn_q + k + v * T, cn_y + v * (W)); \
+        _Pragma("unroll") for (unsigned v = 0; v < UV; v++) LOAD(F, k + v * T, cn_y + v * (W)); \
         FIRST(cn_y);                                                                         \
     }                                                                                        \
     while (cn_have) {                                                                        \
         size_t cn_kn = k + (size_t)UV * T;                                                   \
-        bool cn_next = cn_kn < cn_nv && cn_nv - cn_kn > (size_t)(UV - 1) * T;                \
+        bool cn_next = cn_kn < cn_kend && cn_kend - cn_kn > (size_t)(UV - 1) * T;            \
         T_ cn_z[U];                                                                          \
         if (cn_next)                                                                         \
-            _Pragma("unroll") for (unsigned v = 0; v < UV; v++) VLOAD(cn_q + cn_kn + v * T, cn_z + v * (W)); \
+            _Pragma("unroll") for (unsigned v = 0; v < UV; v++) LOAD(F, cn_kn + v * T, cn_z + v * (W)); \
         BATCH(cn_y);                                                                         \
         EVERY;                                                                               \
         _Pragma("unroll") for (unsigned u = 0; u < U; u++) cn_y[u] = cn_z[u];                \
         k = cn_kn;                                                                           \
         cn_have = cn_next;                                                                   \
     }                                                                                        \
-    for (; k < cn_nv; k += T) {                                                              \
+    for (; k < cn_kend; k += T) {                                                            \
         T_ cn_w[W];                                                                          \
-        VLOAD(cn_q + k, cn_w);                                                               \
+        LOAD(F, k, cn_w);                                                                    \
         _Pragma("unroll") for (unsigned w = 0; w < (W); w++) PUT(cn_w[w]);                   \
-    }                                                                                        \
+    }
+
+/* The stream reading a plain view 16 bytes at a time (CN_DSUM_VEC=1):
+ * BASE(&a, &p) gives the view's data, VLOAD(q, y) puts the W terms of the
+ * vector at q in y[0..W). The units are the vectors of the part's aligned
+ * middle; then come the terms of its ragged ends (PUT(v); fewer than W
+ * each, so with T >= W threads at most one each a thread), last, so that
+ * FIRST still sees a thread's first U. After the last EVERY a thread puts
+ * at most U - W + 2 <= U terms (T >= W), as many as the term-by-term
+ * stream's U - 1 and its margin allow. The sum is exact, so which thread
+ * adds a term does not change its bits; tests/unit/test_sum.c runs this
+ * macro on the host and checks that every index of a part is read exactly
+ * once, for every alignment. */
+#define CN_DSUM_VEC_UNIT(F, k, y) F(cn_q + (k), (y))
+#define CN_DSUM_STREAM_VEC(T_, VT_, W, BASE, VLOAD, TERM, BATCH, PUT, EVERY, FIRST)            \
+    static_assert(U >= 2 * (W), "two vectors a batch at least");                             \
+    const T_ *cn_p;                                                                          \
+    BASE(&a, &cn_p);                                                                         \
+    size_t cn_a0, cn_nvec;                                                                   \
+    cn_dsum_vec_plan((uintptr_t)cn_p, sizeof(T_), (W), lo, hi, &cn_a0, &cn_nvec);            \
+    const VT_ *cn_q = (const VT_ *)(const void *)(cn_p + cn_a0);                             \
+    CN_DSUM_STREAM_UNITS(T_, W, 0, cn_nvec, CN_DSUM_VEC_UNIT, VLOAD, BATCH, PUT, EVERY, FIRST) \
     for (size_t cn_e = lo + t; cn_e < cn_a0; cn_e += T) {                                    \
         T_ cn_v;                                                                             \
         TERM(&a, cn_e, &cn_v);                                                               \
         PUT(cn_v);                                                                           \
     }                                                                                        \
-    for (size_t cn_e = cn_a0 + cn_nv * (W) + t; cn_e < hi; cn_e += T) {                      \
+    for (size_t cn_e = cn_a0 + cn_nvec * (W) + t; cn_e < hi; cn_e += T) {                    \
         T_ cn_v;                                                                             \
         TERM(&a, cn_e, &cn_v);                                                               \
         PUT(cn_v);                                                                           \

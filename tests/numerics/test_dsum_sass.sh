@@ -18,13 +18,19 @@ ok() { if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "
 sass_tools dsum_sass nvcc cuobjdump
 "$CAIRN" build tests/dev/run_exact_sum.cairn --header --device-target sm_90a --out "$T/h" >"$T/h.log" 2>&1
 ok "run_exact_sum builds with --header ($(head -c 200 "$T/h.log"))" $?
+# folds NAME FLAGS: run_exact_sum's C compiled for sm_90a with FLAGS, its fold kernels' SASS in
+# $T/NAME.sass; two checks: it compiles, and no fold kernel spills.
+folds() {
+    nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w $2 -Iruntime \
+        -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/$1.o" >"$T/$1.log" 2>&1
+    ok "the folds with $2 compile for sm_90a ($(grep -v 'ptxas info' "$T/$1.log" | head -c 200))" $?
+    sass_of "$T/$1.o" fold_kernel >"$T/$1.sass" 2>/dev/null
+    local spills
+    spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/$1.log")
+    ok "the folds with $2 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+}
 for w in 0 1 2; do
-    nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM32_WINDOW=$w -Iruntime \
-        -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/w$w.o" >"$T/w$w.log" 2>&1
-    ok "the f32 fold CN_DSUM32_WINDOW=$w compiles for sm_90a ($(grep -v 'ptxas info' "$T/w$w.log" | head -c 200))" $?
-    sass_of "$T/w$w.o" fold_kernel >"$T/w$w.sass" 2>/dev/null
-    spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/w$w.log")
-    ok "the folds with CN_DSUM32_WINDOW=$w spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+    folds "w$w" "-DCN_DSUM32_WINDOW=$w"
     fadd=$(grep -c 'FADD' "$T/w$w.sass")
     case $w in
         0) ok "the bins' folds add no f32 ($fadd FADD)" "$([ "$fadd" = 0 ]; echo $?)" ;;
@@ -38,22 +44,12 @@ run=$(awk '/BRA|BSSY|BSYNC|EXIT|RET/ { n = 0 } /DADD/ { if (++n > m) m = n } END
 ok "the f64 fold's whole batch: $run DADD without a branch between (64 at least)" "$([ "$run" -ge 64 ]; echo $?)"
 # CN_DSUM32_SAME=1 (a batch whose terms share a bin goes in with one add, not yet timed): compiles,
 # spills nothing, and its fold holds fewer shared-memory stores than the bins' (one a batch where it can)
-nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM32_SAME=1 -Iruntime \
-    -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/s1.o" >"$T/s1.log" 2>&1
-ok "the f32 fold CN_DSUM32_SAME=1 compiles for sm_90a ($(grep -v 'ptxas info' "$T/s1.log" | head -c 200))" $?
-sass_of "$T/s1.o" fold_kernel >"$T/s1.sass" 2>/dev/null
-spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/s1.log")
-ok "the folds with CN_DSUM32_SAME=1 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+folds s1 -DCN_DSUM32_SAME=1
 ok "CN_DSUM32_SAME=1's fold has a one-add path (DADD in a chain without STS between: $(grep -c 'DADD' "$T/s1.sass") DADD)" \
     "$([ "$(grep -c 'DADD' "$T/s1.sass")" -gt "$(grep -c 'DADD' "$T/w0.sass")" ]; echo $?)"
 # CN_DSUM_VEC=1 (16-byte loads where the term reads a view as it is, not yet timed): compiles, spills
 # nothing, and its folds read 16 bytes at a time (LDG.E.128) where the default's read 4 or 8.
-nvcc -std=c++17 -O3 -x cu --fmad=false -gencode=arch=compute_90a,code=sm_90a -w -DCN_DSUM_VEC=1 -Iruntime \
-    -Xptxas -v -c "$T/h/run_exact_sum.c" -o "$T/v1.o" >"$T/v1.log" 2>&1
-ok "the folds with CN_DSUM_VEC=1 compile for sm_90a ($(grep -v 'ptxas info' "$T/v1.log" | head -c 200))" $?
-sass_of "$T/v1.o" fold_kernel >"$T/v1.sass" 2>/dev/null
-spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/v1.log")
-ok "the folds with CN_DSUM_VEC=1 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
+folds v1 -DCN_DSUM_VEC=1
 v1=$(grep -c 'LDG.E.*\.128' "$T/v1.sass"); v0=$(grep -c 'LDG.E.*\.128' "$T/w0.sass")
 ok "CN_DSUM_VEC=1's folds load 16 bytes at a time ($v1 LDG.128; the default's $v0)" \
     "$([ "$v1" -ge 4 ] && [ "$v0" = 0 ]; echo $?)"
