@@ -890,14 +890,12 @@ static __device__ __forceinline__ void cn_coopd_fill_elem(char *d, const char *s
  * the count the waits were given (cp.async.wait_group is per thread).
  */
 #ifndef CN_COOPD_TEAMS
-/* 0 (the default): every thread makes every fill; on an H200 the
- * fragment programs ran so at tile64 105-113 TFLOP/s, tile32 41-43 and
- * tile128 158-171, and passed the device suite and the sanitizers
- * (evidence/2026-12-07-h200-fills.md). 1: teams; tile128 ran at 175-187
- * with them (separate pad memos then: one memo a team's pipelines share is
- * not yet run on a GPU), tile64 108-114. Opt-in until the suite and the
- * sanitizers have run with it. */
-#define CN_COOPD_TEAMS 0
+/* 1 (the default): teams. On an H100 (evidence/2026-12-07-h100-call37.md)
+ * tile128 ran at 187-202 TFLOP/s with them where it ran at 160-171
+ * without, tile64 at 109-114 (105-111), tile32 42-44 (41-44); they passed
+ * the device programs' criteria and memcheck and racecheck there. 0: every
+ * thread makes every fill (the device suite's `noteams` test). */
+#define CN_COOPD_TEAMS 1
 #endif
 template <unsigned LO, unsigned N>
 static __device__ __forceinline__ bool cn_coopd_in_team()

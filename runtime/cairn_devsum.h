@@ -301,12 +301,14 @@ static __device__ inline bool cn_dsum_add(struct cn_dsum_total *tot, const int64
 #define CN_DSUM_STREAM(T_, TERM, BATCH, PUT, EVERY, FIRST)                                     \
     CN_DSUM_STREAM_UNITS(T_, 1, lo, hi, CN_DSUM_TERM_UNIT, TERM, BATCH, PUT, EVERY, FIRST)
 
-/* 1: a sum whose term is a plain read of a view (the emitter names its
- * data with a BASE function: CN_DEV_EXACT_SUM32V, CN_DEV_EXACT_SUM64V)
- * reads it 16 bytes at a time (cairn_dsumstep.h, CN_DSUM_STREAM_VEC), as
- * CUB's reductions do; opt-in until timed on a GPU. */
+/* 1 (the default): a sum whose term is a plain read of a view (the
+ * emitter names its data with a BASE function: CN_DEV_EXACT_SUM32V,
+ * CN_DEV_EXACT_SUM64V) reads it 16 bytes at a time (cairn_dsumstep.h,
+ * CN_DSUM_STREAM_VEC), as CUB's reductions do. On an H100 it took the f32
+ * sum from 1.34x CUB's time to 1.17x at 2^28 and the f64 from 1.18x to
+ * 1.12x (evidence/2026-12-07-h100-call37.md). 0: term by term. */
 #ifndef CN_DSUM_VEC
-#define CN_DSUM_VEC 0
+#define CN_DSUM_VEC 1
 #endif
 #define CN_DSUM_VLOAD32(Q_, Y_)                                                                \
     do {                                                                                     \
@@ -330,22 +332,28 @@ template <class A, class T_> static __device__ inline void cn_dsum_no_base(const
     }
 
 #define CN_DSUM32_PUT(v) cn_dsum32_put(cn_bins + t, T, (v))
-/* 1: a batch whose terms share a bin goes into it with one add
- * (cairn_dsumstep.h, cn_dsum32_batch); opt-in until timed on a GPU. */
+/* 1 (the default): a batch whose terms share a bin goes into it with one
+ * add (cairn_dsumstep.h, cn_dsum32_batch). Alone it changed little on an
+ * H100 (1.36x CUB at 2^28 where the bins take 1.34x); with 16-byte loads
+ * 1.16x where they alone take 1.17x (evidence/2026-12-07-h100-call37.md).
+ * 0: a term at a time. */
 #ifndef CN_DSUM32_SAME
-#define CN_DSUM32_SAME 0
+#define CN_DSUM32_SAME 1
 #endif
 #if CN_DSUM32_SAME
 #define CN_DSUM32_BATCH(y) cn_dsum32_batch(cn_bins + t, T, (y), U)
 #else
 #define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
 #endif
-/* 1 (the default): a batch the window takes whole is added with no branch
- * between its terms (cairn_dsumstep.h, cn_dsum64_win_all); 2: so is any other
- * batch with no infinity or NaN, its terms to the window or the digits
- * (cn_dsum64_win_mixed, not yet timed); 0: term by term. */
+/* 1: a batch the window takes whole is added with no branch between its
+ * terms (cairn_dsumstep.h, cn_dsum64_win_all); 2 (the default): so is any
+ * other batch with no infinity or NaN, its terms to the window or the
+ * digits (cn_dsum64_win_mixed); 0: term by term. On an H100 (evidence/
+ * 2026-12-07-h100-call37.md), at 2^28: 1 took 1.18x CUB's time on moderate
+ * data where 0 took 1.21x; 2 took 1.31x on data over the whole range where
+ * 1 took 1.58x and 0 1.53x, and the same as 1 on moderate data. */
 #ifndef CN_DSUM64_WHOLE
-#define CN_DSUM64_WHOLE 1
+#define CN_DSUM64_WHOLE 2
 #endif
 #if CN_DSUM64_WHOLE == 2
 #if CN_DSUM64_PIECES != 2

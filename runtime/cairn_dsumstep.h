@@ -24,6 +24,13 @@ enum {
     CN_DSUM32_THREADS = 256
 };
 
+CN_SUM_FN uint32_t cn_sum_bits32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
 /* An f32 term's bin: the top four bits of its exponent field. */
 CN_SUM_FN unsigned cn_dsum32_bin(float x)
 {
@@ -45,6 +52,11 @@ CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsu
  * waits for the last term's (31% of the fold's stalls on an H100,
  * evidence/2026-12-07-h100-fills.md); moderate data puts nearly every
  * term of a batch in one bin. Opt-in (cairn_devsum.h, CN_DSUM32_SAME). */
+/* 1: a one-bin batch of normal terms adds in an integer (below); opt-in
+ * until timed on a GPU. */
+#ifndef CN_DSUM32_SAME_INT
+#define CN_DSUM32_SAME_INT 0
+#endif
 CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsigned u)
 {
     const unsigned b = cn_dsum32_bin(y[0]);
@@ -54,6 +66,25 @@ CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsi
     if (!same) {
         for (unsigned i = 0; i < u; i++)
             cn_dsum32_put(bins, stride, y[i]);
+        return;
+    }
+    if (CN_DSUM32_SAME_INT && b - 1 < 14) {
+        /* bins 1 to 14 hold normal terms only: each is its 24-bit
+         * significand m times 2^(field - 150), (m << field % 16) units of
+         * 2^(16b - 150), below 2^39; 16 of them add up below 2^43 in an
+         * integer, which converts exactly, and times a power of two that
+         * neither underflows nor overflows is their exact sum, the value
+         * the chains below give (+0.0 where they cancel, as there). No
+         * conversion a term: on the device each f32-to-f64 conversion is
+         * a variable-latency instruction (short scoreboard, MIO throttle:
+         * 62% of the 16-byte fold's stalls on an H100). */
+        int64_t m = 0;
+        for (unsigned i = 0; i < u; i++) {
+            const uint32_t w = cn_sum_bits32(y[i]);
+            const int64_t v = (int64_t)((w & 0x7fffffu) | 0x800000u) << ((w >> 23) & 15);
+            m += (w >> 31) ? -v : v;
+        }
+        bins[b * stride] += (double)m * cn_sum_from_bits64((uint64_t)(1023 + 16 * b - 150) << 52);
         return;
     }
     double s0 = -0.0, s1 = -0.0;   /* two chains, so the adds overlap */
@@ -138,13 +169,6 @@ CN_SUM_FN void cn_dsum32_win_init(cn_dsum32_win *w)
 {
     w->s = w->b = 0;
     w->lo = CN_DSUM32_NO_WIN;
-}
-
-CN_SUM_FN uint32_t cn_sum_bits32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
 }
 
 /* Adds the term with bits u when the window takes it: returns 1, else 0. */

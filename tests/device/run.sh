@@ -30,8 +30,10 @@
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
 #   tile64, tile32, tile128   examples/tensor's fragment matrix multiplies: every output within the bound
 #   nopadmemo     run_pipeline_pads and the three fragment programs built with the pad skip off (CN_COOPD_PADMEMO=0)
-#   teams         run_pipeline_pads, tile64, tile32 and tile128 built with fills by teams (CN_COOPD_TEAMS=1)
-#   constrows     the same with fills specialized to their bounds (CN_COOPD_CONST_ROWS=1); constrows_teams: both
+#   noteams       run_pipeline_pads, tile64, tile32 and tile128 built with every fill by the whole block
+#                 (CN_COOPD_TEAMS=0; fills by teams are the default)
+#   constrows     the same with fills specialized to their bounds (CN_COOPD_CONST_ROWS=1); constrows_noteams:
+#                 that without teams
 #   two_devices   the execution context per device (where two GPUs are; a SKIP line elsewhere)
 #   dsum_finish   the exact sum's last step (cn_dsum_finish: one warp carries and rounds the
 #                 blocks' total) on 64,000 totals of eight families, each with the host's bits
@@ -125,15 +127,14 @@ for name in tile64 tile32 tile128; do
     cat "$o.stdout"
 done
 
-# Fills by teams of warps (runtime/cairn_coopdev.h, CN_COOPD_TEAMS, opt-in until this passes and the
-# sanitizers are clean on it): run_pipeline_pads (its pad skip, now with one memo a team) and the
-# three fragment programs, whose two pipelines each get half the warps (tile32's swizzled fills stay
-# the block's), built with teams on.
-# constrows: the same with the fills specialized to their rows' and cols' bounds (CN_COOPD_CONST_ROWS=1),
-# alone and with teams. nopadmemo: with every pad written every fill (CN_COOPD_PADMEMO=0; the skip is the
-# default, which the programs above run). nvcc takes the definitions from NVCC_APPEND_FLAGS.
-for cfg in "nopadmemo -DCN_COOPD_PADMEMO=0" "teams -DCN_COOPD_TEAMS=1" "constrows -DCN_COOPD_CONST_ROWS=1" \
-           "constrows_teams -DCN_COOPD_CONST_ROWS=1 -DCN_COOPD_TEAMS=1"; do
+# The fill's other builds (runtime/cairn_coopdev.h), each on run_pipeline_pads (its pad skip) and the
+# three fragment programs: noteams, every fill by the whole block (CN_COOPD_TEAMS=0; teams, the
+# default, give each of a region's two pipelines half the warps, tile32's swizzled fills staying the
+# block's); constrows, the fills specialized to their rows' and cols' bounds (CN_COOPD_CONST_ROWS=1,
+# opt-in), with teams and without; nopadmemo, every pad written every fill (CN_COOPD_PADMEMO=0; the
+# skip is the default, which the programs above run). nvcc takes the definitions from NVCC_APPEND_FLAGS.
+for cfg in "nopadmemo -DCN_COOPD_PADMEMO=0" "noteams -DCN_COOPD_TEAMS=0" "constrows -DCN_COOPD_CONST_ROWS=1" \
+           "constrows_noteams -DCN_COOPD_CONST_ROWS=1 -DCN_COOPD_TEAMS=0"; do
     read -r tn defs <<<"$cfg"
     skipped "$tn" && continue
     o="$OUTDIR/dev/$tn"; mkdir -p "$o"; tm=0

@@ -5,8 +5,8 @@
 # yet timed on a GPU, which no other test compiles): each builds, no fold kernel spills a register
 # (the 17 limbs thread 0 carries at the end live in local memory, as they always have), and the
 # pair's fold adds in f32 (FADD, four a term: a batch of 8 makes 32) where the bins'
-# fold has none; the f64 fold's whole batches; the bins with CN_DSUM32_SAME=1; and 16-byte loads
-# with CN_DSUM_VEC=1. Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
+# fold has none; the f64 fold's whole batches; one-bin batches (CN_DSUM32_SAME, and in an integer,
+# CN_DSUM32_SAME_INT=1); and 16-byte loads (CN_DSUM_VEC). Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
@@ -37,21 +37,27 @@ for w in 0 1 2; do
         2) ok "the pair's f32 fold adds in f32 ($fadd FADD, 32 a batch of 8 at least)" "$([ "$fadd" -ge 32 ]; echo $?)" ;;
     esac
 done
-# The f64 fold adds a batch its window takes whole with no branch between its terms (CN_DSUM64_WHOLE,
-# the default): a run of at least 64 DADD (16 terms, four each) with no branch or convergence barrier
-# in it, where term by term each term's four sit between branches.
+# The f64 fold adds a batch its window takes whole with no branch between its terms (CN_DSUM64_WHOLE=2,
+# the default, and 1): a run of at least 64 DADD (16 terms, four each) with no branch or convergence
+# barrier in it, where term by term (0) each term's four sit between branches.
 run=$(awk '/BRA|BSSY|BSYNC|EXIT|RET/ { n = 0 } /DADD/ { if (++n > m) m = n } END { print m + 0 }' "$T/w0.sass")
 ok "the f64 fold's whole batch: $run DADD without a branch between (64 at least)" "$([ "$run" -ge 64 ]; echo $?)"
-# CN_DSUM32_SAME=1 (a batch whose terms share a bin goes in with one add, not yet timed): compiles,
-# spills nothing, and its fold holds fewer shared-memory stores than the bins' (one a batch where it can)
-folds s1 -DCN_DSUM32_SAME=1
-ok "CN_DSUM32_SAME=1's fold has a one-add path (DADD in a chain without STS between: $(grep -c 'DADD' "$T/s1.sass") DADD)" \
-    "$([ "$(grep -c 'DADD' "$T/s1.sass")" -gt "$(grep -c 'DADD' "$T/w0.sass")" ]; echo $?)"
-# CN_DSUM_VEC=1 (16-byte loads where the term reads a view as it is, not yet timed): compiles, spills
-# nothing, and its folds read 16 bytes at a time (LDG.E.128) where the default's read 4 or 8.
-folds v1 -DCN_DSUM_VEC=1
-v1=$(grep -c 'LDG.E.*\.128' "$T/v1.sass"); v0=$(grep -c 'LDG.E.*\.128' "$T/w0.sass")
-ok "CN_DSUM_VEC=1's folds load 16 bytes at a time ($v1 LDG.128; the default's $v0)" \
+folds h1 -DCN_DSUM64_WHOLE=1
+# CN_DSUM32_SAME (the default): a batch whose terms share a bin goes in with one add: more DADD than
+# a term at a time (=0), each term's load, add and store of its bin.
+folds s0 -DCN_DSUM32_SAME=0
+ok "the one-bin batch's adds: $(grep -c 'DADD' "$T/w0.sass") DADD where CN_DSUM32_SAME=0 has $(grep -c 'DADD' "$T/s0.sass")" \
+    "$([ "$(grep -c 'DADD' "$T/w0.sass")" -gt "$(grep -c 'DADD' "$T/s0.sass")" ]; echo $?)"
+# CN_DSUM32_SAME_INT=1 (opt-in): a one-bin batch of normal terms adds in a 64-bit integer, converted
+# once a batch (I2F.F64.S64), where the default converts each term (F2F.F64.F32).
+folds i1 -DCN_DSUM32_SAME_INT=1
+i1=$(grep -c 'I2F.F64.S64' "$T/i1.sass"); i0=$(grep -c 'I2F.F64.S64' "$T/w0.sass")
+ok "CN_DSUM32_SAME_INT=1 converts a batch's integer sum ($i1 I2F.F64.S64; the default's $i0)" \
+    "$([ "$i1" -gt "$i0" ]; echo $?)"
+# CN_DSUM_VEC (the default): 16-byte loads where the term reads a view as it is; =0 reads 4 or 8.
+folds v0 -DCN_DSUM_VEC=0
+v1=$(grep -c 'LDG.E.*\.128' "$T/w0.sass"); v0=$(grep -c 'LDG.E.*\.128' "$T/v0.sass")
+ok "the folds load 16 bytes at a time ($v1 LDG.128; CN_DSUM_VEC=0's $v0)" \
     "$([ "$v1" -ge 4 ] && [ "$v0" = 0 ]; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
