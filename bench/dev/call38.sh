@@ -5,6 +5,7 @@
 # (but float_agree and math_agree) and the sanitizers on the new defaults, each with its own limit.
 #   bash bench/dev/call38.sh build      here: .pre/mb, .pre/var/{base,sint} (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call38.sh run OUT    on the GPU machine (LIMIT s, default 500); OUT/all.tgz
+#   (SUMS: the sums' coll_bench arguments; ONLY, SAN_ONLY: the suite's and the sanitizers' choice, for a short call)
 set -u
 cd "$(dirname "$0")/../.."
 VARS=("base" "sint -DCN_DSUM32_SAME_INT=1")
@@ -22,7 +23,7 @@ LIMIT=${LIMIT:-500} P=.pre L=$OUT/l B=/tmp/c38
 left() { echo $((LIMIT - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"
-ROWS='^sum_f' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
+ROWS='^sum_f' REPS=9 VARGS="${SUMS:---log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide}" NOBUILD=1 \
     timeout 90 bash bench/dev/scan_variants.sh "$L/var" "${VARS[@]}" >"$L/variants.log" 2>&1
 echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"
 M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
@@ -34,11 +35,11 @@ for v in sint; do
     grep -E 'gpu__time|dram__|inst_executed|warps_active' "$L/ncu.$v.sum_f32.txt" | awk '{print "   ", $1, $(NF)}'
     grep -E 'stalled' "$L/ncu.$v.sum_f32.txt" | awk '$NF + 0 >= 5 {print "   ", $1, $NF}'
 done
-SKIP="float_agree math_agree" timeout $(( $(left) - 110 > 30 ? $(left) - 110 : 30 )) bash tests/device/run.sh $B \
+ONLY="${ONLY:-}" SKIP="float_agree math_agree" timeout $(( $(left) - 110 > 30 ? $(left) - 110 : 30 )) bash tests/device/run.sh $B \
     >"$L/suite.txt" 2>&1
 echo "4. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep '^FAIL' "$L/suite.txt" | head; tail -1 "$L/suite.txt"
-SAN_ONLY='pipeline|frag|tile|sum|scan|compact' SAN_LIMIT=40 timeout $(( $(left) - 10 > 10 ? $(left) - 10 : 10 )) \
+SAN_ONLY="${SAN_ONLY:-pipeline|frag|tile|sum|scan|compact}" SAN_LIMIT=40 timeout $(( $(left) - 10 > 10 ? $(left) - 10 : 10 )) \
     bash tests/device/sanitize.sh $B >"$L/san.txt" 2>&1
 echo "5. sanitizers: exit $? ($(grep -c '^PASS' "$L/san.txt") PASS, $(grep -c '^FAIL' "$L/san.txt") FAIL) at ${SECONDS}s"
 grep -E '^FAIL' "$L/san.txt" | head; tail -1 "$L/san.txt"
