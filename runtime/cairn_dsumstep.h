@@ -52,8 +52,10 @@ CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsu
  * waits for the last term's (31% of the fold's stalls on an H100,
  * evidence/2026-12-07-h100-fills.md); moderate data puts nearly every
  * term of a batch in one bin. Opt-in (cairn_devsum.h, CN_DSUM32_SAME). */
-/* 1: a one-bin batch of normal terms adds in an integer (below); opt-in
- * until timed on a GPU. */
+/* 1: a one-bin batch of normal terms adds in an integer (below). Timed on
+ * an H100 and set aside: no faster (1.162x CUB's time at 2^28 where the
+ * default takes 1.157x), its stalls moved to memory and the integer pipes
+ * (evidence/2026-12-07-h100-call37.md, call38). */
 #ifndef CN_DSUM32_SAME_INT
 #define CN_DSUM32_SAME_INT 0
 #endif
@@ -75,9 +77,8 @@ CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsi
          * integer, which converts exactly, and times a power of two that
          * neither underflows nor overflows is their exact sum, the value
          * the chains below give (+0.0 where they cancel, as there). No
-         * conversion a term: on the device each f32-to-f64 conversion is
-         * a variable-latency instruction (short scoreboard, MIO throttle:
-         * 62% of the 16-byte fold's stalls on an H100). */
+         * conversion a term, where on the device each f32-to-f64 one is a
+         * variable-latency instruction. */
         int64_t m = 0;
         for (unsigned i = 0; i < u; i++) {
             const uint32_t w = cn_sum_bits32(y[i]);
