@@ -5,10 +5,12 @@
 # (but float_agree and math_agree) and the sanitizers on the new defaults, each with its own limit.
 #   bash bench/dev/call38.sh build      here: .pre/mb, .pre/var/{base,sint} (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call38.sh run OUT    on the GPU machine (LIMIT s, default 500); OUT/all.tgz
-#   (SUMS: the sums' coll_bench arguments; ONLY, SAN_ONLY: the suite's and the sanitizers' choice, for a short call)
+#   (SUMVARS: the sums' builds, a line each; SUMS: their coll_bench arguments; ONLY, SAN_ONLY: the suite's and the sanitizers' choice, for a short call)
 set -u
 cd "$(dirname "$0")/../.."
 VARS=("base" "sint -DCN_DSUM32_SAME_INT=1")
+# SUMVARS (variants a line, "NAME FLAGS", at build and at run): other sum builds than these two
+if [ -n "${SUMVARS:-}" ]; then mapfile -t VARS <<<"$SUMVARS"; fi
 if [ "${1:-}" = build ]; then
     P=$PWD/.pre; rm -rf $P; mkdir -p $P
     . bench/dev/call35.sh lib || exit 1
@@ -28,7 +30,7 @@ ROWS='^sum_f' REPS=9 VARGS="${SUMS:---log2 24,26,28 --only sum_f32,sum_f32_wide,
 echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"
 M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 for r in long_scoreboard short_scoreboard mio_throttle lg_throttle wait math_pipe_throttle barrier not_selected selected; do M=$M,smsp__warp_issue_stalled_${r}_per_warp_active.pct; done
-for v in sint; do
+for v in ${NCU_VARS:-sint}; do
     timeout 40 ncu -k regex:fold_kernel --launch-skip 2 --launch-count 1 --metrics "$M" "$L/var/$v/coll_bench" \
         --log2 26 --reps 1 --only sum_f32 >"$L/ncu.$v.sum_f32.txt" 2>&1
     echo "2b. ncu $v sum_f32: exit $? at ${SECONDS}s"
