@@ -32,26 +32,11 @@ CN_SUM_FN uint32_t cn_sum_bits32(float x)
 }
 
 /* An f32 term's bin: the top four bits of its exponent field. */
-CN_SUM_FN unsigned cn_dsum32_bin(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return (u >> 27) & 15;
-}
+CN_SUM_FN unsigned cn_dsum32_bin(float x) { return (cn_sum_bits32(x) >> 27) & 15; }
 
 /* One f32 term into its bin (bins a stride apart). */
 CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsum32_bin(x) * stride] += (double)x; }
 
-/* u <= 16 terms (a thread's batch) into their bins. Where they all share
- * one bin, their sum goes in with one add: the bin's terms span 16
- * binades of 24-bit significands, so 16 of them add up exactly in a
- * double (24 + 15 + 4 bits), in any order, and adding that sum is adding
- * them one by one; the signed zeros and the infinities come out as they
- * would (-0 only from -0 terms, inf - inf a NaN either way). On the device
- * each term into a shared-memory bin is a load, an add and a store that
- * waits for the last term's (31% of the fold's stalls on an H100,
- * evidence/2026-12-07-h100-fills.md); moderate data puts nearly every
- * term of a batch in one bin. Opt-in (cairn_devsum.h, CN_DSUM32_SAME). */
 /* 1: a one-bin batch of normal terms adds in an integer (below). Timed on
  * an H100 and set aside: no faster (1.162x CUB's time at 2^28 where the
  * default takes 1.157x), its stalls moved to memory and the integer pipes
@@ -59,6 +44,17 @@ CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsu
 #ifndef CN_DSUM32_SAME_INT
 #define CN_DSUM32_SAME_INT 0
 #endif
+
+/* u <= 32 terms (a thread's batch) into their bins. Where they all share
+ * one bin, their sum goes in with one add: the bin's terms span 16
+ * binades of 24-bit significands, so 32 of them add up exactly in a
+ * double (24 + 15 + 5 bits), in any order, and adding that sum is adding
+ * them one by one; the signed zeros and the infinities come out as they
+ * would (-0 only from -0 terms, inf - inf a NaN either way). On the device
+ * each term into a shared-memory bin is a load, an add and a store that
+ * waits for the last term's (31% of the fold's stalls on an H100,
+ * evidence/2026-12-07-h100-fills.md); moderate data puts nearly every
+ * term of a batch in one bin. The default (cairn_devsum.h, CN_DSUM32_SAME). */
 CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsigned u)
 {
     const unsigned b = cn_dsum32_bin(y[0]);
@@ -73,7 +69,7 @@ CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsi
     if (CN_DSUM32_SAME_INT && b - 1 < 14) {
         /* bins 1 to 14 hold normal terms only: each is its 24-bit
          * significand m times 2^(field - 150), (m << field % 16) units of
-         * 2^(16b - 150), below 2^39; 16 of them add up below 2^43 in an
+         * 2^(16b - 150), below 2^39; 32 of them add up below 2^44 in an
          * integer, which converts exactly, and times a power of two that
          * neither underflows nor overflows is their exact sum, the value
          * the chains below give (+0.0 where they cancel, as there). No
