@@ -680,7 +680,7 @@ CN_SUM_FN void cn_dsum64_win_flush(cn_dsum64_win *w, int64_t *digits, size_t str
     w->s2 = w->b2;
 }
 
-/* ------------------------------------------------ 16-byte loads (opt-in) */
+/* ------------------------------------------------ 16-byte loads (the default) */
 
 /* Where a part [lo, hi) of a view whose data starts at address p (terms of
  * `size` bytes, W to 16 bytes) can be read 16 bytes at a time: from a0,

@@ -78,7 +78,7 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
                 flags |= CN_SUM_SAW_TERM;
             size_t j = lo + t;
             for (; u && j < hi && hi - j > (size_t)(u - 1) * T; j += (size_t)u * T) {
-                float y[16];
+                float y[CN_DSUM32_BATCH_MAX];
                 for (unsigned i = 0; i < u; i++)
                     y[i] = x[j + i * T];
                 cn_dsum32_batch(bins[g] + t, T, y, u);
@@ -371,7 +371,8 @@ static void check_dev32(Tally *t, const float *x, size_t n, uint32_t want)
                    shapes[k][1], shapes[k][2], shapes[k][3]);
     }
     static const size_t sshapes[][5] = {{1, 1, 1, CN_DSUM32_FLUSH, 8}, {1, 1, 8, 40, 8}, {3, 3, 5, CN_DSUM32_FLUSH, 16},
-                                        {7, 2, 2, 3, 2}, {9, 4, 3, 5, 3}, {2, 1, 1, CN_DSUM32_FLUSH, 16}};
+                                        {7, 2, 2, 3, 2}, {9, 4, 3, 5, 3}, {2, 1, 1, CN_DSUM32_FLUSH, 16},
+                                        {2, 1, 3, CN_DSUM32_FLUSH, 32}};
     for (size_t k = 0; k < sizeof sshapes / sizeof *sshapes; k++) {
         dev_expect(t, n, want,
                    devsum32u(x, n, sshapes[k][0], sshapes[k][1], sshapes[k][2], (unsigned)sshapes[k][3],
