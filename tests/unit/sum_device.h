@@ -51,6 +51,39 @@ static void dev32_move(double *bt, size_t T, int64_t *limb, uint32_t *flags)
         limb[b] += cn_dsum32_take(bt, T, b, flags);
 }
 
+/* The blocks' limbs carried, added into one total and put in a with the
+ * flags, as the device's blocks and its last block do. */
+static void dev32_total(int64_t (*limb)[CN_DSUM32_LIMBS], size_t G, uint32_t flags, cn_sum_acc *a)
+{
+    int64_t total[CN_DSUM32_LIMBS] = {0};
+    for (size_t g = 0; g < G; g++) {
+        cn_dsum32_carry(limb[g]);
+        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
+            total[b] += limb[g][b];
+    }
+    cn_sum_acc_init(a);
+    cn_dsum32_to_acc(a, total);
+    a->flags = flags;
+    cn_sum_acc_carry(a);
+}
+
+/* Every thread's bins into its block's limbs (the fold's end), then the total. */
+static void dev32_bins_total(double (*bins)[CN_DSUM32_BINS * DEV_MAX_T], int64_t (*limb)[CN_DSUM32_LIMBS], size_t G,
+                             size_t T, uint32_t flags, cn_sum_acc *a)
+{
+    for (size_t g = 0; g < G; g++)
+        for (size_t t = 0; t < T; t++)
+            dev32_move(bins[g] + t, T, limb[g], &flags);
+    dev32_total(limb, G, flags, a);
+}
+
+/* The total rounded to f32 as the device's last block rounds it. */
+static uint32_t dev32_round(cn_sum_acc *a)
+{
+    double r = cn_sum_acc_round(a, 24, -149, 128);
+    return r != r ? 0x7fc00000u : bits32((float)r);
+}
+
 /* f32: each thread adds its terms into its bins and moves them to its
  * block's limbs every `flush` terms, and at the end. With u > 0, as the
  * fold with CN_DSUM32_SAME does: a thread's terms u at a time while it has
@@ -66,7 +99,7 @@ static uint32_t devsum32(const float *x, size_t n, size_t P, size_t G, size_t T,
 static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T, unsigned flush, unsigned u)
 {
     static double bins[DEV_MAX_G][CN_DSUM32_BINS * DEV_MAX_T];
-    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
+    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}};
     unsigned cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
     uint32_t flags = 0;
     uint64_t seed = n * 31 + P * 7 + G;
@@ -96,20 +129,9 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
             }
         }
     }
-    for (size_t g = 0; g < G; g++) {
-        for (size_t t = 0; t < T; t++)
-            dev32_move(bins[g] + t, T, limb[g], &flags);
-        cn_dsum32_carry(limb[g]);
-        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
-            total[b] += limb[g][b];
-    }
     cn_sum_acc a;
-    cn_sum_acc_init(&a);
-    cn_dsum32_to_acc(&a, total);
-    a.flags = flags;
-    cn_sum_acc_carry(&a);
-    double r = cn_sum_acc_round(&a, 24, -149, 128);
-    return r != r ? 0x7fc00000u : bits32((float)r);
+    dev32_bins_total(bins, limb, G, T, flags, &a);
+    return dev32_round(&a);
 }
 
 /* f32 with the window, as cairn_devsum.h's windowed fold does it: a
@@ -123,7 +145,7 @@ static void devsum32w_acc(const float *x, size_t n, size_t P, size_t G, size_t T
                           cn_sum_acc *a)
 {
     static int64_t lb[DEV_MAX_G][DEV_MAX_T][CN_DSUM32_LIMBS];
-    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
+    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}};
     uint32_t flags = 0;
     uint64_t seed = n * 37 + P * 11 + G;
     memset(lb, 0, sizeof lb);
@@ -157,18 +179,11 @@ static void devsum32w_acc(const float *x, size_t n, size_t P, size_t G, size_t T
             cn_dsum32_win_flush(&w, lb[g][t], 1);
         }
     }
-    for (size_t g = 0; g < G; g++) {
+    for (size_t g = 0; g < G; g++)
         for (size_t t = 0; t < T; t++)
             for (int b = 0; b < CN_DSUM32_LIMBS; b++)
                 limb[g][b] += lb[g][t][b];
-        cn_dsum32_carry(limb[g]);
-        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
-            total[b] += limb[g][b];
-    }
-    cn_sum_acc_init(a);
-    cn_dsum32_to_acc(a, total);
-    a->flags = flags;
-    cn_sum_acc_carry(a);
+    dev32_total(limb, G, flags, a);
 }
 
 /* f32 with the pair in front of the bins, as cairn_devsum.h's
@@ -184,7 +199,7 @@ static void devsum32p_acc(const float *x, size_t n, size_t P, size_t G, size_t T
                           cn_sum_acc *a)
 {
     static double bins[DEV_MAX_G][CN_DSUM32_BINS * DEV_MAX_T];
-    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}}, total[CN_DSUM32_LIMBS] = {0};
+    int64_t limb[DEV_MAX_G][CN_DSUM32_LIMBS] = {{0}};
     unsigned cnt[DEV_MAX_G][DEV_MAX_T] = {{0}};
     uint32_t flags = 0;
     uint64_t seed = n * 41 + P * 13 + G;
@@ -219,33 +234,21 @@ static void devsum32p_acc(const float *x, size_t n, size_t P, size_t G, size_t T
             cn_dsum32_pair_spill(&w, bt, T);
         }
     }
-    for (size_t g = 0; g < G; g++) {
-        for (size_t t = 0; t < T; t++)
-            dev32_move(bins[g] + t, T, limb[g], &flags);
-        cn_dsum32_carry(limb[g]);
-        for (int b = 0; b < CN_DSUM32_LIMBS; b++)
-            total[b] += limb[g][b];
-    }
-    cn_sum_acc_init(a);
-    cn_dsum32_to_acc(a, total);
-    a->flags = flags;
-    cn_sum_acc_carry(a);
+    dev32_bins_total(bins, limb, G, T, flags, a);
 }
 
 static uint32_t devsum32p(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned every)
 {
     cn_sum_acc a;
     devsum32p_acc(x, n, P, G, T, u, every, &a);
-    double r = cn_sum_acc_round(&a, 24, -149, 128);
-    return r != r ? 0x7fc00000u : bits32((float)r);
+    return dev32_round(&a);
 }
 
 static uint32_t devsum32w(const float *x, size_t n, size_t P, size_t G, size_t T, size_t u, unsigned spill)
 {
     cn_sum_acc a;
     devsum32w_acc(x, n, P, G, T, u, spill, &a);
-    double r = cn_sum_acc_round(&a, 24, -149, 128);
-    return r != r ? 0x7fc00000u : bits32((float)r);
+    return dev32_round(&a);
 }
 
 /* Batches of the f64 model the window took whole, and batches that went
