@@ -341,7 +341,7 @@ template <class A, class T_> static __device__ inline void cn_dsum_no_base(const
 #define CN_DSUM32_SAME 1
 #endif
 #if CN_DSUM32_SAME
-#define CN_DSUM32_BATCH(y) cn_dsum32_batch(cn_bins + t, T, (y), U)
+#define CN_DSUM32_BATCH(y) cn_dsum32_batch(cn_bins + t, T, (y), U, &cn_hot)
 #else
 #define CN_DSUM32_BATCH(y) _Pragma("unroll") for (unsigned u = 0; u < U; u++) CN_DSUM32_PUT((y)[u])
 #endif
@@ -468,6 +468,8 @@ template <class A, class T_> static __device__ inline void cn_dsum_no_base(const
         __syncthreads();                                                                     \
         uint32_t flags = lo + t < hi ? CN_SUM_SAW_TERM : 0;                                  \
         unsigned cnt = 0;                                                                    \
+        cn_dsum32_hot cn_hot; /* (CN_DSUM32_HOT; else unused) */                             \
+        cn_dsum32_hot_init(&cn_hot);                                                         \
         CN_DSUM32_FRONT;                                                                     \
         CN_DSUM_STREAMS(float, float4, 4, CN_DSUM_VLOAD32, VEC, BASE, TERM, CN_DSUM32_FBATCH, CN_DSUM32_FPUT, \
                         CN_DSUM32_FEVERY, CN_DSUM32_FFIRST);                                  \
@@ -557,6 +559,8 @@ template <class A, class T_> static __device__ inline void cn_dsum_no_base(const
 /* A thread's bins into the block's limbs (every 2^14 terms, when the
  * threads are at different places). */
 #define CN_DSUM32_SPILL(t)                                                                     \
+    if (CN_DSUM32_HOT)                                                                       \
+        cn_dsum32_hot_spill(&cn_hot, cn_bins + (t), T);                                      \
     for (int cn_b = 0; cn_b < CN_DSUM32_BINS; cn_b++) {                                      \
         int64_t cn_v = cn_dsum32_take(cn_bins + (t), T, cn_b, &flags);                       \
         if (cn_v)                                                                            \
@@ -568,6 +572,8 @@ template <class A, class T_> static __device__ inline void cn_dsum_no_base(const
  * and one lane adds them into the block's limbs: one shared atomic a limb
  * a warp, where 32 on one address would wait on each other. */
 #define CN_DSUM32_SPILL_WARP(t)                                                                \
+    if (CN_DSUM32_HOT)                                                                       \
+        cn_dsum32_hot_spill(&cn_hot, cn_bins + (t), T);                                      \
     for (int cn_b = 0; cn_b < CN_DSUM32_BINS; cn_b++) {                                      \
         long long cn_v = (long long)cn_dsum32_take(cn_bins + (t), T, cn_b, &flags);          \
         for (int cn_d = 16; cn_d > 0; cn_d >>= 1)                                            \

@@ -45,6 +45,48 @@ CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsu
 #define CN_DSUM32_SAME_INT 0
 #endif
 
+/* 1: a thread keeps the bin of its last one-bin batch in a register, its
+ * hot bin, and adds a one-bin batch for that bin there; a batch for
+ * another bin moves the hot one into its shared bin and takes its place.
+ * Moderate data puts nearly every batch in one bin, so the shared bins go
+ * almost untouched, where each batch's add into one was a load, an add
+ * and a store (the 16-byte f32 fold waited on shared memory for 62% of its
+ * stalls on an H100, evidence/2026-12-07-h100-call37.md). The hot value
+ * and its shared bin are two parts of one bin's terms since its last move,
+ * each a sum of at most CN_DSUM32_FLUSH of them, so each is exact and so
+ * is their sum; the hot bin is moved in before the bins move
+ * (cn_dsum32_hot_spill). Opt-in until timed on a GPU. */
+#ifndef CN_DSUM32_HOT
+#define CN_DSUM32_HOT 0
+#endif
+typedef struct {
+    unsigned b;   /* the hot bin */
+    double v;     /* its terms since the hot bin last moved: -0.0 for none */
+} cn_dsum32_hot;
+
+CN_SUM_FN void cn_dsum32_hot_init(cn_dsum32_hot *h) { h->b = 0, h->v = -0.0; }
+
+/* The hot bin into its shared bin (a no-op for -0.0, which changes no sum). */
+CN_SUM_FN void cn_dsum32_hot_spill(cn_dsum32_hot *h, double *bins, size_t stride)
+{
+    bins[h->b * stride] += h->v;
+    h->v = -0.0;
+}
+
+/* A one-bin batch's exact sum s into bin b: the hot bin (CN_DSUM32_HOT) or
+ * the shared one. */
+CN_SUM_FN void cn_dsum32_bin_add(double *bins, size_t stride, unsigned b, double s, cn_dsum32_hot *h)
+{
+    if (!CN_DSUM32_HOT) {
+        bins[b * stride] += s;
+    } else if (h->b == b) {
+        h->v += s;
+    } else {
+        bins[h->b * stride] += h->v;
+        h->b = b, h->v = s;   /* -0.0 + s is s, -0.0 too */
+    }
+}
+
 /* u <= 32 terms (a thread's batch) into their bins. Where they all share
  * one bin, their sum goes in with one add: the bin's terms span 16
  * binades of 24-bit significands, so 32 of them add up exactly in a
@@ -54,8 +96,10 @@ CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsu
  * each term into a shared-memory bin is a load, an add and a store that
  * waits for the last term's (31% of the fold's stalls on an H100,
  * evidence/2026-12-07-h100-fills.md); moderate data puts nearly every
- * term of a batch in one bin. The default (cairn_devsum.h, CN_DSUM32_SAME). */
-CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsigned u)
+ * term of a batch in one bin. The default (cairn_devsum.h, CN_DSUM32_SAME).
+ * A one-bin batch's sum goes in by cn_dsum32_bin_add (h: the thread's hot
+ * bin, used with CN_DSUM32_HOT). */
+CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsigned u, cn_dsum32_hot *h)
 {
     const unsigned b = cn_dsum32_bin(y[0]);
     int same = 1;   /* (no stdbool here: the header serves C11 without it) */
@@ -81,7 +125,7 @@ CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsi
             const int64_t v = (int64_t)((w & 0x7fffffu) | 0x800000u) << ((w >> 23) & 15);
             m += (w >> 31) ? -v : v;
         }
-        bins[b * stride] += (double)m * cn_sum_from_bits64((uint64_t)(1023 + 16 * b - 150) << 52);
+        cn_dsum32_bin_add(bins, stride, b, (double)m * cn_sum_from_bits64((uint64_t)(1023 + 16 * b - 150) << 52), h);
         return;
     }
     double s0 = -0.0, s1 = -0.0;   /* two chains, so the adds overlap */
@@ -89,7 +133,7 @@ CN_SUM_FN void cn_dsum32_batch(double *bins, size_t stride, const float *y, unsi
         s0 += (double)y[i], s1 += (double)y[i + 1];
     if (u & 1)
         s0 += (double)y[u - 1];
-    bins[b * stride] += s0 + s1;
+    cn_dsum32_bin_add(bins, stride, b, s0 + s1, h);
 }
 
 /* Empties bin b (back to -0.0) and returns its value as a whole number

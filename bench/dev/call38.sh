@@ -26,7 +26,7 @@ left() { echo $((LIMIT - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"
 ROWS='^sum_f' REPS=9 VARGS="${SUMS:---log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide}" NOBUILD=1 \
-    timeout 90 bash bench/dev/scan_variants.sh "$L/var" "${VARS[@]}" >"$L/variants.log" 2>&1
+    timeout ${SUM_TIME:-90} bash bench/dev/scan_variants.sh "$L/var" "${VARS[@]}" >"$L/variants.log" 2>&1
 echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"
 M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 for r in long_scoreboard short_scoreboard mio_throttle lg_throttle wait math_pipe_throttle barrier not_selected selected; do M=$M,smsp__warp_issue_stalled_${r}_per_warp_active.pct; done

@@ -4,13 +4,13 @@
 # fill replaced by an empty cp.async group, so the waits keep their counts; the products are wrong,
 # mma_bench says how many lie outside the bound): the step's multiply, waits and barriers alone, the
 # ceiling a leaner fill could reach. Then Nsight Compute's stall reasons for tile128's fast kernel, the
-# exact sums with bigger batches (call38.sh's SUMVARS) against CUB, the whole device suite and the
+# exact sums with bigger batches and a hot bin in a register (CN_DSUM32_HOT) against CUB, the whole device suite and the
 # sanitizers on the defaults.
 #   bash bench/dev/call39.sh build     here: call38.sh's build, then .pre/mb_nofill (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call39.sh run OUT   on the GPU machine (LIMIT s, default 500); OUT/all.tgz
 set -u
 cd "$(dirname "$0")/../.."
-SUMVARS=${SUMVARS:-$'base\nu16 -DCN_DSUM32_U=16\nu32 -DCN_DSUM32_U=32\nu64 -DCN_DSUM64_U=32'}
+SUMVARS=${SUMVARS:-$'base\nhot -DCN_DSUM32_HOT=1\nhot16 -DCN_DSUM32_HOT=1 -DCN_DSUM32_U=16\nu16 -DCN_DSUM32_U=16\nu32 -DCN_DSUM32_U=32\nu64 -DCN_DSUM64_U=32'}
 export SUMVARS
 if [ "${1:-}" = build ]; then
     [ -n "${NF_ONLY:-}" ] || bash bench/dev/call38.sh build || exit 1
@@ -49,6 +49,6 @@ for v in mb mb_nofill; do
     grep -E 'stalled' "$L/ncu.$v.t128.txt" | awk '$NF + 0 >= 3 {print "   ", $1, $NF}'
 done
 # the sums, the suite and the sanitizers: call38.sh's run, in what is left
-LIMIT=$(( $(left) > 60 ? $(left) : 60 )) NCU_VARS="${NCU_VARS:-u16 u32}" bash bench/dev/call38.sh run "$OUT/c38"
+LIMIT=$(( $(left) > 60 ? $(left) : 60 )) SUM_TIME=${SUM_TIME:-150} NCU_VARS="${NCU_VARS:-hot u16}" bash bench/dev/call38.sh run "$OUT/c38"
 tar -czf "$OUT/all.tgz" -C "$OUT" l && rm -rf "$L"
 exit 0

@@ -110,12 +110,15 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
             if (lo + t < hi)
                 flags |= CN_SUM_SAW_TERM;
             size_t j = lo + t;
+            cn_dsum32_hot h; /* the thread's hot bin (CN_DSUM32_HOT), moved in before its bins move */
+            cn_dsum32_hot_init(&h);
             for (; u && j < hi && hi - j > (size_t)(u - 1) * T; j += (size_t)u * T) {
                 float y[CN_DSUM32_BATCH_MAX];
                 for (unsigned i = 0; i < u; i++)
                     y[i] = x[j + i * T];
-                cn_dsum32_batch(bins[g] + t, T, y, u);
+                cn_dsum32_batch(bins[g] + t, T, y, u, &h);
                 if ((cnt[g][t] += u) + 2 * u > flush) {
+                    cn_dsum32_hot_spill(&h, bins[g] + t, T);
                     dev32_move(bins[g] + t, T, limb[g], &flags);
                     cnt[g][t] = 0;
                 }
@@ -123,10 +126,12 @@ static uint32_t devsum32u(const float *x, size_t n, size_t P, size_t G, size_t T
             for (; j < hi; j += T) {
                 cn_dsum32_put(bins[g] + t, T, x[j]);
                 if (++cnt[g][t] == flush) {
+                    cn_dsum32_hot_spill(&h, bins[g] + t, T);
                     dev32_move(bins[g] + t, T, limb[g], &flags);
                     cnt[g][t] = 0;
                 }
             }
+            cn_dsum32_hot_spill(&h, bins[g] + t, T);
         }
     }
     cn_sum_acc a;
