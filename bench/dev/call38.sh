@@ -47,7 +47,7 @@ echo "5. sanitizers: exit $? ($(grep -c '^PASS' "$L/san.txt") PASS, $(grep -c '^
 grep -E '^FAIL' "$L/san.txt" | head; tail -1 "$L/san.txt"
 # what time is left: the scans and the compaction against CUB, and the multiplies (call37 timed them)
 [ $(left) -gt 80 ] && { timeout 70 "$L/var/base/coll_bench" --log2 24,26,28 --reps 9 --only scan_i32,scan_i64,scan_max,compact >"$L/coll.txt" 2>&1; echo "2. coll_bench: exit $? at ${SECONDS}s"; grep -vE '^#' "$L/coll.txt" | head -20; }
-[ $(left) -gt 40 ] && { timeout 40 $P/mb --only tile64,tile32,tile128,mma_unordered --reps 5 >"$L/mb.log" 2>&1; echo "3. mb: exit $? at ${SECONDS}s"; grep -E 'cublas|tile|mma_unordered' "$L/mb.log"; }
+[ -z "${MB_SKIP:-}" ] && [ $(left) -gt 40 ] && { timeout 40 $P/mb --only tile64,tile32,tile128,mma_unordered --reps 5 >"$L/mb.log" 2>&1; echo "3. mb: exit $? at ${SECONDS}s"; grep -E 'cublas|tile|mma_unordered' "$L/mb.log"; }
 rm -f "$L"/var/*/coll_bench
 tar -czf "$OUT/all.tgz" -C "$OUT" l && rm -rf "$L"
 exit 0

@@ -5,6 +5,7 @@
  *   tile64          examples/tensor/tile64.cairn, WMMA fragments
  *   tile32          examples/tensor/tile32.cairn, mma.sync fragments
  *   tile128         examples/tensor/tile128.cairn, WMMA fragments in 128 x 128 tiles
+ *   tile128d        examples/tensor/tile128d.cairn, tile128 with k in steps of 16 through four stages
  *   cublas          cublasGemmEx, f16 (or bf16) operands, f32 accumulation and output, beta = 1
  *
  * each computing c += a b for row-major m x k and k x n operands at n^3 for n in --sizes (default
@@ -35,6 +36,7 @@
 
 #include "mma_kernels.h"
 #include "tile128.h"
+#include "tile128d.h"
 #include "tile32.h"
 #include "tile64.h"
 #include "timing.h"
@@ -123,6 +125,7 @@ int main(int argc, char **argv)
     cairn_tile64_device_stream(s);
     cairn_tile32_device_stream(s);
     cairn_tile128_device_stream(s);
+    cairn_tile128d_device_stream(s);
     cublasHandle_t h;
     CB(cublasCreate(&h));
     CB(cublasSetStream(h, s));
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
                 {"tile64", true, [&] { cq_tile64(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
                 {"tile32", true, [&] { cq_tile32(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
                 {"tile128", true, [&] { cq_tile128(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
+                {"tile128d", true, [&] { cq_tile128d(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
             };
             float base = 0;
             std::vector<float> got(nn);
