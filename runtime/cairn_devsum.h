@@ -81,9 +81,14 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 
 #if CN_DEV_CUDA
 
-/* Terms a thread loads at once (overridable for bench/dev/scan_variants.sh). */
+/* Terms a thread loads at once (overridable for bench/dev/scan_variants.sh).
+ * f32: 16 (four 16-byte loads a batch) with the hot bin (cairn_dsumstep.h,
+ * CN_DSUM32_HOT): on an H100 the two took the f32 sum from 1.163x CUB's
+ * time to 1.075x at 2^28 and from 1.233x to 1.164x at 2^26; 16 terms
+ * alone 1.103x and 1.217x, the hot bin alone 1.155x and 1.246x
+ * (evidence/2026-12-08-h100-call39.md). */
 #ifndef CN_DSUM32_U
-#define CN_DSUM32_U 8
+#define CN_DSUM32_U 16
 #endif
 #if CN_DSUM32_U > 32 /* cn_dsum32_win_batch copies a batch into CN_DSUM32_BATCH_MAX (cairn_dsumstep.h) */
 #error "CN_DSUM32_U: a batch holds at most 32 terms"

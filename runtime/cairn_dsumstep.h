@@ -55,9 +55,11 @@ CN_SUM_FN void cn_dsum32_put(double *bins, size_t stride, float x) { bins[cn_dsu
  * and its shared bin are two parts of one bin's terms since its last move,
  * each a sum of at most CN_DSUM32_FLUSH of them, so each is exact and so
  * is their sum; the hot bin is moved in before the bins move
- * (cn_dsum32_hot_spill). Opt-in until timed on a GPU. */
+ * (cn_dsum32_hot_spill). 1 is the default, with batches of 16
+ * (cairn_devsum.h, CN_DSUM32_U: the figures there); 0: every one-bin
+ * batch into its shared bin. */
 #ifndef CN_DSUM32_HOT
-#define CN_DSUM32_HOT 0
+#define CN_DSUM32_HOT 1
 #endif
 typedef struct {
     unsigned b;   /* the hot bin */

@@ -6,7 +6,8 @@
 # (the 17 limbs thread 0 carries at the end live in local memory, as they always have), and the
 # pair's fold adds in f32 (FADD, four a term: a batch of 8 makes 32) where the bins'
 # fold has none; the f64 fold's whole batches; one-bin batches (CN_DSUM32_SAME, and in an integer,
-# CN_DSUM32_SAME_INT=1); and 16-byte loads (CN_DSUM_VEC). Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
+# CN_DSUM32_SAME_INT=1); 16-byte loads (CN_DSUM_VEC); batches of 16 f32 terms with a hot bin
+# (CN_DSUM32_U, CN_DSUM32_HOT). Skipped without nvcc or cuobjdump. Prints `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/../.."
 CAIRN=${CAIRN:-bin/cairn}
@@ -29,8 +30,9 @@ folds() {
     spills=$(awk '/Function properties for .*fold_kernel/ { on = 1; next } on && /spill stores/ { s += $5; on = 0 } END { print s + 0 }' "$T/$1.log")
     ok "the folds with $2 spill nothing ($spills bytes)" "$([ "$spills" = 0 ]; echo $?)"
 }
+# (the window, which holds six blocks an SM, with the batches of 8 it was timed with: 16 spill there)
 for w in 0 1 2; do
-    folds "w$w" "-DCN_DSUM32_WINDOW=$w"
+    folds "w$w" "-DCN_DSUM32_WINDOW=$w$([ $w = 1 ] && echo ' -DCN_DSUM32_U=8')"
     fadd=$(grep -c 'FADD' "$T/w$w.sass")
     case $w in
         0) ok "the bins' folds add no f32 ($fadd FADD)" "$([ "$fadd" = 0 ]; echo $?)" ;;
@@ -59,5 +61,13 @@ folds v0 -DCN_DSUM_VEC=0
 v1=$(grep -c 'LDG.E.*\.128' "$T/w0.sass"); v0=$(grep -c 'LDG.E.*\.128' "$T/v0.sass")
 ok "the folds load 16 bytes at a time ($v1 LDG.128; CN_DSUM_VEC=0's $v0)" \
     "$([ "$v1" -ge 4 ] && [ "$v0" = 0 ]; echo $?)"
+# CN_DSUM32_U=16 with the hot bin (CN_DSUM32_HOT=1, the defaults): a batch is four 16-byte loads where
+# the old default's (8, no hot bin) is two, and the hot bin's adds are DADDs the shared bins' lack.
+folds u8 "-DCN_DSUM32_U=8 -DCN_DSUM32_HOT=0"
+u8=$(grep -c 'LDG.E.*\.128' "$T/u8.sass")
+ok "the f32 fold's batch of 16: $v1 LDG.128 where batches of 8 have $u8" "$([ "$v1" -gt "$u8" ]; echo $?)"
+folds hot0 "-DCN_DSUM32_HOT=0"
+ok "the hot bin's adds: $(grep -c 'DADD' "$T/w0.sass") DADD where CN_DSUM32_HOT=0 has $(grep -c 'DADD' "$T/hot0.sass")" \
+    "$([ "$(grep -c 'DADD' "$T/w0.sass")" -gt "$(grep -c 'DADD' "$T/hot0.sass")" ]; echo $?)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]
