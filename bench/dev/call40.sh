@@ -5,9 +5,12 @@
 # same under compute-sanitizer.
 #   bash bench/dev/call40.sh build     here: .pre/var/{base,old,f64u32} (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call40.sh run OUT   on the GPU machine (LIMIT s, default 400); OUT/all.tgz
+#   (VARS2=1: the second set of variants, at build and at run; SKIP_SUMS=1: no timing, the programs only)
 set -u
 cd "$(dirname "$0")/../.."
 VARS=("base" "old -DCN_DSUM32_U=8 -DCN_DSUM32_HOT=0" "f64u32 -DCN_DSUM64_U=32")
+# VARS2=1: the second call's (f64 batches of 32 the default; f32 batches of 32 with the hot bin)
+[ -n "${VARS2:-}" ] && VARS=("base" "f64u16 -DCN_DSUM64_U=16" "f32u32 -DCN_DSUM32_U=32")
 if [ "${1:-}" = build ]; then
     P=$PWD/.pre; rm -rf "$P"; mkdir -p "$P"
     BUILD_ONLY=1 bash bench/dev/scan_variants.sh "$P/var" "${VARS[@]}" || exit 1
@@ -20,9 +23,9 @@ LIMIT=${LIMIT:-400} P=.pre L=$OUT/l B=/tmp/c40
 left() { echo $((LIMIT - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"
-ROWS='^sum_f' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
+[ -z "${SKIP_SUMS:-}" ] && ROWS='^sum_f' REPS=9 VARGS="--log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide" NOBUILD=1 \
     timeout "${SUM_TIME:-120}" bash bench/dev/scan_variants.sh "$L/var" "${VARS[@]}" >"$L/variants.log" 2>&1
-echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt"
+echo "1. sums: exit $? at ${SECONDS}s"; cat "$L/var/variants.txt" 2>/dev/null
 SUMS='exact_sum|reduce|coop_sums|coop_warp|run_empty|run_helper|run_large|normalize|pinned_unified|run_sizes|d08|d09|total_host'
 ONLY="$SUMS" SKIP="float_agree math_agree" timeout $(( $(left) - 100 > 30 ? $(left) - 100 : 30 )) \
     bash tests/device/run.sh $B >"$L/suite.txt" 2>&1

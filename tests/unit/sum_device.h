@@ -357,8 +357,10 @@ static void dev_expect(Tally *t, size_t n, uint64_t want, uint64_t got, const ch
  * parts taken by fewer blocks. */
 static void check_dev64(Tally *t, const double *x, size_t n, uint64_t want)
 {
+    /* (batches of 32: the device's CN_DSUM64_U) */
     static const size_t shapes[][5] = {{1, 1, 1, 16, CN_DSUM64_WIN_TERMS}, {1, 1, 8, 4, 3}, {3, 3, 5, 1, CN_DSUM64_WIN_TERMS},
-                                       {7, 2, 2, 2, 1},  {2, 1, 8, 16, 5}, {9, 4, 3, 2, 7}};
+                                       {7, 2, 2, 2, 1},  {2, 1, 8, 16, 5}, {9, 4, 3, 2, 7},
+                                       {1, 1, 1, 32, CN_DSUM64_WIN_TERMS}, {3, 2, 4, 32, 40}};
     for (dev64_way = 1; dev64_way <= 2; dev64_way++)
         for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
             dev_expect(t, n, want,

@@ -1110,8 +1110,8 @@ static void f64_window_batch(Tally *t)
         if (a.lo != CN_DSUM64_NO_WIN) /* s1 somewhere in [2^E, 2^(E+1)), E = lo - 1023 + 41 */
             a.s1 += (c & 1 ? -1 : 1) * ldexp((double)(rng() >> 13), (int)a.lo - 1023 + 41 - 53);
         b = a;
-        unsigned u = 1 + (unsigned)(rng() % 16);
-        double y[16];
+        unsigned u = 1 + (unsigned)(rng() % 32);   /* the device's batches hold 32 (CN_DSUM64_U) */
+        double y[32];
         int takes = 1;
         for (unsigned i = 0; i < u; i++) {
             int k = rng_int(0, 99);
