@@ -16,16 +16,16 @@ NVF="-std=c++17 -O3 -x cu --fmad=false $GC -Xcompiler -ffp-contract=off,-fno-fas
 mb_build() {   # mb_build TREE OUT [DEFS]: mma_bench with TREE's compiler and runtime, the tiles built with DEFS
     local T=$1 O=$2 D=${3:-} f n
     mkdir -p "$O/lib"
-    for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128 examples/tensor/tile128d; do
+    for f in bench/dev/mma_kernels examples/tensor/tile64 examples/tensor/tile32 examples/tensor/tile128 examples/tensor/tile128d examples/tensor/tile128w; do
         (cd "$T" && bin/cairn build "$f.cairn" --header --device-target sm_90a --out "$O/lib") >/dev/null || return 1
     done
     nvcc $NVF -I"$T/runtime" -c "$O/lib/mma_kernels.c" -o "$O/k.o" || return 1
-    for n in tile64 tile32 tile128 tile128d; do
+    for n in tile64 tile32 tile128 tile128d tile128w; do
         nvcc $NVF $D -I"$T/runtime" -c "$O/lib/$n.c" -o "$O/$n.o" -Xptxas -v 2>"$O/ptxas_$n.txt" || return 1
         echo "$O $n: $(grep -o 'Used [0-9]* registers' "$O/ptxas_$n.txt" | tr '\n' ' ')"
     done
     nvcc -std=c++17 -O3 --fmad=false $GC -I"$O/lib" -I"$T/runtime" -I"$T/bench/dev" -o "$O/mb" "$T/bench/dev/mma_bench.cu" \
-        "$O/k.o" "$O/tile64.o" "$O/tile32.o" "$O/tile128.o" "$O/tile128d.o" -lcublas -lcudart
+        "$O/k.o" "$O/tile64.o" "$O/tile32.o" "$O/tile128.o" "$O/tile128d.o" "$O/tile128w.o" -lcublas -lcudart
 }
 [ "${1:-}" = lib ] && return 0   # sourced for mb_build (bench/dev/call36.sh)
 if [ "${1:-}" = build ]; then

@@ -18,13 +18,13 @@ if [ "${1:-}" = build ]; then
     P=$PWD/.pre O=$PWD/.pre/nf
     mb_build "$PWD" "$O" || exit 1
     # the loop's fills (each fill's second occurrence in the emitted text: the first is the prologue's)
-    for n in tile64 tile32 tile128 tile128d; do
+    for n in tile64 tile32 tile128 tile128d tile128w; do
         awk '/cn_coopd_fill_rows</ { k = $0; sub(/^[ \t]+/, "", k); if (seen[k]++) { sub(/cn_coopd_fill_rows<.*$/, "cn_coopd_commit(); /* call39: no fill */"); n++ } }
              { print } END { if (n < 2) exit 1 }' "$O/lib/$n.c" >"$O/lib/$n.nf.c" || { echo "no loop fills in $n"; exit 1; }
         nvcc $NVF -I"$PWD/runtime" -c "$O/lib/$n.nf.c" -o "$O/$n.o" || exit 1
     done
     nvcc -std=c++17 -O3 --fmad=false $GC -I"$O/lib" -I"$PWD/runtime" -I"$PWD/bench/dev" -o "$P/mb_nofill" \
-        "$PWD/bench/dev/mma_bench.cu" "$O/k.o" "$O/tile64.o" "$O/tile32.o" "$O/tile128.o" "$O/tile128d.o" -lcublas -lcudart || exit 1
+        "$PWD/bench/dev/mma_bench.cu" "$O/k.o" "$O/tile64.o" "$O/tile32.o" "$O/tile128.o" "$O/tile128d.o" "$O/tile128w.o" -lcublas -lcudart || exit 1
     rm -rf "$O"; du -sh "$P"; exit 0
 fi
 export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}

@@ -6,6 +6,7 @@
  *   tile32          examples/tensor/tile32.cairn, mma.sync fragments
  *   tile128         examples/tensor/tile128.cairn, WMMA fragments in 128 x 128 tiles
  *   tile128d        examples/tensor/tile128d.cairn, tile128 with k in steps of 16 through four stages
+ *   tile128w        examples/tensor/tile128w.cairn, tile128 made by four warps of 64 x 64
  *   cublas          cublasGemmEx, f16 (or bf16) operands, f32 accumulation and output, beta = 1
  *
  * each computing c += a b for row-major m x k and k x n operands at n^3 for n in --sizes (default
@@ -37,6 +38,7 @@
 #include "mma_kernels.h"
 #include "tile128.h"
 #include "tile128d.h"
+#include "tile128w.h"
 #include "tile32.h"
 #include "tile64.h"
 #include "timing.h"
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
             for (char *p = strtok(argv[++i], ","); p; p = strtok(NULL, ","))
                 sizes.push_back(strtoull(p, NULL, 10));
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-            only = argv[++i];
+            only = std::string(",") + argv[++i] + ",";   /* whole names: tile128 is not tile128w */
     }
     int dev = 0;
     if (cudaGetDeviceCount(&dev) != cudaSuccess || dev == 0) {
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
     cairn_tile32_device_stream(s);
     cairn_tile128_device_stream(s);
     cairn_tile128d_device_stream(s);
+    cairn_tile128w_device_stream(s);
     cublasHandle_t h;
     CB(cublasCreate(&h));
     CB(cublasSetStream(h, s));
@@ -174,11 +177,12 @@ int main(int argc, char **argv)
                 {"tile32", true, [&] { cq_tile32(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
                 {"tile128", true, [&] { cq_tile128(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
                 {"tile128d", true, [&] { cq_tile128d(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
+                {"tile128w", true, [&] { cq_tile128w(s, n, n, n, nn, M.dc, nn, M.da, nn, M.db); }},
             };
             float base = 0;
             std::vector<float> got(nn);
             for (auto &v : vs) {
-                if ((v.f16_only && bf) || (!only.empty() && only.find(v.name) == std::string::npos &&
+                if ((v.f16_only && bf) || (!only.empty() && only.find(std::string(",") + v.name + ",") == std::string::npos &&
                                            strcmp(v.name, "cublas")))
                     continue;
                 CK(cudaMemcpy(M.dc, M.c.data(), nn * 4, cudaMemcpyHostToDevice));

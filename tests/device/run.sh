@@ -28,7 +28,7 @@
 #   mma_contract  mma_unordered's tiling on the tensor cores: every format, partial tiles, value
 #                 families from moderate to adversarial, each output within the contract's bound
 #                 of the exact sum (GMP), as tests/unit/test_mma.c holds the emulated tiling
-#   tile64, tile32, tile128, tile128d   examples/tensor's fragment matrix multiplies: every output within the bound
+#   tile64, tile32, tile128, tile128d, tile128w   examples/tensor's fragment matrix multiplies: every output within the bound
 #   nopadmemo     run_pipeline_pads and the three fragment programs built with the pad skip off (CN_COOPD_PADMEMO=0)
 #   noteams       run_pipeline_pads, tile64, tile32 and tile128 built with every fill by the whole block
 #                 (CN_COOPD_TEAMS=0; fills by teams are the default)
@@ -115,7 +115,7 @@ fi
 # must keep the contract's bound (its bits may differ from the reference loop's, which the emulated
 # run holds them to in tests/lang/test_examples.sh).
 mkdir -p "$OUTDIR/dev"
-for name in tile64 tile32 tile128 tile128d; do
+for name in tile64 tile32 tile128 tile128d tile128w; do
     skipped "$name" && continue
     o="$OUTDIR/dev/$name"
     if ! "$CAIRN" build "examples/tensor/$name.cairn" --device-target "$ARCH" --out "$o" >"$o.build.log" 2>&1; then

@@ -117,7 +117,7 @@ ok "a region indexing x wrongly changes the index-weighted sum" \
 tensor_expected() {   # tensor_expected NAME
     local w=64
     [ "$1" = tile32 ] && w=32
-    if [ "$1" = tile128 ] || [ "$1" = tile128d ]; then
+    if [ "${1#tile128}" != "$1" ]; then   # tile128, tile128d, tile128w
         printf '%s\n' "128 128 32 outside 0 differ 0" "130 129 33 outside 0 differ 0" "257 140 100 outside 0 differ 0" \
             "17 260 64 outside 0 differ 0" "1 1 1 outside 0 differ 0" "40 8 0 outside 0 differ 0"
         return
@@ -127,7 +127,7 @@ tensor_expected() {   # tensor_expected NAME
     printf '%s\n' "130 72 100 outside 0 differ 0" "17 130 64 outside 0 differ 0" "1 1 1 outside 0 differ 0" \
         "40 8 0 outside 0 differ 0"
 }
-for name in tile64 tile32 tile128 tile128d; do
+for name in tile64 tile32 tile128 tile128d tile128w; do
     # shellcheck disable=SC2086
     "$CAIRN" run $EMULATE examples/tensor/$name.cairn >"$T/$name.out" 2>"$T/$name.err"
     ok "$name exits 0: $(head -c 300 "$T/$name.err")" "$?"
@@ -140,6 +140,8 @@ for name in tile64 tile32 tile128 tile128d; do
         examples/tensor/tile128.cairn >"$T/${name}_wrong.cairn" ;;   # an accumulator from the wrong column of c
     tile128d) sed 's/let kn = min((s + 3) \* 16, k);/let kn = min((s + 2) * 16, k);/' \
         examples/tensor/tile128d.cairn >"$T/${name}_wrong.cairn" ;;   # the loop fills a step already there
+    tile128w) sed 's/        c23 = mma_load\[WmmaAcc\[f32, 16, 16, 16\]\](sc, CS, 0, 1);/        c23 = mma_load[WmmaAcc[f32, 16, 16, 16]](sc, CS, 0, 0);/' \
+        examples/tensor/tile128w.cairn >"$T/${name}_wrong.cairn" ;;   # an accumulator from the wrong column of c
     esac
     ok "the $name mutation applies" "$(! cmp -s examples/tensor/$name.cairn "$T/${name}_wrong.cairn"; echo $?)"
     # shellcheck disable=SC2086
@@ -151,7 +153,7 @@ done
 if command -v nvcc >/dev/null 2>&1; then
     "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/device_scale.cairn >/dev/null 2>"$T/gpu.err"
     ok "device_scale builds for sm_90a with nvcc: $(head -c 300 "$T/gpu.err")" "$([ -x "$T/gpu/device_scale" ]; echo $?)"
-    for name in tile64 tile32 tile128 tile128d; do
+    for name in tile64 tile32 tile128 tile128d tile128w; do
         "$CAIRN" build --device-target sm_90a --out "$T/gpu" examples/tensor/$name.cairn >/dev/null 2>"$T/gpu.err"
         ok "$name builds for sm_90a with nvcc: $(head -c 300 "$T/gpu.err")" "$([ -x "$T/gpu/$name" ]; echo $?)"
     done

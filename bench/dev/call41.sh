@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Session 31's third device call, short: tile128w (examples/tensor/tile128w.cairn: four warps of
+# 64 x 64 where tile128 has eight of 64 x 32) against tile128 and cuBLAS, its stall reasons; then the
+# exact sum's programs and tile128w on the device (run.sh with ONLY), the f64 batches of 32 now being
+# the default, and run_exact_sum under the sanitizers.
+#   bash bench/dev/call41.sh build     here: .pre/mb (carry .pre, bin/cairn, .devlib)
+#   bash bench/dev/call41.sh run OUT   on the GPU machine (LIMIT s, default 200); OUT/all.tgz
+set -u
+cd "$(dirname "$0")/../.."
+if [ "${1:-}" = build ]; then
+    P=$PWD/.pre; rm -rf "$P"; mkdir -p "$P"
+    . bench/dev/call35.sh lib || exit 1
+    mb_build "$PWD" "$P/new" && mv "$P/new/mb" "$P/mb" || exit 1
+    rm -rf "$P/new"; du -sh "$P"; exit 0
+fi
+export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
+export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
+OUT=${2:?usage: bench/dev/call41.sh run OUT}; mkdir -p "$OUT/l"
+LIMIT=${LIMIT:-200} P=.pre L=$OUT/l B=/tmp/c41
+left() { echo $((LIMIT - SECONDS)); }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
+timeout 40 $P/mb --only tile128,tile128w --reps 5 >"$L/mb.log" 2>&1
+echo "1. mb: exit $? at ${SECONDS}s"; grep -E 'cublas|tile' "$L/mb.log"
+M=gpu__time_duration.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+for r in long_scoreboard short_scoreboard mio_throttle wait math_pipe_throttle barrier not_selected selected; do
+    M=$M,smsp__warp_issue_stalled_${r}_per_warp_active.pct
+done
+timeout 30 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --metrics "$M" $P/mb --only tile128w --sizes 4096 \
+    --reps 1 >"$L/ncu.tile128w.txt" 2>&1
+echo "2. ncu tile128w: exit $? at ${SECONDS}s"
+grep -E 'gpu__time|inst_executed|warps_active|hmma|stalled' "$L/ncu.tile128w.txt" | awk '{print "   ", $1, $(NF)}'
+ONLY='run_exact_sum|run_reduce_partials|run_large|tile128w' SKIP="float_agree math_agree" \
+    timeout $(( $(left) - 45 > 30 ? $(left) - 45 : 30 )) bash tests/device/run.sh $B >"$L/suite.txt" 2>&1
+echo "3. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
+grep -E '^(PASS|FAIL)' "$L/suite.txt" | head -20
+SAN_ONLY='exact_sum$' SAN_LIMIT=30 timeout $(( $(left) - 3 > 10 ? $(left) - 3 : 10 )) \
+    bash tests/device/sanitize.sh $B >"$L/san.txt" 2>&1
+echo "4. sanitizers: exit $? ($(grep -c '^PASS' "$L/san.txt") PASS, $(grep -c '^FAIL' "$L/san.txt") FAIL) at ${SECONDS}s"
+grep -E '^(PASS|FAIL|SKIP)' "$L/san.txt" | cut -c1-150
+tar -czf "$OUT/all.tgz" -C "$OUT" l && rm -rf "$L"
+exit 0
