@@ -93,12 +93,14 @@ static inline size_t cn_dev_xsum_bytes(size_t P, int wide)
 #if CN_DSUM32_U > 32 /* cn_dsum32_win_batch copies a batch into CN_DSUM32_BATCH_MAX (cairn_dsumstep.h) */
 #error "CN_DSUM32_U: a batch holds at most 32 terms"
 #endif
-/* f64: 32, two at a time: on an H100 it took the f64 sum from 1.127x CUB's
- * time to 1.047x at 2^28 and from 1.208x to 1.143x at 2^26, over the
- * whole range from 1.210x to 1.109x and 1.328x to 1.244x (226 registers,
- * four blocks an SM; evidence/2026-12-08-h100-call39.md). */
+/* f64: 16. 32 took the f64 sum from 1.127x CUB's time to 1.047x at 2^28
+ * and from 1.208x to 1.143x at 2^26 on an H100, over the whole range from
+ * 1.210x to 1.109x and 1.328x to 1.244x (226 registers, four blocks an SM;
+ * evidence/2026-12-08-h100-call39.md), with the host's bits there; it
+ * becomes the default once the device programs that sum floats have run
+ * with it under the sanitizers (bench/dev/call41.sh). */
 #ifndef CN_DSUM64_U
-#define CN_DSUM64_U 32
+#define CN_DSUM64_U 16
 #endif
 /* The f32 sum's bins of doubles in shared memory (0, the default), the
  * window in registers (1, measured slower), or the bins with a pair of

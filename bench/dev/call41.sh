@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 31's third device call, short: tile128w (examples/tensor/tile128w.cairn: four warps of
 # 64 x 64 where tile128 has eight of 64 x 32) against tile128 and cuBLAS, its stall reasons; then the
-# exact sum's programs and tile128w on the device (run.sh with ONLY), the f64 batches of 32 now being
-# the default, and run_exact_sum under the sanitizers.
+# programs that sum floats and tile128w on the device (run.sh with ONLY), built with f64 batches of
+# 32 (SUM_FLAGS, default -DCN_DSUM64_U=32, the default-to-be: runtime/cairn_devsum.h), and
+# run_exact_sum under the sanitizers.
 #   bash bench/dev/call41.sh build     here: .pre/mb (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call41.sh run OUT   on the GPU machine (LIMIT s, default 200); OUT/all.tgz
 set -u
@@ -29,7 +30,8 @@ timeout 30 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --metrics "$M" 
     --reps 1 >"$L/ncu.tile128w.txt" 2>&1
 echo "2. ncu tile128w: exit $? at ${SECONDS}s"
 grep -E 'gpu__time|inst_executed|warps_active|hmma|stalled' "$L/ncu.tile128w.txt" | awk '{print "   ", $1, $(NF)}'
-ONLY='run_exact_sum|run_reduce_partials|run_large|tile128w' SKIP="float_agree math_agree" \
+ONLY='run_exact_sum|run_reduce_partials|run_large|run_coop_sums|run_normalize|run_sizes|tile128w' SKIP="float_agree math_agree" \
+    NVCC_APPEND_FLAGS="${SUM_FLAGS--DCN_DSUM64_U=32}" \
     timeout $(( $(left) - 45 > 30 ? $(left) - 45 : 30 )) bash tests/device/run.sh $B >"$L/suite.txt" 2>&1
 echo "3. suite: exit $? ($(grep -c '^PASS' "$L/suite.txt") PASS, $(grep -c '^FAIL' "$L/suite.txt") FAIL) at ${SECONDS}s"
 grep -E '^(PASS|FAIL)' "$L/suite.txt" | head -20
