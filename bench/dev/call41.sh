@@ -3,9 +3,10 @@
 # 64 x 64 where tile128 has eight of 64 x 32) against tile128 and cuBLAS, its stall reasons; then the
 # programs that sum floats and tile128w on the device (run.sh with ONLY), built with f64 batches of
 # 32 (SUM_FLAGS, default -DCN_DSUM64_U=32, the default-to-be: runtime/cairn_devsum.h), and
-# run_exact_sum under the sanitizers. Before those, the exact sums' fixed cost: at 2^24 to 2^28 every
-# form takes about 15 us more than CUB (evidence/2026-12-08-h100-call39.md), so the sums at 2^16 and
-# 2^20, and Nsight Compute's kernel times at 2^16 (the memset of the total, the fold with its finish).
+# run_exact_sum under the sanitizers. Before those, the exact sums' fixed cost: the f32 sum takes 16 us
+# more than CUB at 2^24 and at 2^26, 26 at 2^28 (evidence/2026-12-08-h100-call39.md), much of it the
+# same at every size, so the sums at 2^16 and 2^20, and Nsight Compute's kernel times at 2^16 (the
+# memset of the total, the fold with its finish).
 #   bash bench/dev/call41.sh build     here: .pre/mb, .pre/var/{base,f64u32}/coll_bench (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call41.sh run OUT   on the GPU machine (LIMIT s, default 260); OUT/all.tgz
 set -u
