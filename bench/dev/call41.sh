@@ -5,7 +5,8 @@
 # 32 (SUM_FLAGS, default -DCN_DSUM64_U=32, the default-to-be: runtime/cairn_devsum.h), and
 # run_exact_sum under the sanitizers. Before those, the exact sums' fixed cost: the f32 sum takes 16 us
 # more than CUB at 2^24 and at 2^26, 26 at 2^28 (evidence/2026-12-08-h100-call39.md), much of it the
-# same at every size, so the sums at 2^16 and 2^20, and Nsight Compute's kernel times at 2^16 (the
+# same at every size, so the sums at 2^16 and 2^20, alone (host time between the events included) and
+# 20 in one call (--loop 20: the device's time alone), and Nsight Compute's kernel times at 2^16 (the
 # memset of the total, the fold with its finish).
 #   bash bench/dev/call41.sh build     here: .pre/mb, .pre/var/{base,f64u32}/coll_bench (carry .pre, bin/cairn, .devlib)
 #   bash bench/dev/call41.sh run OUT   on the GPU machine (LIMIT s, default 260); OUT/all.tgz
@@ -35,8 +36,8 @@ timeout 30 ncu -k regex:cn_coop --launch-skip 1 --launch-count 1 --metrics "$M" 
 echo "2. ncu tile128w: exit $? at ${SECONDS}s"
 grep -E 'gpu__time|inst_executed|warps_active|hmma|stalled' "$L/ncu.tile128w.txt" | awk '{print "   ", $1, $(NF)}'
 for v in base f64u32; do
-    timeout 25 $P/var/$v/coll_bench --log2 16,20,24 --reps 9 --only sum_f32,sum_f64 >"$L/sums.$v.txt" 2>&1
-    echo "2b. sums $v at 2^16 to 2^24: exit $? at ${SECONDS}s"; grep -v '^#' "$L/sums.$v.txt" | head -8
+    timeout 40 $P/var/$v/coll_bench --log2 16,20,24 --reps 9 --loop 20 --only sum_f32,sum_f64 >"$L/sums.$v.txt" 2>&1
+    echo "2b. sums $v at 2^16 to 2^24: exit $? at ${SECONDS}s"; grep -v "^#" "$L/sums.$v.txt" | head -18
 done
 timeout 30 ncu --metrics gpu__time_duration.sum $P/var/base/coll_bench --log2 16 --reps 1 --only sum_f32,sum_f64 \
     >"$L/ncu.sums16.txt" 2>&1
