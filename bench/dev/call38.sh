@@ -18,12 +18,8 @@ if [ "${1:-}" = build ]; then
     BUILD_ONLY=1 bash bench/dev/scan_variants.sh $P/var "${VARS[@]}" || exit 1
     rm -rf "$P/new" $P/var/*/k.o $P/var/*/*.a; du -sh $P; exit 0
 fi
-export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
-export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
-OUT=${2:?usage: bench/dev/call38.sh run OUT}; mkdir -p "$OUT/l"
-LIMIT=${LIMIT:-500} P=.pre L=$OUT/l B=/tmp/c38
-left() { echo $((LIMIT - SECONDS)); }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
+. bench/dev/call_run.sh call38 "${2:-}" 500
+B=/tmp/c38
 mkdir -p "$L/var"; cp -r $P/var/. "$L/var/"
 ROWS='^sum_f' REPS=9 VARGS="${SUMS:---log2 24,26,28 --only sum_f32,sum_f32_wide,sum_f64,sum_f64_wide}" NOBUILD=1 \
     timeout ${SUM_TIME:-90} bash bench/dev/scan_variants.sh "$L/var" "${VARS[@]}" >"$L/variants.log" 2>&1

@@ -27,12 +27,7 @@ if [ "${1:-}" = build ]; then
         "$PWD/bench/dev/mma_bench.cu" "$O/k.o" "$O/tile64.o" "$O/tile32.o" "$O/tile128.o" "$O/tile128d.o" "$O/tile128w.o" -lcublas -lcudart || exit 1
     rm -rf "$O"; du -sh "$P"; exit 0
 fi
-export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
-export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
-OUT=${2:?usage: bench/dev/call39.sh run OUT}; mkdir -p "$OUT/l"
-LIMIT=${LIMIT:-500} P=.pre L=$OUT/l
-left() { echo $((LIMIT - SECONDS)); }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
+. bench/dev/call_run.sh call39 "${2:-}" 500
 for v in mb mb_nofill; do
     timeout 60 $P/$v --only tile64,tile32,tile128,tile128d,mma_unordered --reps 5 >"$L/$v.log" 2>&1
     echo "1. $v: exit $? at ${SECONDS}s"; grep -E 'cublas|tile|mma_unordered' "$L/$v.log"

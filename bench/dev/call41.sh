@@ -19,12 +19,8 @@ if [ "${1:-}" = build ]; then
     BUILD_ONLY=1 bash bench/dev/scan_variants.sh "$P/var" "base" "f64u32 -DCN_DSUM64_U=32" || exit 1
     rm -rf "$P/new" "$P"/var/*/k.o "$P"/var/*/*.a; du -sh "$P"; exit 0
 fi
-export LD_LIBRARY_PATH=$PWD/.devlib:${LD_LIBRARY_PATH:-}
-export CPATH=$PWD/.devlib/include${CPATH:+:$CPATH} LIBRARY_PATH=$PWD/.devlib${LIBRARY_PATH:+:$LIBRARY_PATH}
-OUT=${2:?usage: bench/dev/call41.sh run OUT}; mkdir -p "$OUT/l"
-LIMIT=${LIMIT:-260} P=.pre L=$OUT/l B=/tmp/c41
-left() { echo $((LIMIT - SECONDS)); }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1
+. bench/dev/call_run.sh call41 "${2:-}" 260
+B=/tmp/c41
 timeout 40 $P/mb --only tile128,tile128w --reps 5 >"$L/mb.log" 2>&1
 echo "1. mb: exit $? at ${SECONDS}s"; grep -E 'cublas|tile' "$L/mb.log"
 M=gpu__time_duration.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
