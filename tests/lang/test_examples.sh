@@ -2,7 +2,7 @@
 # Every program in examples/ runs and prints what it should. The runner looks only under tests/, so
 # the expectations live here, one entry per example; an example without one is a failure.
 #   hello          the host program of README.md: its two lines, stored below
-#   tensor/tile64, tile32, tile128   mma_unordered's contract in WMMA and mma.sync fragments, emulated:
+#   tensor/tile64, tile32, tile128, tile128d, tile128w   mma_unordered's contract in WMMA and mma.sync fragments, emulated:
 #                  within the bound and with the reference loop's bits on every shape; a wrong copy
 #                  of each must not be
 #   device_scale   the device program of docs/devices.md, run emulated (--emulate --device-target
@@ -106,14 +106,16 @@ ok "a region indexing x wrongly changes the index-weighted sum" \
     "$([ "$(sed -n 2p "$T/reversed.out" | sed 's/.*weighted sum: //')" != \
          "$(sed -n 2p "$T/reversed.want" | sed 's/.*weighted sum: //')" ]; echo $?)"
 
-# examples/tensor/tile64 (WMMA fragments), tile32 (mma.sync fragments, a swizzled stage) and tile128
-# (WMMA fragments in 128 x 128 tiles, c in and out a warp's part at a time): each
+# examples/tensor/tile64 (WMMA fragments), tile32 (mma.sync fragments, a swizzled stage), tile128
+# (WMMA fragments in 128 x 128 tiles, c in and out a warp's part at a time), tile128d (tile128 through
+# four stages of k 16) and tile128w (tile128 by four warps of 64 x 64): each
 # mma_unordered's contract in a tiling of its own, emulated on shapes with partial tiles in every
 # direction: no output outside the contract's bound, every output with the reference loop's bits (the
 # host form adds in increasing k). A copy of tile64 whose A row fills (after the first) use a pitch
 # other than its layout's, and one of tile32 whose A row fills (after the first) place the tile
-# unswizzled while its loads read it swizzled, and one of tile128 that loads an accumulator from the
-# wrong column of c, must print other counts.
+# unswizzled while its loads read it swizzled, one of tile128 and one of tile128w that load an
+# accumulator from the wrong column of c, and one of tile128d whose loop fills a step already there,
+# must print other counts.
 tensor_expected() {   # tensor_expected NAME
     local w=64
     [ "$1" = tile32 ] && w=32
